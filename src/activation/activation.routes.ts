@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../http/credentials.js';
+import { limitPoll } from '../http/rate-limit.js';
+import { Success } from '../http/schemas.js';
+import { confirmActivation, createActivation, denyActivation, lookupActivation } from './activation.js';
+import { ActivationDetailsSchema, CodeBody, CodeQuery, CreatedActivation, PollBody, PollResponse } from './activation.schemas.js';
+import { clientInfoOf } from './client-info.js';
+import { pollActivation } from './poll.js';
+
+export function activationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  const verificationUrl = `${ctx.config.publicUrl}/activate`;
+
+  return async (app) => {
+    app.post(
+      '/activate',
+      { config: { auth: 'public', rateLimit: 'activation-create' }, schema: { response: { 200: CreatedActivation } } },
+      async (request) => {
+        const created = await createActivation(ctx, clientInfoOf(request));
+        return {
+          device_code: created.deviceCode,
+          user_code: created.userCode,
+          verification_url: verificationUrl,
+          verification_url_complete: `${verificationUrl}?code=${created.userCode}`,
+          app_download_url: ctx.config.appDownloadUrl,
+          expires_in: created.expiresIn,
+          interval: ctx.config.rateLimits.pollIntervalSeconds,
+        };
+      },
+    );
+
+    app.post(
+      '/activate/poll',
+      {
+        config: { auth: 'public', rateLimit: 'activation-poll' },
+        preValidation: (request, reply) => limitPoll(ctx, request, reply),
+        schema: { body: PollBody, response: { 200: PollResponse } },
+      },
+      async (request) => pollActivation(ctx, request.body.device_code),
+    );
+
+    app.get(
+      '/activate/lookup',
+      { config: { auth: 'session' }, schema: { querystring: CodeQuery, response: { 200: ActivationDetailsSchema } } },
+      async (request) => lookupActivation(ctx, callerOf(request), request.query.code),
+    );
+
+    app.post(
+      '/activate/confirm',
+      { config: { auth: 'session' }, schema: { body: CodeBody, response: { 200: Success } } },
+      async (request) => {
+        const caller = callerOf(request);
+        // The key goes to the workspace the request names, else the approver's personal one.
+        const named = request.headers['x-workspace-id'] !== undefined;
+        await confirmActivation(ctx, caller, request.body.code, named ? caller.workspaceId : caller.personalWorkspaceId);
+        return { success: true as const };
+      },
+    );
+
+    app.post(
+      '/activate/deny',
+      { config: { auth: 'session' }, schema: { body: CodeBody, response: { 200: Success } } },
+      async (request) => {
+        await denyActivation(ctx, callerOf(request), request.body.code);
+        return { success: true as const };
+      },
+    );
+  };
+}

@@ -1,0 +1,57 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ActivationStatus, ActivationsTable, Tables } from '../db/tables.js';
+
+export type ActivationRow = Selectable<ActivationsTable>;
+
+export async function insertActivation(db: Kysely<Tables>, row: Omit<ActivationRow, 'version'>): Promise<void> {
+  await db.insertInto('activations').values(row).execute();
+}
+
+export function findByUserCode(db: Kysely<Tables>, userCode: string): Promise<ActivationRow | undefined> {
+  return db.selectFrom('activations').selectAll().where('user_code', '=', userCode).executeTakeFirst();
+}
+
+export function findByDeviceCodeHash(db: Kysely<Tables>, hash: string): Promise<ActivationRow | undefined> {
+  return db.selectFrom('activations').selectAll().where('device_code_hash', '=', hash).executeTakeFirst();
+}
+
+export function findById(db: Kysely<Tables>, id: string): Promise<ActivationRow | undefined> {
+  return db.selectFrom('activations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export type ActivationChange = Partial<
+  Pick<ActivationRow, 'status' | 'decided_by' | 'decided_at' | 'workspace_id' | 'api_key_id' | 'sealed_key' | 'claimed_at'>
+>;
+
+/**
+ * The compare-and-set every transition goes through: it applies only if the row is still
+ * at the version (and so the state) the caller read. True when this caller won.
+ */
+export async function compareAndSet(
+  db: Kysely<Tables>,
+  seen: Pick<ActivationRow, 'id' | 'version'>,
+  change: ActivationChange & { status: ActivationStatus },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('activations')
+    .set((eb) => ({ ...change, version: eb('version', '+', 1) }))
+    .where('id', '=', seen.id)
+    .where('version', '=', seen.version)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Codes whose clock ran out while still pending or awaiting their claim. */
+export function findOverdue(db: Kysely<Tables>, nowIso: string, limit: number): Promise<ActivationRow[]> {
+  return db
+    .selectFrom('activations')
+    .selectAll()
+    .where('status', 'in', ['pending', 'approved'])
+    .where('expires_at', '<=', nowIso)
+    .limit(limit)
+    .execute();
+}
+
+export function workspaceName(db: Kysely<Tables>, workspaceId: string): Promise<{ name: string | null } | undefined> {
+  return db.selectFrom('workspaces').select('name').where('id', '=', workspaceId).executeTakeFirst();
+}

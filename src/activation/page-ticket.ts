@@ -1,0 +1,21 @@
+import type { AppContext } from '../context.js';
+import { constantTimeEqual, hmacHex } from '../secrets.js';
+
+/**
+ * Between "sign in and review" and "approve or deny", the page carries a ticket instead of
+ * a session: it binds one person to one code until the code's own expiry, and cannot be
+ * forged without the server secret, so the decision form is safe from cross-site posts.
+ */
+export function issueTicket(ctx: AppContext, userId: string, userCode: string, expiresAt: string): string {
+  const body = `${userId}.${userCode}.${Date.parse(expiresAt)}`;
+  return `${body}.${hmacHex(ctx.keys.signing, `activation-page.${body}`)}`;
+}
+
+export function readTicket(ctx: AppContext, ticket: string): { userId: string; userCode: string } | null {
+  const [userId, userCode, expiresMs, signature] = ticket.split('.');
+  if (!userId || !userCode || !expiresMs || !signature) return null;
+  const body = `${userId}.${userCode}.${expiresMs}`;
+  if (!constantTimeEqual(signature, hmacHex(ctx.keys.signing, `activation-page.${body}`))) return null;
+  if (Number(expiresMs) <= ctx.clock.now().getTime()) return null;
+  return { userId, userCode };
+}

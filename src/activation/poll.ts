@@ -1,0 +1,51 @@
+import { type SubscriptionMode, subscriptionModeOf } from '../billing/subscription-mode.js';
+import type { AppContext } from '../context.js';
+import type { ActivationStatus } from '../db/tables.js';
+import { decrypt, sha256Hex } from '../secrets.js';
+import { type ActivationRow, compareAndSet, findByDeviceCodeHash, findById, workspaceName } from './activation.store.js';
+import { currentStatus, expire } from './lifecycle.js';
+
+export type PollResult =
+  | { status: Exclude<ActivationStatus, 'approved'> }
+  | {
+      status: 'approved';
+      api_key: string;
+      tier: SubscriptionMode;
+      workspace: { id: string; name: string | null };
+    };
+
+async function settle(ctx: AppContext, row: ActivationRow): Promise<Exclude<ActivationStatus, 'approved'> | 'claimable'> {
+  const status = currentStatus(row, ctx.clock.now());
+  if (status === 'expired' && row.status !== 'expired') await expire(ctx, row);
+  return status === 'approved' ? 'claimable' : status;
+}
+
+/**
+ * What a device learns when it polls. Never an error about state: an unknown code (or a
+ * user code sent in place of the device code) reads as expired. The first poll after
+ * approval claims the key through a compare-and-set, so exactly one poll ever sees it.
+ */
+export async function pollActivation(ctx: AppContext, deviceCode: string): Promise<PollResult> {
+  const row = await findByDeviceCodeHash(ctx.db, sha256Hex(deviceCode));
+  if (!row) return { status: 'expired' };
+  const state = await settle(ctx, row);
+  if (state !== 'claimable') return { status: state };
+
+  const won = await compareAndSet(ctx.db, row, {
+    status: 'consumed',
+    sealed_key: null,
+    claimed_at: ctx.clock.now().toISOString(),
+  });
+  if (!won || !row.sealed_key || !row.workspace_id || !row.decided_by) {
+    const now = await findById(ctx.db, row.id);
+    const status = now ? currentStatus(now, ctx.clock.now()) : 'expired';
+    return { status: status === 'approved' ? 'consumed' : status };
+  }
+  const workspace = await workspaceName(ctx.db, row.workspace_id);
+  return {
+    status: 'approved',
+    api_key: decrypt(ctx.keys.sealing, row.sealed_key),
+    tier: subscriptionModeOf(row.decided_by),
+    workspace: { id: row.workspace_id, name: workspace?.name ?? null },
+  };
+}

@@ -1,0 +1,82 @@
+import { html, type SafeHtml } from '../http/html.js';
+import type { WorkspaceView } from '../identity/workspaces.js';
+import type { ActivationDetails } from './activation.js';
+
+function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Skillet</title>
+<link rel="stylesheet" href="/activate/style.css">
+</head>
+<body><main>${body}</main></body>
+</html>`.value;
+}
+
+function notice(message: string | undefined): SafeHtml {
+  return message ? html`<p class="notice" role="alert">${message}</p>` : html``;
+}
+
+export function signInPage(options: { code?: string; email?: string; message?: string }): string {
+  return layout(
+    'Activate a device',
+    html`<h1>Activate a device</h1>
+<p>Sign in to review the device that is asking for access.</p>
+${notice(options.message)}
+<form method="post" action="/activate/review">
+<label for="code">Code shown on your device</label>
+<input id="code" name="code" value="${options.code ?? ''}" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
+<label for="email">Email</label>
+<input id="email" name="email" type="email" value="${options.email ?? ''}" autocomplete="username" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button class="primary" type="submit">Continue</button>
+</form>`,
+  );
+}
+
+export function timeLeft(expiresAt: string, now: Date): string {
+  const seconds = Math.max(0, Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000));
+  const minutes = Math.floor(seconds / 60);
+  return minutes > 0 ? `${minutes} min ${seconds % 60} s` : `${seconds} s`;
+}
+
+export function reviewPage(options: {
+  details: ActivationDetails;
+  ticket: string;
+  workspaces: WorkspaceView[];
+  now: Date;
+}): string {
+  const { details } = options;
+  const choices = options.workspaces.map(
+    (workspace) =>
+      html`<option value="${workspace.id}"${workspace.personal ? html` selected` : html``}>${workspace.personal ? 'Personal' : (workspace.name ?? workspace.id)}</option>`,
+  );
+  return layout(
+    'Approve this device?',
+    html`<h1>Approve this device?</h1>
+<p>Check that this code is the one on your device:</p>
+<p class="code">${details.user_code}</p>
+<dl class="facts">
+<dt>Client</dt><dd>${details.client_label}</dd>
+<dt>User agent</dt><dd>${details.client_ua || 'not given'}</dd>
+<dt>IP address</dt><dd>${details.client_ip}</dd>
+<dt>Time left</dt><dd>${timeLeft(details.expires_at, options.now)}</dd>
+</dl>
+<form method="post" action="/activate/decision">
+<input type="hidden" name="ticket" value="${options.ticket}">
+<label for="workspace">Workspace the key will act in</label>
+<select id="workspace" name="workspace">${choices}</select>
+<div class="actions">
+<button class="primary" type="submit" name="decision" value="approve">Approve</button>
+<button class="secondary" type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>`,
+  );
+}
+
+export function outcomePage(title: string, message: string): string {
+  return layout(title, html`<h1>${title}</h1><p>${message}</p>`);
+}

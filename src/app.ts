@@ -1,0 +1,82 @@
+import formBody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { activationRoutes } from './activation/activation.routes.js';
+import { sweepExpiredActivations } from './activation/lifecycle.js';
+import { verificationPageRoutes } from './activation/verification-page.routes.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import type { Database } from './db/database.js';
+import { installPlumbing } from './http/plumbing.js';
+import { authRoutes } from './identity/auth.routes.js';
+import { keyRoutes } from './identity/keys.routes.js';
+import { workspaceRoutes } from './identity/workspaces.routes.js';
+import type { RateLimitStore } from './rate-limit/store.js';
+import { deriveKey } from './secrets.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  rateLimits: RateLimitStore;
+  /** Where log lines go; stdout when absent. */
+  logStream?: DestinationStream;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Logged request lines carry the path only: query strings can hold codes and signatures. */
+function requestSummary(request: { method: string; url: string; ip: string }) {
+  return { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip };
+}
+
+/** Builds the whole application. It never listens: main.ts does, tests use inject or listen. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database, clock, rateLimits } = deps;
+  const ctx: AppContext = {
+    db: database.db,
+    dialect: database.dialect,
+    clock,
+    config,
+    rateLimits,
+    keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
+  };
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+      serializers: { req: requestSummary },
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installPlumbing(app, ctx);
+  await app.register(formBody, { bodyLimit: 16 * 1024 });
+  await app.register(swagger, {
+    openapi: { info: { title: 'Skillet API', version: '1' }, servers: [{ url: config.publicUrl }] },
+  });
+
+  await app.register(authRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(keyRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(activationRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(verificationPageRoutes(ctx));
+  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  let sweeper: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    sweeper = setInterval(() => {
+      sweepExpiredActivations(ctx).catch((error: unknown) => app.log.error({ err: error }, 'activation sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    sweeper.unref();
+  });
+  app.addHook('onClose', async () => clearInterval(sweeper));
+
+  return app;
+}

@@ -1,0 +1,57 @@
+import { systemClock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { openConfiguredDatabase } from '../db/open-configured.js';
+import { issueAuthToken } from '../identity/auth-tokens.js';
+import { createUser } from '../identity/users.js';
+import { MemoryRateLimitStore } from '../rate-limit/store.js';
+import { deriveKey, randomBase64Url } from '../secrets.js';
+
+/** Runs an operator command against the configured database, migrated first. */
+async function withContext<T>(config: Config, work: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const database = openConfiguredDatabase(config);
+  try {
+    await migrateToLatest(database);
+    return await work({
+      db: database.db,
+      dialect: database.dialect,
+      clock: systemClock,
+      config,
+      rateLimits: new MemoryRateLimitStore(),
+      keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
+    });
+  } finally {
+    await database.close();
+  }
+}
+
+export async function migrateCommand(config: Config): Promise<{ applied: string[] }> {
+  const database = openConfiguredDatabase(config);
+  try {
+    return { applied: await migrateToLatest(database) };
+  } finally {
+    await database.close();
+  }
+}
+
+export interface CreateUserOptions {
+  email: string;
+  /** Absent: a random password nobody knows; the printed token is the way in. */
+  password?: string;
+  admin: boolean;
+}
+
+export async function createUserCommand(
+  config: Config,
+  options: CreateUserOptions,
+): Promise<{ userId: string; workspaceId: string; authToken: string }> {
+  return withContext(config, async (ctx) => {
+    const user = await createUser(ctx, {
+      email: options.email,
+      password: options.password ?? randomBase64Url(24),
+      isAdmin: options.admin,
+    });
+    return { userId: user.id, workspaceId: user.personal_workspace_id, authToken: await issueAuthToken(ctx, user) };
+  });
+}

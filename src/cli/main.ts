@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { AppError } from '../errors.js';
+import { createUserCommand, migrateCommand } from './admin.js';
+
+const USAGE = `Usage: skillet <command>
+
+Commands:
+  migrate                                         apply database migrations
+  users create --email E [--password P] [--admin] create a user; prints {userId, workspaceId, authToken}
+`;
+
+class UsageError extends Error {}
+
+async function run(argv: string[]): Promise<unknown> {
+  const [command, subcommand, ...rest] = argv;
+  if (command === 'migrate') return migrateCommand(await loadConfig(process.env));
+  if (command === 'users' && subcommand === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { email: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean', default: false } },
+      strict: true,
+    });
+    if (!values.email) throw new UsageError('users create needs --email');
+    return createUserCommand(await loadConfig(process.env), {
+      email: values.email,
+      admin: values.admin ?? false,
+      ...(values.password !== undefined ? { password: values.password } : {}),
+    });
+  }
+  throw new UsageError(command ? `Unknown command: ${[command, subcommand].filter(Boolean).join(' ')}` : 'No command given');
+}
+
+run(process.argv.slice(2)).then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
+      process.stderr.write(`${error.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof ConfigError) {
+      process.stderr.write(`Invalid configuration: ${error.message}\n`);
+      process.exitCode = 1;
+    } else if (error instanceof AppError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

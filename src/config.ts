@@ -1,0 +1,144 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { randomBase64Url } from './secrets.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** Base URL that people and clients reach this server on; used in every URL we hand out. */
+  publicUrl: string;
+  dataDir: string;
+  /** Absent: the embedded SQLite database in dataDir. */
+  databaseUrl: string | undefined;
+  signingSecret: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  appDownloadUrl: string;
+  passwordHashLogN: number;
+  authTokenTtlDays: number;
+  heartbeat: { activeSeconds: number; idleSeconds: number };
+  rateLimits: {
+    restPerMinute: number;
+    activationCreateIntervalMs: number;
+    pollBurst: number;
+    pollPerSecond: number;
+    pollIntervalSeconds: number;
+  };
+}
+
+export type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${raw}")`);
+}
+
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const raw = read(env, name) ?? fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL (got "${raw}")`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http or https URL (got "${raw}")`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = read(env, 'DATABASE_URL');
+  if (raw === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+  }
+  return raw;
+}
+
+function logLevel(env: Env): Config['logLevel'] {
+  const raw = read(env, 'LOG_LEVEL') ?? 'info';
+  const level = LOG_LEVELS.find((candidate) => candidate === raw);
+  if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
+  return level;
+}
+
+/** A configured secret wins; otherwise one is generated once and kept in the data folder. */
+async function signingSecret(env: Env, dataDir: string): Promise<string> {
+  const configured = read(env, 'SIGNING_SECRET');
+  if (configured !== undefined) {
+    if (configured.length < 32) throw new ConfigError('SIGNING_SECRET must be at least 32 characters');
+    return configured;
+  }
+  const file = path.join(dataDir, 'signing-secret');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const secret = randomBase64Url(48);
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error) => {
+    // Another process started at the same moment and wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  });
+  return (await readFile(file, 'utf8')).trim();
+}
+
+/** Reads and validates every setting. The only reader of process.env is whoever calls this. */
+export async function loadConfig(env: Env): Promise<Config> {
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const reachableHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const publicUrl = httpUrl(env, 'PUBLIC_URL', `http://${reachableHost}:${port}`);
+  const dataDir = path.resolve(read(env, 'DATA_DIR') ?? 'data');
+  await mkdir(dataDir, { recursive: true });
+
+  return {
+    host,
+    port,
+    publicUrl,
+    dataDir,
+    databaseUrl: databaseUrl(env),
+    signingSecret: await signingSecret(env, dataDir),
+    logLevel: logLevel(env),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),
+    passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),
+    authTokenTtlDays: integer(env, 'AUTH_TOKEN_TTL_DAYS', 30, 1, 3650),
+    heartbeat: {
+      activeSeconds: integer(env, 'HEARTBEAT_ACTIVE_SECONDS', 300, 1, 86_400),
+      idleSeconds: integer(env, 'HEARTBEAT_IDLE_SECONDS', 7 * 86_400, 1, 365 * 86_400),
+    },
+    rateLimits: {
+      restPerMinute: integer(env, 'RATE_LIMIT_REST_PER_MINUTE', 100, 1, 10_000_000),
+      activationCreateIntervalMs: integer(env, 'RATE_LIMIT_ACTIVATION_INTERVAL_MS', 1000, 0, 3_600_000),
+      pollBurst: integer(env, 'RATE_LIMIT_POLL_BURST', 5, 1, 10_000_000),
+      pollPerSecond: integer(env, 'RATE_LIMIT_POLL_PER_SECOND', 1, 1, 10_000_000),
+      pollIntervalSeconds: integer(env, 'ACTIVATION_POLL_INTERVAL_SECONDS', 2, 1, 60),
+    },
+  };
+}

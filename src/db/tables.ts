@@ -1,0 +1,85 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Row types of every table. Timestamps travel as ISO-8601 strings on both engines
+ * (TEXT in SQLite, timestamptz in PostgreSQL, parsed back to ISO strings), ids are
+ * text UUIDs, and flags are 0/1 integers because SQLite has no boolean type.
+ */
+export interface Tables {
+  users: UsersTable;
+  workspaces: WorkspacesTable;
+  workspace_members: WorkspaceMembersTable;
+  auth_tokens: AuthTokensTable;
+  api_keys: ApiKeysTable;
+  activations: ActivationsTable;
+}
+
+export type WorkspaceRole = 'owner' | 'admin' | 'member';
+export type ActivationStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  is_admin: number;
+  personal_workspace_id: string;
+  created_at: string;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  /** Null for a personal workspace. */
+  name: string | null;
+  is_personal: number;
+  created_at: string;
+}
+
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  role: WorkspaceRole;
+  created_at: string;
+}
+
+export interface AuthTokensTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  active_workspace_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  workspace_id: string;
+  label: string;
+  key_hash: string;
+  key_preview: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface ActivationsTable {
+  id: string;
+  device_code_hash: string;
+  user_code: string;
+  status: ActivationStatus;
+  client_label: string;
+  client_ua: string;
+  client_ip: string;
+  created_at: string;
+  expires_at: string;
+  decided_by: string | null;
+  decided_at: string | null;
+  workspace_id: string | null;
+  api_key_id: string | null;
+  /** The minted key, encrypted, between approval and its one claim. */
+  sealed_key: string | null;
+  claimed_at: string | null;
+  /** Bumps on every state change; the compare-and-set guard. */
+  version: Generated<number>;
+}

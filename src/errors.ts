@@ -1,0 +1,68 @@
+/**
+ * The one error hierarchy. Domain code throws these; src/http/error-handler.ts is the
+ * only place that turns them into a response body, in the envelope of the route family.
+ * `code` is the stable id clients branch on; `message` is prose.
+ */
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+}
+
+export class InvalidInput extends AppError {
+  readonly status = 400;
+  readonly code = 'INVALID_INPUT';
+}
+
+export class Unauthorized extends AppError {
+  readonly status = 401;
+  readonly code = 'UNAUTHORIZED';
+}
+
+export class Forbidden extends AppError {
+  readonly status = 403;
+  readonly code = 'FORBIDDEN';
+}
+
+export class NotFound extends AppError {
+  readonly status = 404;
+  readonly code = 'NOT_FOUND';
+}
+
+export class Conflict extends AppError {
+  readonly status = 409;
+  readonly code = 'CONFLICT';
+}
+
+export class Expired extends AppError {
+  readonly status = 410;
+  readonly code = 'EXPIRED';
+}
+
+export class PayloadTooLarge extends AppError {
+  readonly status = 413;
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
+/** A request over a rate limit. Rendered in the rate-limit envelope with Retry-After. */
+export class RateLimited extends AppError {
+  readonly status = 429;
+  readonly code = 'RATE_LIMITED';
+
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+export class InternalError extends AppError {
+  readonly status = 500;
+  readonly code = 'INTERNAL_ERROR';
+}
+
+/** A second run in a workspace that already has one. Has its own legacy 429 body. */
+export class ExecutionRunning extends AppError {
+  readonly status = 429;
+  readonly code = 'EXECUTION_RUNNING';
+}

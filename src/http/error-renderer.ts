@@ -1,0 +1,60 @@
+import { AppError, ExecutionRunning, InternalError, InvalidInput, NotFound, PayloadTooLarge, RateLimited } from '../errors.js';
+import type { ErrorFamily } from './route-config.js';
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  /** A bug: worth a log line with the stack. */
+  unexpected: boolean;
+}
+
+interface FrameworkError {
+  code?: unknown;
+  statusCode?: unknown;
+  validation?: unknown;
+  message: string;
+}
+
+function isFrameworkError(error: unknown): error is FrameworkError {
+  return error instanceof Error;
+}
+
+/** Fastify's own failures (validation, body parsing, limits) become our typed errors. */
+function fromFramework(error: FrameworkError): AppError | null {
+  if (error.validation) return new InvalidInput(error.message);
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status === 413) return new PayloadTooLarge('Request body is too large');
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new InvalidInput('Unsupported Content-Type');
+  if (status === 404) return new NotFound(error.message);
+  if (status >= 400 && status < 500) return new InvalidInput(error.message);
+  return null;
+}
+
+export function asAppError(error: unknown): { error: AppError; unexpected: boolean } {
+  if (error instanceof AppError) return { error, unexpected: error.status >= 500 };
+  const mapped = isFrameworkError(error) ? fromFramework(error) : null;
+  if (mapped) return { error: mapped, unexpected: false };
+  return { error: new InternalError('Internal server error'), unexpected: true };
+}
+
+/** The only place an error becomes a response body. */
+export function renderError(thrown: unknown, family: ErrorFamily): RenderedError {
+  const { error, unexpected } = asAppError(thrown);
+  if (error instanceof RateLimited) {
+    return {
+      status: 429,
+      body: { error: { type: 'rate_limit_error', message: error.message } },
+      headers: { 'retry-after': String(Math.max(1, error.retryAfterSeconds)) },
+      unexpected,
+    };
+  }
+  if (family === 'artifact') {
+    const isRunning = error instanceof ExecutionRunning;
+    return { status: error.status, body: { error: error.message, isRunning }, headers: {}, unexpected };
+  }
+  if (error instanceof ExecutionRunning) {
+    return { status: 429, body: { error: 'EXECUTION_RUNNING', message: error.message }, headers: {}, unexpected };
+  }
+  return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: {}, unexpected };
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { Forbidden, InvalidInput, NotFound } from '../errors.js';
+import { resolveCaller } from './credentials.js';
+import { renderError } from './error-renderer.js';
+import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
+
+/**
+ * Every request passes the same gate, in this order: read the credential, count the
+ * request against its limiter, then refuse it if the route needs a credential it lacks.
+ */
+export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('credentialError', null);
+
+  // POST /activate is sent with Content-Type: application/json and no body at all.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    parseJson(request, text, (error, value) => done(error ? new InvalidInput('Request body is not valid JSON') : null, value));
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const policy = request.routeOptions.config.auth;
+    if (policy !== 'public') await resolveCaller(ctx, request);
+    await limitRequest(ctx, request, reply);
+    if (policy !== 'user' && policy !== 'session') return;
+    if (request.credentialError) throw request.credentialError;
+    if (policy === 'session' && request.caller?.kind !== 'session') {
+      throw new Forbidden('This endpoint needs a signed-in person (x-auth-token), not an API key');
+    }
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    await ensureRateLimitHeaders(ctx, request, reply);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const rendered = renderError(error, request.routeOptions.config?.errorFamily ?? 'standard');
+    if (rendered.unexpected) request.log.error({ err: error }, 'request failed');
+    return reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
+  });
+
+  app.setNotFoundHandler(async (request) => {
+    throw new NotFound(`No route for ${request.method} ${request.url.split('?')[0]}`);
+  });
+}

@@ -1,0 +1,71 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import { RateLimited } from '../errors.js';
+import type { RateDecision, RateRule } from '../rate-limit/store.js';
+import { sha256Hex } from '../secrets.js';
+
+export function restRule(config: Config): RateRule {
+  return { kind: 'window', limit: config.rateLimits.restPerMinute, windowMs: 60_000 };
+}
+
+function activationCreateRule(config: Config): RateRule {
+  return { kind: 'bucket', capacity: 1, intervalMs: config.rateLimits.activationCreateIntervalMs };
+}
+
+function pollRule(config: Config): RateRule {
+  return { kind: 'bucket', capacity: config.rateLimits.pollBurst, intervalMs: 1000 / config.rateLimits.pollPerSecond };
+}
+
+/** REST requests count per credential (a key, or a person for auth tokens), else per IP. */
+function restKey(request: FastifyRequest): string {
+  const caller = request.caller;
+  if (!caller) return `rest:ip:${request.ip}`;
+  return caller.kind === 'api_key' ? `rest:key:${caller.credentialId}` : `rest:user:${caller.userId}`;
+}
+
+function setHeaders(reply: FastifyReply, decision: RateDecision): void {
+  reply.header('x-ratelimit-limit', decision.limit);
+  reply.header('x-ratelimit-remaining', decision.remaining);
+  reply.header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
+}
+
+async function enforce(ctx: AppContext, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> {
+  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
+  setHeaders(reply, decision);
+  if (!decision.allowed) throw new RateLimited(message, Math.ceil(decision.retryAfterMs / 1000));
+}
+
+/** onRequest: the REST limit, or the activation-creation limit per client IP. */
+export async function limitRequest(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const kind = request.routeOptions.config.rateLimit ?? 'rest';
+  if (kind === 'activation-poll') return; // counted per code once the body is read
+  if (kind === 'activation-create') {
+    await enforce(
+      ctx,
+      reply,
+      `activate:ip:${request.ip}`,
+      activationCreateRule(ctx.config),
+      'Too many activation requests; wait a few seconds',
+    );
+    return;
+  }
+  await enforce(ctx, reply, restKey(request), restRule(ctx.config), 'Rate limit exceeded; slow down');
+}
+
+/** preValidation of the poll route: about one poll per second per device code. */
+export async function limitPoll(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const body = request.body as { device_code?: unknown } | null | undefined;
+  const code = typeof body?.device_code === 'string' ? body.device_code : undefined;
+  const key = code === undefined ? `poll:ip:${request.ip}` : `poll:code:${sha256Hex(code)}`;
+  await enforce(ctx, reply, key, pollRule(ctx.config), 'Polling too fast; wait the interval between polls');
+}
+
+/**
+ * onSend: a response that never reached a limiter (a body the parser refused before the
+ * poll limiter ran, say) still carries the headers, read from the client IP's REST window.
+ */
+export async function ensureRateLimitHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (reply.hasHeader('x-ratelimit-limit')) return;
+  setHeaders(reply, await ctx.rateLimits.peek(restKey(request), restRule(ctx.config), ctx.clock.now().getTime()));
+}

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode.js';
+import type { AppContext } from '../context.js';
+import type { Tables } from '../db/tables.js';
+import { Forbidden, NotFound } from '../errors.js';
+import { randomString, sha256Hex } from '../secrets.js';
+import { type ApiKeyRow, countLiveKeys, insertApiKey, listLiveKeys, lockUser, revokeKey } from './api-keys.store.js';
+import type { Caller } from './callers.js';
+
+export const API_KEY_PREFIX = 'sklt_live_';
+export const API_KEY_LENGTH = API_KEY_PREFIX.length + 40;
+
+export type Heartbeat = 'ACTIVE' | 'IDLE' | 'DORMANT';
+
+export interface ApiKeyView {
+  id: string;
+  label: string;
+  keyPreview: string;
+  workspaceId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  heartbeat: Heartbeat;
+}
+
+export interface MintedKey {
+  row: ApiKeyRow;
+  plaintext: string;
+}
+
+export function keyPreview(key: string): string {
+  return `${key.slice(0, 14)}...${key.slice(-4)}`;
+}
+
+export function heartbeatOf(lastUsedAt: string | null, now: Date, thresholds: AppContext['config']['heartbeat']): Heartbeat {
+  if (!lastUsedAt) return 'DORMANT';
+  const idleForSeconds = (now.getTime() - Date.parse(lastUsedAt)) / 1000;
+  if (idleForSeconds <= thresholds.activeSeconds) return 'ACTIVE';
+  if (idleForSeconds <= thresholds.idleSeconds) return 'IDLE';
+  return 'DORMANT';
+}
+
+export function keyView(ctx: AppContext, row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    label: row.label,
+    keyPreview: row.key_preview,
+    workspaceId: row.workspace_id,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    heartbeat: heartbeatOf(row.last_used_at, ctx.clock.now(), ctx.config.heartbeat),
+  };
+}
+
+/**
+ * Mints a key for a user in a workspace, within the caller's transaction `trx`, after
+ * checking the mode's key-count limit under a per-user lock.
+ */
+export async function mintApiKey(
+  ctx: AppContext,
+  trx: Kysely<Tables>,
+  owner: { userId: string; workspaceId: string; label: string },
+): Promise<MintedKey> {
+  await lockUser(trx, ctx.dialect, owner.userId);
+  const mode = subscriptionModeOf(owner.userId);
+  const limit = API_KEY_LIMITS[mode];
+  if (limit !== null && (await countLiveKeys(trx, owner.userId)) >= limit) {
+    throw new Forbidden(`API key limit reached: ${mode} allows ${limit} key${limit === 1 ? '' : 's'}`);
+  }
+  const plaintext = API_KEY_PREFIX + randomString(40);
+  const row: ApiKeyRow = {
+    id: randomUUID(),
+    user_id: owner.userId,
+    workspace_id: owner.workspaceId,
+    label: owner.label,
+    key_hash: sha256Hex(plaintext),
+    key_preview: keyPreview(plaintext),
+    created_at: ctx.clock.now().toISOString(),
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await insertApiKey(trx, row);
+  return { row, plaintext };
+}
+
+/** Keys are created by a person in a session, bound to the workspace they act in. */
+export async function createApiKey(ctx: AppContext, caller: Caller, label: string): Promise<MintedKey> {
+  return ctx.db
+    .transaction()
+    .execute((trx) => mintApiKey(ctx, trx, { userId: caller.userId, workspaceId: caller.workspaceId, label }));
+}
+
+export async function listApiKeys(ctx: AppContext, caller: Caller): Promise<ApiKeyView[]> {
+  const rows = await listLiveKeys(ctx.db, caller.userId);
+  return rows.map((row) => keyView(ctx, row));
+}
+
+export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: string): Promise<void> {
+  const revoked = await revokeKey(ctx.db, caller.userId, keyId, ctx.clock.now().toISOString());
+  if (!revoked) throw new NotFound('API key not found');
+}

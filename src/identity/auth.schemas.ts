@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import { Timestamp, WorkspaceRoleSchema } from '../http/schemas.js';
+import { PASSWORD_MIN_LENGTH } from './users.js';
+
+export const SignUpBody = Type.Object({
+  email: Type.String({ minLength: 3, maxLength: 254 }),
+  password: Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: 1024 }),
+});
+
+export const LogInBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+
+export const UserSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  isAdmin: Type.Boolean(),
+  personalWorkspaceId: Type.String(),
+  createdAt: Timestamp,
+});
+
+export const SignedInSchema = Type.Object({ token: Type.String(), user: UserSchema });
+
+export const MeSchema = Type.Object({
+  user: UserSchema,
+  workspace: Type.Object({
+    id: Type.String(),
+    name: Type.Union([Type.String(), Type.Null()]),
+    personal: Type.Boolean(),
+    role: WorkspaceRoleSchema,
+  }),
+  credential: Type.Object({ type: Type.Union([Type.Literal('session'), Type.Literal('api_key')]), id: Type.String() }),
+  tier: Type.String(),
+});

@@ -1,0 +1,48 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Tables, UsersTable } from '../db/tables.js';
+
+export type UserRow = Selectable<UsersTable>;
+
+export interface NewUser {
+  id: string;
+  email: string;
+  passwordHash: string;
+  isAdmin: boolean;
+  personalWorkspaceId: string;
+  createdAt: string;
+}
+
+/** A user always comes with a personal workspace they own; both are written together. */
+export async function insertUserWithPersonalWorkspace(db: Kysely<Tables>, user: NewUser): Promise<UserRow> {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('workspaces')
+      .values({ id: user.personalWorkspaceId, name: null, is_personal: 1, created_at: user.createdAt })
+      .execute();
+    const row = await trx
+      .insertInto('users')
+      .values({
+        id: user.id,
+        email: user.email,
+        password_hash: user.passwordHash,
+        is_admin: user.isAdmin ? 1 : 0,
+        personal_workspace_id: user.personalWorkspaceId,
+        created_at: user.createdAt,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto('workspace_members')
+      .values({ workspace_id: user.personalWorkspaceId, user_id: user.id, role: 'owner', created_at: user.createdAt })
+      .execute();
+    return row;
+  });
+}
+
+export function findUserByEmail(db: Kysely<Tables>, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function findUserById(db: Kysely<Tables>, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { Conflict, InvalidInput, Unauthorized } from '../errors.js';
+import { hashPassword, verifyPassword } from '../secrets.js';
+import { issueAuthToken } from './auth-tokens.js';
+import { findUserByEmail, insertUserWithPersonalWorkspace, type UserRow } from './users.store.js';
+
+export interface UserView {
+  id: string;
+  email: string;
+  isAdmin: boolean;
+  personalWorkspaceId: string;
+  createdAt: string;
+}
+
+export interface SignedIn {
+  token: string;
+  user: UserView;
+}
+
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const PASSWORD_MIN_LENGTH = 8;
+
+export function userView(row: UserRow): UserView {
+  return {
+    id: row.id,
+    email: row.email,
+    isAdmin: row.is_admin === 1,
+    personalWorkspaceId: row.personal_workspace_id,
+    createdAt: row.created_at,
+  };
+}
+
+export function normalizeEmail(email: string): string {
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL_SHAPE.test(normalized)) throw new InvalidInput('email must be an email address');
+  return normalized;
+}
+
+export interface NewAccount {
+  email: string;
+  password: string;
+  isAdmin?: boolean;
+}
+
+export async function createUser(ctx: AppContext, account: NewAccount): Promise<UserRow> {
+  const email = normalizeEmail(account.email);
+  if (account.password.length < PASSWORD_MIN_LENGTH) {
+    throw new InvalidInput(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);
+  }
+  const passwordHash = await hashPassword(account.password, { logN: ctx.config.passwordHashLogN });
+  try {
+    return await insertUserWithPersonalWorkspace(ctx.db, {
+      id: randomUUID(),
+      email,
+      passwordHash,
+      isAdmin: account.isAdmin ?? false,
+      personalWorkspaceId: randomUUID(),
+      createdAt: ctx.clock.now().toISOString(),
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Conflict('An account with this email already exists');
+    throw error;
+  }
+}
+
+export async function signUp(ctx: AppContext, account: NewAccount): Promise<SignedIn> {
+  const user = await createUser(ctx, { email: account.email, password: account.password });
+  const token = await issueAuthToken(ctx, user);
+  return { token, user: userView(user) };
+}
+
+/** Verified against a throwaway hash when the email is unknown, so timing tells nothing. */
+let decoyHash: Promise<string> | undefined;
+
+export async function checkPassword(ctx: AppContext, email: string, password: string): Promise<UserRow> {
+  const user = await findUserByEmail(ctx.db, email.trim().toLowerCase());
+  decoyHash ??= hashPassword('decoy password', { logN: ctx.config.passwordHashLogN });
+  const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
+  if (!user || !matches) throw new Unauthorized('Invalid email or password');
+  return user;
+}
+
+export async function logIn(ctx: AppContext, email: string, password: string): Promise<SignedIn> {
+  const user = await checkPassword(ctx, email, password);
+  const token = await issueAuthToken(ctx, user);
+  return { token, user: userView(user) };
+}

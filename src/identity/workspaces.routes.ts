@@ -1,0 +1,43 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { callerOf } from '../http/credentials.js';
+import { addMember, createTeamWorkspace, listWorkspaces, switchWorkspace } from './workspaces.js';
+import {
+  AddMemberBody,
+  CreateWorkspaceBody,
+  CurrentWorkspace,
+  MemberSchema,
+  SwitchWorkspaceBody,
+  WorkspaceList,
+  WorkspaceParams,
+  WorkspaceSchema,
+} from './workspaces.schemas.js';
+
+export function workspaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/workspaces',
+      { config: { auth: 'user' }, schema: { body: CreateWorkspaceBody, response: { 201: WorkspaceSchema } } },
+      async (request, reply) => reply.status(201).send(await createTeamWorkspace(ctx, callerOf(request), request.body.name)),
+    );
+
+    app.get('/workspaces', { config: { auth: 'user' }, schema: { response: { 200: WorkspaceList } } }, async (request) => ({
+      workspaces: await listWorkspaces(ctx, callerOf(request)),
+    }));
+
+    app.post(
+      '/workspaces/:id/members',
+      {
+        config: { auth: 'user' },
+        schema: { params: WorkspaceParams, body: AddMemberBody, response: { 201: MemberSchema } },
+      },
+      async (request, reply) => reply.status(201).send(await addMember(ctx, callerOf(request), request.params.id, request.body)),
+    );
+
+    app.put(
+      '/workspaces/current',
+      { config: { auth: 'user' }, schema: { body: SwitchWorkspaceBody, response: { 200: CurrentWorkspace } } },
+      async (request) => ({ workspace: await switchWorkspace(ctx, callerOf(request), request.body.workspaceId) }),
+    );
+  };
+}

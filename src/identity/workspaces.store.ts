@@ -1,0 +1,60 @@
+import type { Kysely } from 'kysely';
+import type { Tables, WorkspaceRole } from '../db/tables.js';
+
+export interface MembershipRow {
+  id: string;
+  name: string | null;
+  is_personal: number;
+  created_at: string;
+  role: WorkspaceRole;
+}
+
+export async function insertTeamWorkspace(
+  db: Kysely<Tables>,
+  workspace: { id: string; name: string; ownerId: string; createdAt: string },
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('workspaces')
+      .values({ id: workspace.id, name: workspace.name, is_personal: 0, created_at: workspace.createdAt })
+      .execute();
+    await trx
+      .insertInto('workspace_members')
+      .values({ workspace_id: workspace.id, user_id: workspace.ownerId, role: 'owner', created_at: workspace.createdAt })
+      .execute();
+  });
+}
+
+const membershipColumns = ['w.id', 'w.name', 'w.is_personal', 'w.created_at', 'm.role'] as const;
+
+export function listMemberships(db: Kysely<Tables>, userId: string): Promise<MembershipRow[]> {
+  return db
+    .selectFrom('workspace_members as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select(membershipColumns)
+    .where('m.user_id', '=', userId)
+    .orderBy('w.is_personal', 'desc')
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+}
+
+export function findMembership(db: Kysely<Tables>, userId: string, workspaceId: string): Promise<MembershipRow | undefined> {
+  return db
+    .selectFrom('workspace_members as m')
+    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select(membershipColumns)
+    .where('m.user_id', '=', userId)
+    .where('m.workspace_id', '=', workspaceId)
+    .executeTakeFirst();
+}
+
+export async function insertMember(
+  db: Kysely<Tables>,
+  member: { workspaceId: string; userId: string; role: WorkspaceRole; createdAt: string },
+): Promise<void> {
+  await db
+    .insertInto('workspace_members')
+    .values({ workspace_id: member.workspaceId, user_id: member.userId, role: member.role, created_at: member.createdAt })
+    .execute();
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { WorkspaceRole } from '../db/tables.js';
+import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
+import { setActiveWorkspace } from './auth-tokens.js';
+import type { Caller } from './callers.js';
+import { normalizeEmail } from './users.js';
+import { findUserByEmail } from './users.store.js';
+import { findMembership, insertMember, insertTeamWorkspace, listMemberships, type MembershipRow } from './workspaces.store.js';
+
+export interface WorkspaceView {
+  id: string;
+  name: string | null;
+  personal: boolean;
+  role: WorkspaceRole;
+  createdAt: string;
+}
+
+export interface MemberView {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  role: WorkspaceRole;
+}
+
+export const WORKSPACE_NAME_MAX = 100;
+
+function workspaceView(row: MembershipRow): WorkspaceView {
+  return { id: row.id, name: row.name, personal: row.is_personal === 1, role: row.role, createdAt: row.created_at };
+}
+
+/** A workspace the caller is not a member of does not exist, as far as they can tell. */
+async function visibleWorkspace(ctx: AppContext, caller: Caller, workspaceId: string): Promise<MembershipRow> {
+  const membership = await findMembership(ctx.db, caller.userId, workspaceId);
+  if (!membership) throw new NotFound('Workspace not found');
+  return membership;
+}
+
+export async function createTeamWorkspace(ctx: AppContext, caller: Caller, name: string): Promise<WorkspaceView> {
+  const trimmed = name.trim();
+  if (trimmed.length === 0) throw new InvalidInput('name must not be empty');
+  const id = randomUUID();
+  await insertTeamWorkspace(ctx.db, { id, name: trimmed, ownerId: caller.userId, createdAt: ctx.clock.now().toISOString() });
+  return workspaceView(await visibleWorkspace(ctx, caller, id));
+}
+
+export async function listWorkspaces(ctx: AppContext, caller: Caller): Promise<WorkspaceView[]> {
+  return (await listMemberships(ctx.db, caller.userId)).map(workspaceView);
+}
+
+export async function currentWorkspace(ctx: AppContext, caller: Caller): Promise<WorkspaceView> {
+  return workspaceView(await visibleWorkspace(ctx, caller, caller.workspaceId));
+}
+
+export async function addMember(
+  ctx: AppContext,
+  caller: Caller,
+  workspaceId: string,
+  invite: { email: string; role: WorkspaceRole },
+): Promise<MemberView> {
+  const workspace = await visibleWorkspace(ctx, caller, workspaceId);
+  if (workspace.role === 'member') throw new Forbidden('Only an owner or admin can add members');
+  if (workspace.is_personal === 1) throw new Forbidden('A personal workspace has no other members');
+  if (invite.role === 'owner' && workspace.role !== 'owner') throw new Forbidden('Only an owner can add an owner');
+
+  const user = await findUserByEmail(ctx.db, normalizeEmail(invite.email));
+  if (!user) throw new NotFound('No user with this email');
+  try {
+    await insertMember(ctx.db, { workspaceId, userId: user.id, role: invite.role, createdAt: ctx.clock.now().toISOString() });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new Conflict('This user is already a member of the workspace');
+    throw error;
+  }
+  return { workspaceId, userId: user.id, email: user.email, role: invite.role };
+}
+
+/** Points a session at another of its workspaces; an API key stays where it was bound. */
+export async function switchWorkspace(ctx: AppContext, caller: Caller, workspaceId: string): Promise<WorkspaceView> {
+  if (caller.kind !== 'session') throw new Forbidden('An API key stays bound to the workspace it was created in');
+  const membership = await findMembership(ctx.db, caller.userId, workspaceId);
+  if (!membership) throw new Forbidden('You are not a member of this workspace');
+  await setActiveWorkspace(ctx, caller.credentialId, workspaceId);
+  return workspaceView(membership);
+}

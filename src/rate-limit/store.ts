@@ -1,0 +1,111 @@
+/**
+ * Rate-limit counters behind one interface, so the in-memory store of a single node can be
+ * replaced by a shared (Redis) store for a cluster. Time is passed in, never read here.
+ *
+ * Two kinds of rule:
+ * - window: at most `limit` hits per fixed window (the REST limit, guess limiting);
+ * - bucket: a burst of `capacity`, then one hit per `intervalMs` (activation creation and
+ *   polling, where "at least N ms apart" must hold across window edges). Implemented as GCRA.
+ */
+export type RateRule =
+  | { kind: 'window'; limit: number; windowMs: number }
+  | { kind: 'bucket'; capacity: number; intervalMs: number };
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Until the window resets, or until the bucket is full again. */
+  resetMs: number;
+  /** Until the next hit would be allowed; 0 when allowed. */
+  retryAfterMs: number;
+}
+
+export interface RateLimitStore {
+  /** Counts a hit (when allowed) and says whether it was within the rule. */
+  consume(key: string, rule: RateRule, nowMs: number): Promise<RateDecision>;
+  /** Reports what a hit would get, without counting one. */
+  peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision>;
+}
+
+type Entry = { kind: 'window'; count: number; resetAt: number } | { kind: 'bucket'; tat: number };
+
+const SWEEP_EVERY_MS = 60_000;
+
+export class MemoryRateLimitStore implements RateLimitStore {
+  readonly #entries = new Map<string, Entry>();
+  #lastSweep = 0;
+
+  async consume(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
+    return this.#hit(key, rule, nowMs, true);
+  }
+
+  async peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
+    return this.#hit(key, rule, nowMs, false);
+  }
+
+  #hit(key: string, rule: RateRule, nowMs: number, count: boolean): RateDecision {
+    this.#sweep(nowMs);
+    const entry = this.#entries.get(key);
+    return rule.kind === 'window'
+      ? this.#window(key, rule, entry?.kind === 'window' ? entry : undefined, nowMs, count)
+      : this.#bucket(key, rule, entry?.kind === 'bucket' ? entry : undefined, nowMs, count);
+  }
+
+  #window(
+    key: string,
+    rule: Extract<RateRule, { kind: 'window' }>,
+    entry: Extract<Entry, { kind: 'window' }> | undefined,
+    nowMs: number,
+    count: boolean,
+  ): RateDecision {
+    const live = entry && entry.resetAt > nowMs ? entry : { kind: 'window' as const, count: 0, resetAt: nowMs + rule.windowMs };
+    const allowed = live.count < rule.limit;
+    if (allowed && count) {
+      live.count += 1;
+      this.#entries.set(key, live);
+    }
+    const resetMs = live.resetAt - nowMs;
+    return {
+      allowed,
+      limit: rule.limit,
+      remaining: Math.max(0, rule.limit - live.count),
+      resetMs,
+      retryAfterMs: allowed ? 0 : resetMs,
+    };
+  }
+
+  #bucket(
+    key: string,
+    rule: Extract<RateRule, { kind: 'bucket' }>,
+    entry: Extract<Entry, { kind: 'bucket' }> | undefined,
+    nowMs: number,
+    count: boolean,
+  ): RateDecision {
+    const span = rule.capacity * rule.intervalMs;
+    const tat = Math.max(entry?.tat ?? nowMs, nowMs);
+    const nextTat = tat + rule.intervalMs;
+    const allowAt = nextTat - span;
+    const allowed = nowMs >= allowAt;
+    const settledTat = allowed ? nextTat : tat;
+    if (allowed && count) this.#entries.set(key, { kind: 'bucket', tat: nextTat });
+    const consumedTat = count ? settledTat : tat;
+    return {
+      allowed,
+      limit: rule.capacity,
+      remaining: Math.max(0, Math.floor((span - (consumedTat - nowMs)) / rule.intervalMs)),
+      resetMs: Math.max(0, consumedTat - nowMs),
+      retryAfterMs: allowed ? 0 : allowAt - nowMs,
+    };
+  }
+
+  /** Drops entries whose window or bucket has fully recovered, so memory follows live keys. */
+  #sweep(nowMs: number): void {
+    if (nowMs - this.#lastSweep < SWEEP_EVERY_MS) return;
+    this.#lastSweep = nowMs;
+    for (const [key, entry] of this.#entries) {
+      const doneAt = entry.kind === 'window' ? entry.resetAt : entry.tat;
+      if (doneAt <= nowMs) this.#entries.delete(key);
+    }
+  }
+}
