@@ -1,0 +1,56 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { ManualClock } from '../../src/clock.js';
+import { type Config, type Env, loadConfig } from '../../src/config.js';
+import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
+import { freshDatabase, type TestDatabase } from './database.js';
+
+export interface TestServer {
+  app: FastifyInstance;
+  url: string;
+  config: Config;
+  clock: ManualClock;
+  db: TestDatabase['database'];
+  /** Every log line the server wrote, as raw JSON text. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Settings for tests: a cheap password hash, and the rest as shipped unless a test says otherwise. */
+const TEST_ENV: Env = { PASSWORD_HASH_LOG_N: '10', LOG_LEVEL: 'info' };
+
+/** A real server on 127.0.0.1 with a database of its own and a clock the test moves. */
+export async function startServer(env: Env = {}): Promise<TestServer> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'skillet-test-'));
+  const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, PORT: '0', ...env });
+  const testDb = await freshDatabase(dir);
+  const clock = new ManualClock();
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp({ config, database: testDb.database, clock, rateLimits: new MemoryRateLimitStore(), logStream });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    config,
+    clock,
+    db: testDb.database,
+    logs,
+    async close() {
+      await app.close();
+      await testDb.drop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
