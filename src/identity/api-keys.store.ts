@@ -7,8 +7,10 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 /** Within a transaction: serialises key creation per user, so a count check cannot race. */
 export async function lockUser(trx: Kysely<Tables>, dialect: Dialect, userId: string): Promise<void> {
   // SQLite runs one write transaction at a time already; PostgreSQL needs the row lock.
+  // NO KEY UPDATE, not UPDATE: foreign-key checks on rows pointing at the user take KEY
+  // SHARE locks, and a concurrent decision on an activation would otherwise deadlock.
   if (dialect !== 'postgres') return;
-  await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
 }
 
 export async function countLiveKeys(db: Kysely<Tables>, userId: string): Promise<number> {
