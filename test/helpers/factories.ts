@@ -39,7 +39,11 @@ export function session(user: TestUser, extra: Record<string, string> = {}): Rec
  * Starts an activation. Creation is limited per client IP, and every test client is
  * 127.0.0.1, so the clock first moves past the limiter's interval.
  */
-export async function startActivation(server: TestServer, api: Client, headers: Record<string, string> = {}): Promise<Activation> {
+export async function startActivation(
+  server: TestServer,
+  api: Client,
+  headers: Record<string, string> = {},
+): Promise<Activation> {
   server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
   const reply = await api.post<Activation>('/api/v1/activate', { headers: { 'content-type': 'application/json', ...headers } });
   expect(reply.status).toBe(200);

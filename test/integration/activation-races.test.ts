@@ -54,7 +54,10 @@ describe('the key claim is atomic', () => {
     const approver = await signUp(api);
     for (let round = 0; round < ROUNDS; round++) {
       const created = await startActivation(server, api);
-      const confirmed = await api.post('/api/v1/activate/confirm', { body: { code: created.user_code }, headers: session(approver) });
+      const confirmed = await api.post('/api/v1/activate/confirm', {
+        body: { code: created.user_code },
+        headers: session(approver),
+      });
       expect(confirmed.status).toBe(200);
       const replies = await Promise.all(
         Array.from({ length: CONTENDERS }, () =>

@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const poll = (deviceCode: string) => api.post<Record<string, unknown>>('/api/v1/activate/poll', { body: { device_code: deviceCode } });
+const poll = (deviceCode: string) =>
+  api.post<Record<string, unknown>>('/api/v1/activate/poll', { body: { device_code: deviceCode } });
 const confirm = (code: string, user = person, headers: Record<string, string> = {}) =>
   api.post('/api/v1/activate/confirm', { body: { code }, headers: session(user, headers) });
 const deny = (code: string, user = person) => api.post('/api/v1/activate/deny', { body: { code }, headers: session(user) });
@@ -173,7 +174,10 @@ describe('the errors of confirm, deny and lookup', () => {
   it('403 FORBIDDEN for an API key, and for a workspace the approver is not a member of', async () => {
     const created = await startActivation(server, api);
     const key = await api.post<{ key: string }>('/api/v1/keys', { body: { label: 'agent' }, headers: session(person) });
-    const byKey = await api.post('/api/v1/activate/confirm', { body: { code: created.user_code }, headers: { 'x-api-key': key.body.key } });
+    const byKey = await api.post('/api/v1/activate/confirm', {
+      body: { code: created.user_code },
+      headers: { 'x-api-key': key.body.key },
+    });
     expect(byKey.status).toBe(403);
 
     const stranger = await signUp(api);
@@ -185,7 +189,12 @@ describe('the errors of confirm, deny and lookup', () => {
   });
 
   it('404 NOT_FOUND for a code that does not exist', async () => {
-    for (const reply of [await confirm('ZZZZ-ZZZZ'), await deny('ZZZZ-ZZZZ'), await lookup('ZZZZ-ZZZZ'), await confirm('not a code')]) {
+    for (const reply of [
+      await confirm('ZZZZ-ZZZZ'),
+      await deny('ZZZZ-ZZZZ'),
+      await lookup('ZZZZ-ZZZZ'),
+      await confirm('not a code'),
+    ]) {
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
     }
@@ -197,14 +206,20 @@ describe('the errors of confirm, deny and lookup', () => {
     const again = await confirm(approved.user_code);
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: { code: 'CONFLICT', message: expect.stringContaining('approved') } });
-    expect((await deny(approved.user_code)).body).toEqual({ error: { code: 'CONFLICT', message: expect.stringContaining('approved') } });
+    expect((await deny(approved.user_code)).body).toEqual({
+      error: { code: 'CONFLICT', message: expect.stringContaining('approved') },
+    });
 
     const denied = await startActivation(server, api);
     await deny(denied.user_code);
-    expect((await confirm(denied.user_code)).body).toEqual({ error: { code: 'CONFLICT', message: expect.stringContaining('denied') } });
+    expect((await confirm(denied.user_code)).body).toEqual({
+      error: { code: 'CONFLICT', message: expect.stringContaining('denied') },
+    });
 
     await poll(approved.device_code);
-    expect((await confirm(approved.user_code)).body).toEqual({ error: { code: 'CONFLICT', message: expect.stringContaining('consumed') } });
+    expect((await confirm(approved.user_code)).body).toEqual({
+      error: { code: 'CONFLICT', message: expect.stringContaining('consumed') },
+    });
   });
 
   it('410 EXPIRED once the ten minutes have passed', async () => {

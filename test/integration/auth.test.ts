@@ -74,7 +74,9 @@ describe('POST /api/v1/auth/login and logout', () => {
 
   it('logout revokes the token it was called with, and only that one', async () => {
     const user = await signUp(api);
-    const other = await api.post<{ token: string }>('/api/v1/auth/login', { body: { email: user.email, password: user.password } });
+    const other = await api.post<{ token: string }>('/api/v1/auth/login', {
+      body: { email: user.email, password: user.password },
+    });
     expect((await api.post('/api/v1/auth/logout', { headers: session(user) })).body).toEqual({ success: true });
     const after = await api.get('/api/v1/me', { headers: session(user) });
     expect(after.status).toBe(401);
