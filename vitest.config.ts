@@ -26,12 +26,12 @@ export default defineConfig(async () => {
       testTimeout: 30_000,
       hookTimeout: 30_000,
       projects: [
-        { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-        { extends: true, test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+        { extends: true as const, test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' } } },
         ...(withPostgres
           ? [
               {
-                extends: true,
+                extends: true as const,
                 test: { name: 'postgres', include: integration, env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl } },
               },
             ]

@@ -44,7 +44,7 @@ describe('POST /api/v1/auth/signup', () => {
     [{ email: 'not-an-email', password: 'long enough' }, 'malformed email'],
     [{ email: uniqueEmail(), password: 'short' }, 'short password'],
     [{ email: 42, password: 'long enough' }, 'email of the wrong type'],
-  ])('answers 400 INVALID_INPUT for %j (%s)', async (body) => {
+  ])('answers 400 INVALID_INPUT for %j (%s)', async (body, _why) => {
     const reply = await api.post('/api/v1/auth/signup', { body });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: { code: 'INVALID_INPUT', message: expect.any(String) } });

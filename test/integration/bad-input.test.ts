@@ -1,0 +1,155 @@
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUp, type TestUser } from '../helpers/factories.js';
+import { type Client, client } from '../helpers/http.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let api: Client;
+let person: TestUser;
+
+beforeAll(async () => {
+  // Limits raised so the generated requests reach validation instead of stopping at 429.
+  server = await startServer({
+    RATE_LIMIT_REST_PER_MINUTE: '1000000',
+    RATE_LIMIT_POLL_BURST: '1000000',
+    RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
+  });
+  api = client(server.url);
+  person = await signUp(api);
+});
+afterAll(() => server.close());
+
+const ENDPOINTS = [
+  ['POST', '/api/v1/activate'],
+  ['POST', '/api/v1/activate/poll'],
+  ['POST', '/api/v1/activate/confirm'],
+  ['POST', '/api/v1/activate/deny'],
+  ['GET', '/api/v1/activate/lookup'],
+  ['POST', '/api/v1/auth/signup'],
+  ['POST', '/api/v1/auth/login'],
+  ['POST', '/api/v1/auth/logout'],
+  ['GET', '/api/v1/me'],
+  ['POST', '/api/v1/workspaces'],
+  ['POST', '/api/v1/workspaces/x/members'],
+  ['PUT', '/api/v1/workspaces/current'],
+  ['POST', '/api/v1/keys'],
+  ['DELETE', '/api/v1/keys/x'],
+] as const;
+
+/** A body in either envelope the spec allows for a 4xx here. */
+function expectEnvelope(status: number, body: unknown): void {
+  expect(status).toBeGreaterThanOrEqual(200);
+  expect(status).toBeLessThan(500);
+  if (status < 400) return;
+  const error = (body as { error?: { code?: unknown; type?: unknown; message?: unknown } }).error;
+  expect(typeof error?.message).toBe('string');
+  expect(status === 429 ? error?.type : error?.code).toEqual(expect.any(String));
+}
+
+const jsonValue = fc.jsonValue({ maxDepth: 3 });
+const bodyText = fc.oneof(
+  jsonValue.map((value) => JSON.stringify(value)),
+  fc
+    .record({ code: jsonValue, device_code: jsonValue, email: jsonValue, password: jsonValue, name: jsonValue })
+    .map((v) => JSON.stringify(v)),
+  fc.string({ maxLength: 200 }),
+  fc.constantFrom('', '{', '{"a":', 'null', '[]', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
+);
+const headerText = fc.string({ maxLength: 80 }).filter((text) => !/[\r\n\0]/.test(text));
+const headers = fc.record(
+  {
+    'x-api-key': fc.oneof(headerText, fc.constant('sklt_live_'.padEnd(50, 'A'))),
+    'x-auth-token': fc.oneof(headerText, fc.constant('valid')),
+    authorization: headerText,
+    'x-workspace-id': fc.oneof(headerText, fc.uuid()),
+    'x-client-label': headerText,
+    'user-agent': headerText,
+    'content-type': fc.constantFrom(
+      'application/json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=utf-8',
+      'garbage/%%',
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+async function injectRandom(
+  app: FastifyInstance,
+  endpoint: (typeof ENDPOINTS)[number],
+  body: string,
+  sent: Record<string, string>,
+  query: string,
+) {
+  const withToken = { ...sent };
+  if (withToken['x-auth-token'] === 'valid') withToken['x-auth-token'] = person.token;
+  const [method, path] = endpoint;
+  return app.inject({ method, url: `${path}?${query}`, headers: withToken, ...(method === 'GET' ? {} : { payload: body }) });
+}
+
+describe('random bodies and headers at the activation and auth endpoints', () => {
+  it('never produce a 5xx, and every 4xx speaks the envelope', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ENDPOINTS),
+        bodyText,
+        headers,
+        fc.oneof(
+          fc.constant(''),
+          fc.string({ maxLength: 40 }).map((code) => `code=${encodeURIComponent(code)}`),
+          fc.string({ maxLength: 40 }),
+        ),
+        async (endpoint, body, sent, query) => {
+          const reply = await injectRandom(server.app, endpoint, body, sent as Record<string, string>, query);
+          expectEnvelope(reply.statusCode, reply.headers['content-type']?.toString().includes('json') ? reply.json() : {});
+        },
+      ),
+      { numRuns: 600 },
+    );
+  });
+});
+
+describe('specific bad input', () => {
+  it('malformed JSON is 400 INVALID_INPUT', async () => {
+    const reply = await api.post('/api/v1/auth/login', { raw: '{"email": "a@b.c", ' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: { code: 'INVALID_INPUT', message: 'Request body is not valid JSON' } });
+  });
+
+  it('a huge body is 413 PAYLOAD_TOO_LARGE', async () => {
+    // Its own person: the random requests above may have logged the shared one out.
+    const person = await signUp(api);
+    const reply = await api.post('/api/v1/activate/confirm', {
+      body: { code: 'x'.repeat(2 * 1024 * 1024) },
+      headers: { 'x-auth-token': person.token },
+    });
+    expect(reply.status).toBe(413);
+    expect(reply.body).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
+  });
+
+  it('a wrong content type is 400, never a 5xx', async () => {
+    const reply = await api.post('/api/v1/activate/poll', { raw: 'device_code=abc', headers: { 'content-type': 'text/plain' } });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ error: { code: 'INVALID_INPUT', message: expect.any(String) } });
+  });
+
+  it('an over-long code or device code is 400, a garbage code is 404', async () => {
+    const person = await signUp(api);
+    const long = await api.post('/api/v1/activate/poll', { body: { device_code: 'x'.repeat(5000) } });
+    expect(long.status).toBe(400);
+    const garbage = await api.post('/api/v1/activate/confirm', {
+      body: { code: '💥💥💥💥-💥' },
+      headers: { 'x-auth-token': person.token },
+    });
+    expect(garbage.status).toBe(404);
+  });
+
+  it('a body on POST /activate that is not an object is ignored', async () => {
+    server.clock.advance(1000);
+    const reply = await api.post('/api/v1/activate', { raw: '[1,2,3]' });
+    expect(reply.status).toBe(200);
+  });
+});

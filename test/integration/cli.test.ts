@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../src/db/database.js';
+import { sha256Hex } from '../../src/secrets.js';
+import { engineUnderTest } from '../helpers/database.js';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+let dir: string;
+let buildDir: string;
+let cli: string;
+let env: NodeJS.ProcessEnv;
+let database: Database;
+let dropSchema: () => Promise<void> = async () => undefined;
+
+/** The CLI runs as built JavaScript, the way `npm run skillet` runs it. */
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'skillet-cli-'));
+  // Built inside the project, so the compiled code resolves the project's node_modules.
+  await mkdir(path.join(root, '.test-build'), { recursive: true });
+  buildDir = await mkdtemp(path.join(root, '.test-build', 'cli-'));
+  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+  await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', buildDir], { cwd: root });
+  cli = path.join(buildDir, 'src/cli/main.js');
+  env = { ...process.env, DATA_DIR: dir, PASSWORD_HASH_LOG_N: '10', DATABASE_URL: '' };
+  if (engineUnderTest() === 'sqlite') {
+    database = openDatabase({ kind: 'sqlite', file: path.join(dir, 'skillet.db') });
+    return;
+  }
+  const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `cli_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  env.DATABASE_URL = `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  database = openDatabase({ kind: 'postgres', url, schema });
+  dropSchema = async () => {
+    const cleaner = new pg.Client({ connectionString: url });
+    await cleaner.connect();
+    await cleaner.query(`drop schema ${schema} cascade`);
+    await cleaner.end();
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await database.close();
+  await dropSchema();
+  await rm(dir, { recursive: true, force: true });
+  await rm(buildDir, { recursive: true, force: true });
+});
+
+const skillet = (...args: string[]) => run(process.execPath, [cli, ...args], { env });
+
+async function failure(...args: string[]): Promise<{ code: number; stderr: string }> {
+  try {
+    await skillet(...args);
+  } catch (error) {
+    const { code, stderr } = error as { code: number; stderr: string };
+    return { code, stderr };
+  }
+  throw new Error('expected the command to fail');
+}
+
+describe('skillet migrate', () => {
+  it('applies the migrations once, then has nothing to do', async () => {
+    const first = await skillet('migrate');
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-identity'] });
+    expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
+  });
+});
+
+describe('skillet users create', () => {
+  it('prints one JSON line {userId, workspaceId, authToken}, and the token is live', async () => {
+    const email = `cli-${randomBytes(4).toString('hex')}@example.test`;
+    const { stdout } = await skillet('users', 'create', '--email', email, '--password', 'cli password', '--admin');
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0] ?? '');
+    expect(created).toEqual({
+      userId: expect.any(String),
+      workspaceId: expect.any(String),
+      authToken: expect.stringMatching(/^sklt_sess_/),
+    });
+
+    const user = await database.db.selectFrom('users').selectAll().where('id', '=', created.userId).executeTakeFirstOrThrow();
+    expect(user).toMatchObject({ email, is_admin: 1, personal_workspace_id: created.workspaceId });
+    const token = await database.db
+      .selectFrom('auth_tokens')
+      .selectAll()
+      .where('token_hash', '=', sha256Hex(created.authToken))
+      .executeTakeFirst();
+    expect(token?.user_id).toBe(created.userId);
+  });
+
+  it('fails clearly on a duplicate email, bad usage and bad settings', async () => {
+    const email = `dup-${randomBytes(4).toString('hex')}@example.test`;
+    await skillet('users', 'create', '--email', email);
+    expect(await failure('users', 'create', '--email', email)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('already exists'),
+    });
+    expect(await failure('users', 'create')).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: skillet') });
+    expect(await failure('frobnicate')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('Unknown command: frobnicate'),
+    });
+    env.PORT = 'eighty';
+    expect(await failure('migrate')).toMatchObject({ code: 1, stderr: expect.stringContaining('PORT must be a whole number') });
+    delete env.PORT;
+  });
+});

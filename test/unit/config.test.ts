@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'skillet-config-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('loadConfig', () => {
+  it('serves the embedded default on 127.0.0.1:8080 with the shipped limits', async () => {
+    const config = await loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: 'http://127.0.0.1:8080',
+      dataDir: dir,
+      databaseUrl: undefined,
+      rateLimits: {
+        restPerMinute: 100,
+        activationCreateIntervalMs: 1000,
+        pollBurst: 5,
+        pollPerSecond: 1,
+        pollIntervalSeconds: 2,
+      },
+      heartbeat: { activeSeconds: 300, idleSeconds: 604_800 },
+      authTokenTtlDays: 30,
+    });
+  });
+
+  it('generates a signing secret once and keeps it in the data folder', async () => {
+    const first = await loadConfig({ DATA_DIR: dir });
+    const second = await loadConfig({ DATA_DIR: dir });
+    expect(first.signingSecret.length).toBeGreaterThanOrEqual(32);
+    expect(second.signingSecret).toBe(first.signingSecret);
+    expect((await readFile(path.join(dir, 'signing-secret'), 'utf8')).trim()).toBe(first.signingSecret);
+    const configured = await loadConfig({ DATA_DIR: dir, SIGNING_SECRET: 'x'.repeat(40) });
+    expect(configured.signingSecret).toBe('x'.repeat(40));
+  });
+
+  it.each([
+    [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535 (got "http")'],
+    [{ PORT: '70000' }, 'PORT must be a whole number'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// URL'],
+    [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL must be an absolute URL'],
+    [{ PUBLIC_URL: 'ftp://example.test' }, 'PUBLIC_URL must be an http or https URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY must be true or false'],
+    [{ SIGNING_SECRET: 'short' }, 'SIGNING_SECRET must be at least 32 characters'],
+    [{ RATE_LIMIT_REST_PER_MINUTE: '0' }, 'RATE_LIMIT_REST_PER_MINUTE must be a whole number'],
+  ])('names the bad variable: %j', async (env, message) => {
+    const attempt = loadConfig({ DATA_DIR: dir, ...env });
+    await expect(attempt).rejects.toBeInstanceOf(ConfigError);
+    await expect(attempt).rejects.toThrow(message);
+  });
+
+  it('derives the public URL from host and port, and trims a trailing slash', async () => {
+    expect((await loadConfig({ DATA_DIR: dir, HOST: '0.0.0.0', PORT: '9000' })).publicUrl).toBe('http://127.0.0.1:9000');
+    expect((await loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://skillet.example.test/' })).publicUrl).toBe(
+      'https://skillet.example.test',
+    );
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AppError,
+  Conflict,
+  ExecutionRunning,
+  Forbidden,
+  InternalError,
+  InvalidInput,
+  NotFound,
+  PayloadTooLarge,
+  RateLimited,
+  Unauthorized,
+} from '../../src/errors.js';
+import { renderError } from '../../src/http/error-renderer.js';
+
+describe('renderError', () => {
+  it.each([
+    [new InvalidInput('bad'), 400, 'INVALID_INPUT'],
+    [new Unauthorized('Missing auth token'), 401, 'UNAUTHORIZED'],
+    [new Forbidden('no'), 403, 'FORBIDDEN'],
+    [new NotFound('gone'), 404, 'NOT_FOUND'],
+    [new Conflict('taken'), 409, 'CONFLICT'],
+    [new PayloadTooLarge('big'), 413, 'PAYLOAD_TOO_LARGE'],
+    [new InternalError('broke'), 500, 'INTERNAL_ERROR'],
+  ])('writes %s in the standard envelope', (error: AppError, status, code) => {
+    const rendered = renderError(error, 'standard');
+    expect(rendered.status).toBe(status);
+    expect(rendered.body).toEqual({ error: { code, message: error.message } });
+  });
+
+  it('writes a rate limit in its own envelope with Retry-After, in every family', () => {
+    for (const family of ['standard', 'artifact'] as const) {
+      const rendered = renderError(new RateLimited('slow down', 7), family);
+      expect(rendered).toMatchObject({
+        status: 429,
+        body: { error: { type: 'rate_limit_error', message: 'slow down' } },
+        headers: { 'retry-after': '7' },
+      });
+    }
+  });
+
+  it('writes a busy workspace as the execution-running shape', () => {
+    expect(renderError(new ExecutionRunning('busy'), 'standard')).toMatchObject({
+      status: 429,
+      body: { error: 'EXECUTION_RUNNING', message: 'busy' },
+    });
+  });
+
+  it('writes artifact-route failures in the older string shape, isRunning when busy', () => {
+    expect(renderError(new NotFound('Artifact not found'), 'artifact')).toMatchObject({
+      status: 404,
+      body: { error: 'Artifact not found', isRunning: false },
+    });
+    expect(renderError(new ExecutionRunning('An execution is running'), 'artifact')).toMatchObject({
+      status: 429,
+      body: { error: 'An execution is running', isRunning: true },
+    });
+  });
+
+  it('maps framework errors to 4xx and anything unknown to a 500 that is flagged', () => {
+    const validation = Object.assign(new Error('body must have required property code'), { validation: [{}], statusCode: 400 });
+    expect(renderError(validation, 'standard')).toMatchObject({
+      status: 400,
+      body: { error: { code: 'INVALID_INPUT' } },
+      unexpected: false,
+    });
+    const tooLarge = Object.assign(new Error('Request body is too large'), {
+      statusCode: 413,
+      code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+    });
+    expect(renderError(tooLarge, 'standard')).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
+    const unknown = renderError(new Error('database exploded: password=hunter2'), 'standard');
+    expect(unknown).toMatchObject({
+      status: 500,
+      body: { error: { code: 'INTERNAL_ERROR', message: 'Internal server error' } },
+      unexpected: true,
+    });
+    expect(renderError('a thrown string', 'standard').status).toBe(500);
+  });
+});
