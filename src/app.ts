@@ -12,6 +12,7 @@ import type { AppContext } from './context.js';
 import type { Database } from './db/database.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
+import { CredentialCache } from './identity/credential-cache.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
 import type { RateLimitStore } from './rate-limit/store.js';
@@ -42,6 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock,
     config,
     rateLimits,
+    credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
     keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
   };
 

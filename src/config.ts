@@ -17,6 +17,8 @@ export interface Config {
   appDownloadUrl: string;
   passwordHashLogN: number;
   authTokenTtlDays: number;
+  /** How long a resolved credential is trusted without asking the database (0: never). */
+  credentialCacheSeconds: number;
   heartbeat: { activeSeconds: number; idleSeconds: number };
   rateLimits: {
     restPerMinute: number;
@@ -129,6 +131,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),
     passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),
     authTokenTtlDays: integer(env, 'AUTH_TOKEN_TTL_DAYS', 30, 1, 3650),
+    credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 10, 0, 300),
     heartbeat: {
       activeSeconds: integer(env, 'HEARTBEAT_ACTIVE_SECONDS', 300, 1, 86_400),
       idleSeconds: integer(env, 'HEARTBEAT_IDLE_SECONDS', 7 * 86_400, 1, 365 * 86_400),

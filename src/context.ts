@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
+import type { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 
 /** What every domain function is handed: no globals, so tests swap any part. */
@@ -12,6 +13,7 @@ export interface AppContext {
   clock: Clock;
   config: Config;
   rateLimits: RateLimitStore;
+  credentials: CredentialCache;
   /** Purpose-bound keys derived from the signing secret. */
   keys: { sealing: Buffer; signing: Buffer };
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { ActivationStatus, ActivationsTable, Tables } from '../db/tables.js';
 
 export type ActivationRow = Selectable<ActivationsTable>;
@@ -11,8 +12,14 @@ export function findByUserCode(db: Kysely<Tables>, userCode: string): Promise<Ac
   return db.selectFrom('activations').selectAll().where('user_code', '=', userCode).executeTakeFirst();
 }
 
-export function findByDeviceCodeHash(db: Kysely<Tables>, hash: string): Promise<ActivationRow | undefined> {
-  return db.selectFrom('activations').selectAll().where('device_code_hash', '=', hash).executeTakeFirst();
+const byDeviceCodeHash = preparedQuery((db, hash: string) =>
+  db.selectFrom('activations').selectAll().where('device_code_hash', '=', hash),
+);
+
+/** On the polling path: prepared, since every device polls about once a second. */
+export async function findByDeviceCodeHash(db: Kysely<Tables>, hash: string): Promise<ActivationRow | undefined> {
+  const [row] = await byDeviceCodeHash(db, hash);
+  return row;
 }
 
 export function findById(db: Kysely<Tables>, id: string): Promise<ActivationRow | undefined> {

@@ -25,6 +25,7 @@ export async function expire(ctx: AppContext, row: ActivationRow): Promise<void>
         .where('id', '=', row.api_key_id)
         .where('revoked_at', 'is', null)
         .execute();
+      ctx.credentials.forget(row.api_key_id);
     }
   });
 }

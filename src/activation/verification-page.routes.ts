@@ -39,9 +39,13 @@ function pageCaller(user: UserRow): Caller {
     kind: 'session',
     credentialId: `page:${user.id}`,
     userId: user.id,
+    email: user.email,
     isAdmin: user.is_admin === 1,
+    userCreatedAt: user.created_at,
     personalWorkspaceId: user.personal_workspace_id,
     workspaceId: user.personal_workspace_id,
+    workspaceName: null,
+    workspacePersonal: true,
     role: 'owner',
   };
 }

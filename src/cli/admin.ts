@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { openConfiguredDatabase } from '../db/open-configured.js';
 import { issueAuthToken } from '../identity/auth-tokens.js';
+import { CredentialCache } from '../identity/credential-cache.js';
 import { createUser } from '../identity/users.js';
 import { MemoryRateLimitStore } from '../rate-limit/store.js';
 import { deriveKey, randomBase64Url } from '../secrets.js';
@@ -19,6 +20,7 @@ async function withContext<T>(config: Config, work: (ctx: AppContext) => Promise
       clock: systemClock,
       config,
       rateLimits: new MemoryRateLimitStore(),
+      credentials: new CredentialCache(0),
       keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
     });
   } finally {

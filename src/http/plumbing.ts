@@ -23,9 +23,9 @@ export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    const policy = request.routeOptions.config.auth;
+    const { auth: policy, rateLimit } = request.routeOptions.config;
     if (policy !== 'public') await resolveCaller(ctx, request);
-    await limitRequest(ctx, request, reply);
+    await limitRequest(ctx, request, reply, rateLimit ?? 'rest');
     if (policy !== 'user' && policy !== 'session') return;
     if (request.credentialError) throw request.credentialError;
     if (policy === 'session' && request.caller?.kind !== 'session') {

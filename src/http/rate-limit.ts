@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
 import { sha256Hex } from '../secrets.js';
+import type { RateLimitKind } from './route-config.js';
 
 export function restRule(config: Config): RateRule {
   return { kind: 'window', limit: config.rateLimits.restPerMinute, windowMs: 60_000 };
@@ -37,8 +38,12 @@ async function enforce(ctx: AppContext, reply: FastifyReply, key: string, rule: 
 }
 
 /** onRequest: the REST limit, or the activation-creation limit per client IP. */
-export async function limitRequest(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const kind = request.routeOptions.config.rateLimit ?? 'rest';
+export async function limitRequest(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  kind: RateLimitKind,
+): Promise<void> {
   if (kind === 'activation-poll') return; // counted per code once the body is read
   if (kind === 'activation-create') {
     await enforce(

@@ -98,4 +98,5 @@ export async function listApiKeys(ctx: AppContext, caller: Caller): Promise<ApiK
 export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: string): Promise<void> {
   const revoked = await revokeKey(ctx.db, caller.userId, keyId, ctx.clock.now().toISOString());
   if (!revoked) throw new NotFound('API key not found');
+  ctx.credentials.forget(keyId);
 }

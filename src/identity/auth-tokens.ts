@@ -25,6 +25,7 @@ export async function issueAuthToken(ctx: AppContext, user: UserRow): Promise<st
   return token;
 }
 
+/** Forgotten by the cache only once the revocation is written, so nothing re-caches it. */
 export async function revokeAuthToken(ctx: AppContext, tokenId: string): Promise<void> {
   await ctx.db
     .updateTable('auth_tokens')
@@ -32,8 +33,10 @@ export async function revokeAuthToken(ctx: AppContext, tokenId: string): Promise
     .where('id', '=', tokenId)
     .where('revoked_at', 'is', null)
     .execute();
+  ctx.credentials.forget(tokenId);
 }
 
 export async function setActiveWorkspace(ctx: AppContext, tokenId: string, workspaceId: string): Promise<void> {
   await ctx.db.updateTable('auth_tokens').set({ active_workspace_id: workspaceId }).where('id', '=', tokenId).execute();
+  ctx.credentials.forget(tokenId);
 }

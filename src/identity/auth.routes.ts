@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
-import { NotFound } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { Success } from '../http/schemas.js';
 import { LogInBody, MeSchema, SignedInSchema, SignUpBody } from './auth.schemas.js';
 import { revokeAuthToken } from './auth-tokens.js';
-import { logIn, signUp, userView } from './users.js';
-import { findUserById } from './users.store.js';
-import { currentWorkspace } from './workspaces.js';
+import { profileOf } from './profile.js';
+import { logIn, signUp } from './users.js';
 
 export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -29,17 +26,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       return { success: true as const };
     });
 
-    app.get('/me', { config: { auth: 'user' }, schema: { response: { 200: MeSchema } } }, async (request) => {
-      const caller = callerOf(request);
-      const user = await findUserById(ctx.db, caller.userId);
-      if (!user) throw new NotFound('User not found');
-      const workspace = await currentWorkspace(ctx, caller);
-      return {
-        user: userView(user),
-        workspace: { id: workspace.id, name: workspace.name, personal: workspace.personal, role: workspace.role },
-        credential: { type: caller.kind, id: caller.credentialId },
-        tier: subscriptionModeOf(caller.userId),
-      };
-    });
+    app.get('/me', { config: { auth: 'user' }, schema: { response: { 200: MeSchema } } }, async (request) =>
+      profileOf(callerOf(request)),
+    );
   };
 }

@@ -1,17 +1,23 @@
 import type { AppContext } from '../context.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { WorkspaceRole } from '../db/tables.js';
 import { Forbidden, InvalidInput } from '../errors.js';
 import { sha256Hex } from '../secrets.js';
 import { API_KEY_LENGTH, API_KEY_PREFIX } from './api-keys.js';
+import { findMembership } from './workspaces.store.js';
 
 /** Who is calling, through which credential, and in which workspace. */
 export interface Caller {
   kind: 'session' | 'api_key';
   credentialId: string;
   userId: string;
+  email: string;
   isAdmin: boolean;
+  userCreatedAt: string;
   personalWorkspaceId: string;
   workspaceId: string;
+  workspaceName: string | null;
+  workspacePersonal: boolean;
   role: WorkspaceRole;
 }
 
@@ -19,70 +25,95 @@ export interface Caller {
 const LAST_USED_GRANULARITY_MS = 60_000;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function callerFromApiKey(ctx: AppContext, key: string): Promise<Caller | null> {
-  if (key.length !== API_KEY_LENGTH || !key.startsWith(API_KEY_PREFIX)) return null;
-  const row = await ctx.db
+const liveKeyByHash = preparedQuery((db, keyHash: string) =>
+  db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
     .innerJoin('workspace_members as m', (join) =>
       join.onRef('m.workspace_id', '=', 'k.workspace_id').onRef('m.user_id', '=', 'k.user_id'),
     )
-    .select(['k.id', 'k.user_id', 'k.workspace_id', 'k.last_used_at', 'u.is_admin', 'u.personal_workspace_id', 'm.role'])
-    .where('k.key_hash', '=', sha256Hex(key))
-    .where('k.revoked_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) return null;
+    .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
+    .select(['k.id', 'k.user_id', 'k.workspace_id', 'k.last_used_at', 'm.role', 'w.name', 'w.is_personal'])
+    .select(['u.email', 'u.is_admin', 'u.created_at', 'u.personal_workspace_id'])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null),
+);
 
-  const now = ctx.clock.now();
-  if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY_MS) {
-    await ctx.db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', row.id).execute();
-  }
-  return {
-    kind: 'api_key',
-    credentialId: row.id,
-    userId: row.user_id,
-    isAdmin: row.is_admin === 1,
-    personalWorkspaceId: row.personal_workspace_id,
-    workspaceId: row.workspace_id,
-    role: row.role,
-  };
-}
-
-export async function callerFromAuthToken(ctx: AppContext, token: string): Promise<Caller | null> {
-  if (token.length > 200) return null;
-  const row = await ctx.db
+const liveTokenByHash = preparedQuery((db, tokenHash: string, nowIso: string) =>
+  db
     .selectFrom('auth_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .leftJoin('workspace_members as m', (join) =>
       join.onRef('m.workspace_id', '=', 't.active_workspace_id').onRef('m.user_id', '=', 't.user_id'),
     )
-    .select(['t.id', 't.user_id', 't.active_workspace_id', 'u.is_admin', 'u.personal_workspace_id', 'm.role'])
-    .where('t.token_hash', '=', sha256Hex(token))
+    .leftJoin('workspaces as w', 'w.id', 'm.workspace_id')
+    .select(['t.id', 't.user_id', 't.active_workspace_id', 't.expires_at', 'm.role', 'w.name', 'w.is_personal'])
+    .select(['u.email', 'u.is_admin', 'u.created_at', 'u.personal_workspace_id'])
+    .where('t.token_hash', '=', tokenHash)
     .where('t.revoked_at', 'is', null)
-    .where('t.expires_at', '>', ctx.clock.now().toISOString())
-    .executeTakeFirst();
+    .where('t.expires_at', '>', nowIso),
+);
+
+async function touchKey(ctx: AppContext, keyId: string, now: Date): Promise<void> {
+  await ctx.db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', keyId).execute();
+}
+
+export async function callerFromApiKey(ctx: AppContext, key: string): Promise<Caller | null> {
+  if (key.length !== API_KEY_LENGTH || !key.startsWith(API_KEY_PREFIX)) return null;
+  const hash = sha256Hex(key);
+  const now = ctx.clock.now();
+  const cached = ctx.credentials.get(hash, now.getTime());
+  if (cached) return cached;
+
+  const [row] = await liveKeyByHash(ctx.db, hash);
+  if (!row) return null;
+  if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY_MS) {
+    await touchKey(ctx, row.id, now);
+  }
+  const caller: Caller = {
+    kind: 'api_key',
+    credentialId: row.id,
+    userId: row.user_id,
+    email: row.email,
+    isAdmin: row.is_admin === 1,
+    userCreatedAt: row.created_at,
+    personalWorkspaceId: row.personal_workspace_id,
+    workspaceId: row.workspace_id,
+    workspaceName: row.name,
+    workspacePersonal: row.is_personal === 1,
+    role: row.role,
+  };
+  // Cached no longer than the last-used granularity, so a busy key keeps its heartbeat.
+  ctx.credentials.set(hash, caller, now.getTime(), now.getTime() + LAST_USED_GRANULARITY_MS);
+  return caller;
+}
+
+export async function callerFromAuthToken(ctx: AppContext, token: string): Promise<Caller | null> {
+  if (token.length > 200) return null;
+  const hash = sha256Hex(token);
+  const now = ctx.clock.now();
+  const cached = ctx.credentials.get(hash, now.getTime());
+  if (cached) return cached;
+
+  const [row] = await liveTokenByHash(ctx.db, hash, now.toISOString());
   if (!row) return null;
   // Removed from the workspace it had switched to: back to the personal one.
   const inActive = row.role !== null;
-  return {
+  const caller: Caller = {
     kind: 'session',
     credentialId: row.id,
     userId: row.user_id,
+    email: row.email,
     isAdmin: row.is_admin === 1,
+    userCreatedAt: row.created_at,
     personalWorkspaceId: row.personal_workspace_id,
     workspaceId: inActive ? row.active_workspace_id : row.personal_workspace_id,
+    workspaceName: inActive ? row.name : null,
+    workspacePersonal: inActive ? row.is_personal === 1 : true,
     role: row.role ?? 'owner',
   };
-}
-
-export async function membershipRole(ctx: AppContext, userId: string, workspaceId: string): Promise<WorkspaceRole | null> {
-  const row = await ctx.db
-    .selectFrom('workspace_members')
-    .select('role')
-    .where('workspace_id', '=', workspaceId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return row?.role ?? null;
+  ctx.credentials.set(hash, caller, now.getTime(), Date.parse(row.expires_at));
+  return caller;
 }
 
 /** Applies an `x-workspace-id` header: a session may act in any workspace it belongs to. */
@@ -91,7 +122,13 @@ export async function inWorkspace(ctx: AppContext, caller: Caller, workspaceId: 
   const id = workspaceId.toLowerCase();
   if (id === caller.workspaceId) return caller;
   if (caller.kind === 'api_key') throw new Forbidden('This API key is bound to another workspace');
-  const role = await membershipRole(ctx, caller.userId, id);
-  if (!role) throw new Forbidden('You are not a member of this workspace');
-  return { ...caller, workspaceId: id, role };
+  const membership = await findMembership(ctx.db, caller.userId, id);
+  if (!membership) throw new Forbidden('You are not a member of this workspace');
+  return {
+    ...caller,
+    workspaceId: id,
+    workspaceName: membership.name,
+    workspacePersonal: membership.is_personal === 1,
+    role: membership.role,
+  };
 }

@@ -49,10 +49,6 @@ export async function listWorkspaces(ctx: AppContext, caller: Caller): Promise<W
   return (await listMemberships(ctx.db, caller.userId)).map(workspaceView);
 }
 
-export async function currentWorkspace(ctx: AppContext, caller: Caller): Promise<WorkspaceView> {
-  return workspaceView(await visibleWorkspace(ctx, caller, caller.workspaceId));
-}
-
 export async function addMember(
   ctx: AppContext,
   caller: Caller,

@@ -111,3 +111,20 @@ describe('DELETE /api/v1/keys/:id', () => {
     expect((await api.get('/api/v1/me', { headers: { 'x-api-key': theirs.key } })).status).toBe(200);
   });
 });
+
+describe('the credential cache', () => {
+  it('honours a revocation made elsewhere (another node) within its TTL', async () => {
+    const person = await signUp(api);
+    const key = await createKey(api, person);
+    expect((await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } })).status).toBe(200);
+    // Written straight to the database, as another node of a cluster would.
+    await server.db.db
+      .updateTable('api_keys')
+      .set({ revoked_at: server.clock.now().toISOString() })
+      .where('id', '=', key.id)
+      .execute();
+    expect((await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } })).status).toBe(200);
+    server.clock.advance(server.config.credentialCacheSeconds * 1000);
+    expect((await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } })).status).toBe(401);
+  });
+});
