@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
 import { limitPoll } from '../http/rate-limit.js';
 import { Success } from '../http/schemas.js';
+import { sha256Hex } from '../secrets.js';
 import { confirmActivation, createActivation, denyActivation, lookupActivation } from './activation.js';
 import { ActivationDetailsSchema, CodeBody, CodeQuery, CreatedActivation, PollBody, PollResponse } from './activation.schemas.js';
 import { clientInfoOf } from './client-info.js';
@@ -31,12 +32,12 @@ export function activationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/activate/poll',
-      {
-        config: { auth: 'public', rateLimit: 'activation-poll' },
-        preValidation: (request, reply) => limitPoll(ctx, request, reply),
-        schema: { body: PollBody, response: { 200: PollResponse } },
+      { config: { auth: 'public', rateLimit: 'activation-poll' }, schema: { body: PollBody, response: { 200: PollResponse } } },
+      async (request, reply) => {
+        const deviceCodeHash = sha256Hex(request.body.device_code);
+        await limitPoll(ctx, reply, deviceCodeHash);
+        return pollActivation(ctx, deviceCodeHash);
       },
-      async (request) => pollActivation(ctx, request.body.device_code),
     );
 
     app.get(

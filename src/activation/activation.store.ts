@@ -4,6 +4,23 @@ import type { ActivationStatus, ActivationsTable, Tables } from '../db/tables.js
 
 export type ActivationRow = Selectable<ActivationsTable>;
 
+/** What the state machine reads of a code: enough to decide, expire and claim it. */
+export type ActivationState = Pick<
+  ActivationRow,
+  'id' | 'version' | 'status' | 'expires_at' | 'api_key_id' | 'sealed_key' | 'workspace_id' | 'decided_by'
+>;
+
+const STATE_COLUMNS = [
+  'id',
+  'version',
+  'status',
+  'expires_at',
+  'api_key_id',
+  'sealed_key',
+  'workspace_id',
+  'decided_by',
+] as const;
+
 export async function insertActivation(db: Kysely<Tables>, row: Omit<ActivationRow, 'version'>): Promise<void> {
   await db.insertInto('activations').values(row).execute();
 }
@@ -13,17 +30,17 @@ export function findByUserCode(db: Kysely<Tables>, userCode: string): Promise<Ac
 }
 
 const byDeviceCodeHash = preparedQuery((db, hash: string) =>
-  db.selectFrom('activations').selectAll().where('device_code_hash', '=', hash),
+  db.selectFrom('activations').select(STATE_COLUMNS).where('device_code_hash', '=', hash),
 );
 
 /** On the polling path: prepared, since every device polls about once a second. */
-export async function findByDeviceCodeHash(db: Kysely<Tables>, hash: string): Promise<ActivationRow | undefined> {
+export async function findByDeviceCodeHash(db: Kysely<Tables>, hash: string): Promise<ActivationState | undefined> {
   const [row] = await byDeviceCodeHash(db, hash);
   return row;
 }
 
-export function findById(db: Kysely<Tables>, id: string): Promise<ActivationRow | undefined> {
-  return db.selectFrom('activations').selectAll().where('id', '=', id).executeTakeFirst();
+export function findStateById(db: Kysely<Tables>, id: string): Promise<ActivationState | undefined> {
+  return db.selectFrom('activations').select(STATE_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
 export type ActivationChange = Partial<
@@ -49,10 +66,10 @@ export async function compareAndSet(
 }
 
 /** Codes whose clock ran out while still pending or awaiting their claim. */
-export function findOverdue(db: Kysely<Tables>, nowIso: string, limit: number): Promise<ActivationRow[]> {
+export function findOverdue(db: Kysely<Tables>, nowIso: string, limit: number): Promise<ActivationState[]> {
   return db
     .selectFrom('activations')
-    .selectAll()
+    .select(STATE_COLUMNS)
     .where('status', 'in', ['pending', 'approved'])
     .where('expires_at', '<=', nowIso)
     .limit(limit)

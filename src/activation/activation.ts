@@ -7,7 +7,14 @@ import { mintApiKey } from '../identity/api-keys.js';
 import type { Caller } from '../identity/callers.js';
 import type { RateRule } from '../rate-limit/store.js';
 import { encrypt, randomBase64Url, sha256Hex } from '../secrets.js';
-import { type ActivationRow, compareAndSet, findById, findByUserCode, insertActivation } from './activation.store.js';
+import {
+  type ActivationRow,
+  type ActivationState,
+  compareAndSet,
+  findByUserCode,
+  findStateById,
+  insertActivation,
+} from './activation.store.js';
 import { ACTIVATION_TTL_SECONDS, currentStatus, expire } from './lifecycle.js';
 import { generateUserCode, normalizeUserCode } from './user-code.js';
 
@@ -108,7 +115,7 @@ export async function lookupActivation(ctx: AppContext, caller: Caller, typed: s
 }
 
 /** Refuses a decision on a code that is no longer pending, naming the state it is in. */
-async function requirePending(ctx: AppContext, row: ActivationRow): Promise<void> {
+async function requirePending(ctx: AppContext, row: ActivationState): Promise<void> {
   const status = currentStatus(row, ctx.clock.now());
   if (status === 'pending') return;
   if (status === 'expired') {
@@ -122,7 +129,7 @@ async function requirePending(ctx: AppContext, row: ActivationRow): Promise<void
 class LostRace extends Error {}
 
 async function afterLostRace(ctx: AppContext, id: string): Promise<never> {
-  const winner = await findById(ctx.db, id);
+  const winner = await findStateById(ctx.db, id);
   if (!winner) throw new NotFound('No activation with this code');
   await requirePending(ctx, winner);
   throw new Conflict('This activation code changed while it was being decided');

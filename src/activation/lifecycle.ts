@@ -1,11 +1,11 @@
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';
-import { type ActivationRow, compareAndSet, findOverdue } from './activation.store.js';
+import { type ActivationState, compareAndSet, findOverdue } from './activation.store.js';
 
 export const ACTIVATION_TTL_SECONDS = 600;
 
 /** The state a code is in right now: a stored pending or approved code may have run out. */
-export function currentStatus(row: Pick<ActivationRow, 'status' | 'expires_at'>, now: Date): ActivationStatus {
+export function currentStatus(row: Pick<ActivationState, 'status' | 'expires_at'>, now: Date): ActivationStatus {
   const live = row.status === 'pending' || row.status === 'approved';
   return live && Date.parse(row.expires_at) <= now.getTime() ? 'expired' : row.status;
 }
@@ -15,7 +15,7 @@ export function currentStatus(row: Pick<ActivationRow, 'status' | 'expires_at'>,
  * minted key with it: the sealed copy is wiped and the key revoked, so no key outlives
  * the claim window unseen.
  */
-export async function expire(ctx: AppContext, row: ActivationRow): Promise<void> {
+export async function expire(ctx: AppContext, row: ActivationState): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const won = await compareAndSet(trx, row, { status: 'expired', sealed_key: null });
     if (won && row.status === 'approved' && row.api_key_id) {

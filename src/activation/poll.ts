@@ -1,8 +1,8 @@
 import { type SubscriptionMode, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';
-import { decrypt, sha256Hex } from '../secrets.js';
-import { type ActivationRow, compareAndSet, findByDeviceCodeHash, findById, workspaceName } from './activation.store.js';
+import { decrypt } from '../secrets.js';
+import { type ActivationState, compareAndSet, findByDeviceCodeHash, findStateById, workspaceName } from './activation.store.js';
 import { currentStatus, expire } from './lifecycle.js';
 
 export type PollResult =
@@ -14,7 +14,7 @@ export type PollResult =
       workspace: { id: string; name: string | null };
     };
 
-async function settle(ctx: AppContext, row: ActivationRow): Promise<Exclude<ActivationStatus, 'approved'> | 'claimable'> {
+async function settle(ctx: AppContext, row: ActivationState): Promise<Exclude<ActivationStatus, 'approved'> | 'claimable'> {
   const status = currentStatus(row, ctx.clock.now());
   if (status === 'expired' && row.status !== 'expired') await expire(ctx, row);
   return status === 'approved' ? 'claimable' : status;
@@ -25,8 +25,8 @@ async function settle(ctx: AppContext, row: ActivationRow): Promise<Exclude<Acti
  * user code sent in place of the device code) reads as expired. The first poll after
  * approval claims the key through a compare-and-set, so exactly one poll ever sees it.
  */
-export async function pollActivation(ctx: AppContext, deviceCode: string): Promise<PollResult> {
-  const row = await findByDeviceCodeHash(ctx.db, sha256Hex(deviceCode));
+export async function pollActivation(ctx: AppContext, deviceCodeHash: string): Promise<PollResult> {
+  const row = await findByDeviceCodeHash(ctx.db, deviceCodeHash);
   if (!row) return { status: 'expired' };
   const state = await settle(ctx, row);
   if (state !== 'claimable') return { status: state };
@@ -37,7 +37,7 @@ export async function pollActivation(ctx: AppContext, deviceCode: string): Promi
     claimed_at: ctx.clock.now().toISOString(),
   });
   if (!won || !row.sealed_key || !row.workspace_id || !row.decided_by) {
-    const now = await findById(ctx.db, row.id);
+    const now = await findStateById(ctx.db, row.id);
     const status = now ? currentStatus(now, ctx.clock.now()) : 'expired';
     return { status: status === 'approved' ? 'consumed' : status };
   }

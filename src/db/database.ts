@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { attachReader } from './sqlite-reader.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Tables } from './tables.js';
 
@@ -38,7 +39,15 @@ export function openDatabase(target: DatabaseTarget): Database {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('synchronous = NORMAL');
     const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const detachReader = attachReader(db, target.file);
+    return {
+      db,
+      dialect: 'sqlite',
+      close: async () => {
+        detachReader();
+        await db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({
     connectionString: target.url,

@@ -33,13 +33,10 @@ export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
     }
   });
 
-  app.addHook('onSend', async (request, reply) => {
-    await ensureRateLimitHeaders(ctx, request, reply);
-  });
-
-  app.setErrorHandler((error, request, reply) => {
+  app.setErrorHandler(async (error, request, reply) => {
     const rendered = renderError(error, request.routeOptions.config?.errorFamily ?? 'standard');
     if (rendered.unexpected) request.log.error({ err: error }, 'request failed');
+    await ensureRateLimitHeaders(ctx, request, reply);
     return reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
   });
 

@@ -3,7 +3,6 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
-import { sha256Hex } from '../secrets.js';
 import type { RateLimitKind } from './route-config.js';
 
 export function restRule(config: Config): RateRule {
@@ -58,17 +57,20 @@ export async function limitRequest(
   await enforce(ctx, reply, restKey(request), restRule(ctx.config), 'Rate limit exceeded; slow down');
 }
 
-/** preValidation of the poll route: about one poll per second per device code. */
-export async function limitPoll(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const body = request.body as { device_code?: unknown } | null | undefined;
-  const code = typeof body?.device_code === 'string' ? body.device_code : undefined;
-  const key = code === undefined ? `poll:ip:${request.ip}` : `poll:code:${sha256Hex(code)}`;
-  await enforce(ctx, reply, key, pollRule(ctx.config), 'Polling too fast; wait the interval between polls');
+/** About one poll per second per device code, counted by the code's hash. */
+export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCodeHash: string): Promise<void> {
+  await enforce(
+    ctx,
+    reply,
+    `poll:code:${deviceCodeHash}`,
+    pollRule(ctx.config),
+    'Polling too fast; wait the interval between polls',
+  );
 }
 
 /**
- * onSend: a response that never reached a limiter (a body the parser refused before the
- * poll limiter ran, say) still carries the headers, read from the client IP's REST window.
+ * For error responses: one that never reached a limiter (a poll body that failed to parse
+ * or validate, say) still carries the headers, read from the client IP's REST window.
  */
 export async function ensureRateLimitHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;

@@ -10,7 +10,10 @@ import type { Caller } from '../identity/callers.js';
  */
 export type AuthPolicy = 'public' | 'user' | 'session';
 
-/** Which limiter counts a route's requests, and so which one its headers describe. */
+/**
+ * Which limiter counts a route's requests, and so which one its headers describe. The
+ * poll route counts per device code in its handler, once the code is known.
+ */
 export type RateLimitKind = 'rest' | 'activation-create' | 'activation-poll';
 
 /** The error body a route family speaks: the usual envelope, or the artifacts' older shape. */

@@ -1,0 +1,37 @@
+import SQLite from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { Tables } from './tables.js';
+
+/** Runs one read statement synchronously and returns its rows. */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[];
+
+const readers = new WeakMap<Kysely<Tables>, DirectReader>();
+
+/**
+ * A second, read-only connection to a SQLite file. In WAL mode it reads the last committed
+ * state without waiting for the writer, and, unlike the writer's connection, it never
+ * sits inside a transaction another request has open. Point reads on per-request paths
+ * use it directly; everything else goes through Kysely and the writer.
+ */
+export function attachReader(db: Kysely<Tables>, file: string): () => void {
+  const connection = new SQLite(file, { readonly: true, fileMustExist: true });
+  connection.pragma('busy_timeout = 5000');
+  const statements = new Map<string, SQLite.Statement>();
+  readers.set(db, (sql, parameters) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = connection.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement.all(...parameters);
+  });
+  return () => {
+    readers.delete(db);
+    connection.close();
+  };
+}
+
+/** The direct reader of a database opened with one; transactions and PostgreSQL have none. */
+export function directReaderOf(db: Kysely<Tables>): DirectReader | undefined {
+  return readers.get(db);
+}
