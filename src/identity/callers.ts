@@ -54,6 +54,35 @@ const liveTokenByHash = preparedQuery((db, tokenHash: string, nowIso: string) =>
     .where('t.expires_at', '>', nowIso),
 );
 
+interface UserColumns {
+  user_id: string;
+  email: string;
+  is_admin: number;
+  created_at: string;
+  personal_workspace_id: string;
+}
+
+function callerOf(
+  kind: Caller['kind'],
+  credentialId: string,
+  user: UserColumns,
+  workspace: { id: string; name: string | null; personal: boolean; role: WorkspaceRole },
+): Caller {
+  return {
+    kind,
+    credentialId,
+    userId: user.user_id,
+    email: user.email,
+    isAdmin: user.is_admin === 1,
+    userCreatedAt: user.created_at,
+    personalWorkspaceId: user.personal_workspace_id,
+    workspaceId: workspace.id,
+    workspaceName: workspace.name,
+    workspacePersonal: workspace.personal,
+    role: workspace.role,
+  };
+}
+
 async function touchKey(ctx: AppContext, keyId: string, now: Date): Promise<void> {
   await ctx.db.updateTable('api_keys').set({ last_used_at: now.toISOString() }).where('id', '=', keyId).execute();
 }
@@ -70,19 +99,12 @@ export async function callerFromApiKey(ctx: AppContext, key: string): Promise<Ca
   if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY_MS) {
     await touchKey(ctx, row.id, now);
   }
-  const caller: Caller = {
-    kind: 'api_key',
-    credentialId: row.id,
-    userId: row.user_id,
-    email: row.email,
-    isAdmin: row.is_admin === 1,
-    userCreatedAt: row.created_at,
-    personalWorkspaceId: row.personal_workspace_id,
-    workspaceId: row.workspace_id,
-    workspaceName: row.name,
-    workspacePersonal: row.is_personal === 1,
+  const caller = callerOf('api_key', row.id, row, {
+    id: row.workspace_id,
+    name: row.name,
+    personal: row.is_personal === 1,
     role: row.role,
-  };
+  });
   // Cached no longer than the last-used granularity, so a busy key keeps its heartbeat.
   ctx.credentials.set(hash, caller, now.getTime(), now.getTime() + LAST_USED_GRANULARITY_MS);
   return caller;
@@ -98,20 +120,11 @@ export async function callerFromAuthToken(ctx: AppContext, token: string): Promi
   const [row] = await liveTokenByHash(ctx.db, hash, now.toISOString());
   if (!row) return null;
   // Removed from the workspace it had switched to: back to the personal one.
-  const inActive = row.role !== null;
-  const caller: Caller = {
-    kind: 'session',
-    credentialId: row.id,
-    userId: row.user_id,
-    email: row.email,
-    isAdmin: row.is_admin === 1,
-    userCreatedAt: row.created_at,
-    personalWorkspaceId: row.personal_workspace_id,
-    workspaceId: inActive ? row.active_workspace_id : row.personal_workspace_id,
-    workspaceName: inActive ? row.name : null,
-    workspacePersonal: inActive ? row.is_personal === 1 : true,
-    role: row.role ?? 'owner',
-  };
+  const workspace =
+    row.role === null
+      ? { id: row.personal_workspace_id, name: null, personal: true, role: 'owner' as const }
+      : { id: row.active_workspace_id, name: row.name, personal: row.is_personal === 1, role: row.role };
+  const caller = callerOf('session', row.id, row, workspace);
   ctx.credentials.set(hash, caller, now.getTime(), Date.parse(row.expires_at));
   return caller;
 }

@@ -22,22 +22,35 @@ export async function freshDatabase(dir: string, options: { poolSize?: number } 
     await migrateToLatest(database);
     return { database, drop: () => database.close() };
   }
-  const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const database = openDatabase({ kind: 'postgres', url, schema, poolSize: options.poolSize ?? 10 });
+  const schema = await createSchema('test');
+  const database = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: schema.name, poolSize: options.poolSize ?? 10 });
   await migrateToLatest(database);
   return {
     database,
     async drop() {
       await database.close();
-      const cleaner = new pg.Client({ connectionString: url });
-      await cleaner.connect();
-      await cleaner.query(`drop schema ${schema} cascade`);
-      await cleaner.end();
+      await schema.drop();
     },
   };
+}
+
+export function postgresUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+async function adminQuery(statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: postgresUrl() });
+  await admin.connect();
+  try {
+    await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A schema of its own on the test PostgreSQL server, so test files never share tables. */
+export async function createSchema(prefix: string): Promise<{ name: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`create schema ${name}`);
+  return { name, drop: () => adminQuery(`drop schema ${name} cascade`) };
 }

@@ -4,11 +4,10 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { sha256Hex } from '../../src/secrets.js';
-import { engineUnderTest } from '../helpers/database.js';
+import { createSchema, engineUnderTest, postgresUrl } from '../helpers/database.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -33,20 +32,10 @@ beforeAll(async () => {
     database = openDatabase({ kind: 'sqlite', file: path.join(dir, 'skillet.db') });
     return;
   }
-  const url = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `cli_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  env.DATABASE_URL = `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  database = openDatabase({ kind: 'postgres', url, schema });
-  dropSchema = async () => {
-    const cleaner = new pg.Client({ connectionString: url });
-    await cleaner.connect();
-    await cleaner.query(`drop schema ${schema} cascade`);
-    await cleaner.end();
-  };
+  const schema = await createSchema('cli');
+  env.DATABASE_URL = `${postgresUrl()}?options=${encodeURIComponent(`-c search_path=${schema.name}`)}`;
+  database = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: schema.name });
+  dropSchema = schema.drop;
 }, 60_000);
 
 afterAll(async () => {
