@@ -8,15 +8,13 @@ import { sweepExpiredActivations } from './activation/lifecycle.js';
 import { verificationPageRoutes } from './activation/verification-page.routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { AppContext } from './context.js';
+import { createAppContext } from './context.js';
 import type { Database } from './db/database.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
-import { CredentialCache } from './identity/credential-cache.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
 import type { RateLimitStore } from './rate-limit/store.js';
-import { deriveKey } from './secrets.js';
 
 export interface AppDeps {
   config: Config;
@@ -37,15 +35,7 @@ function requestSummary(request: { method: string; url: string; ip: string }) {
 /** Builds the whole application. It never listens: main.ts does, tests use inject or listen. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, clock, rateLimits } = deps;
-  const ctx: AppContext = {
-    db: database.db,
-    dialect: database.dialect,
-    clock,
-    config,
-    rateLimits,
-    credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
-    keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
-  };
+  const ctx = createAppContext({ config, database, clock, rateLimits });
 
   const app = Fastify({
     logger: {

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import type { Dialect } from './db/database.js';
+import type { Database, Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
-import type { CredentialCache } from './identity/credential-cache.js';
+import { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
+import { deriveKey } from './secrets.js';
 
 /** What every domain function is handed: no globals, so tests swap any part. */
 export interface AppContext {
@@ -16,4 +17,22 @@ export interface AppContext {
   credentials: CredentialCache;
   /** Purpose-bound keys derived from the signing secret. */
   keys: { sealing: Buffer; signing: Buffer };
+}
+
+export function createAppContext(parts: {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  rateLimits: RateLimitStore;
+}): AppContext {
+  const { config, database } = parts;
+  return {
+    db: database.db,
+    dialect: database.dialect,
+    clock: parts.clock,
+    config,
+    rateLimits: parts.rateLimits,
+    credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
+    keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
+  };
 }

@@ -1,28 +1,19 @@
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
+import { type AppContext, createAppContext } from '../context.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { openConfiguredDatabase } from '../db/open-configured.js';
 import { issueAuthToken } from '../identity/auth-tokens.js';
-import { CredentialCache } from '../identity/credential-cache.js';
 import { createUser } from '../identity/users.js';
 import { MemoryRateLimitStore } from '../rate-limit/store.js';
-import { deriveKey, randomBase64Url } from '../secrets.js';
+import { randomBase64Url } from '../secrets.js';
 
 /** Runs an operator command against the configured database, migrated first. */
 async function withContext<T>(config: Config, work: (ctx: AppContext) => Promise<T>): Promise<T> {
   const database = openConfiguredDatabase(config);
   try {
     await migrateToLatest(database);
-    return await work({
-      db: database.db,
-      dialect: database.dialect,
-      clock: systemClock,
-      config,
-      rateLimits: new MemoryRateLimitStore(),
-      credentials: new CredentialCache(0),
-      keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
-    });
+    return await work(createAppContext({ config, database, clock: systemClock, rateLimits: new MemoryRateLimitStore() }));
   } finally {
     await database.close();
   }

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpiredActivations } from '../../src/activation/lifecycle.js';
+import { createAppContext } from '../../src/context.js';
+import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { type Activation, createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -252,5 +255,49 @@ describe('poll input', () => {
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual({ error: { code: 'INVALID_INPUT', message: expect.any(String) } });
     }
+  });
+});
+
+describe('the expiry sweep', () => {
+  it('expires codes nobody reads any more, revoking a key that was approved but never claimed', async () => {
+    const sweeper = createAppContext({
+      config: server.config,
+      database: server.db,
+      clock: server.clock,
+      rateLimits: new MemoryRateLimitStore(),
+    });
+    const approver = await signUp(api);
+    const approved = await startActivation(server, api);
+    const waiting = await startActivation(server, api);
+    await confirm(approved.user_code, approver);
+    const keysBefore = await api.get<{ keys: unknown[] }>('/api/v1/keys', { headers: session(approver) });
+    expect(keysBefore.body.keys).toHaveLength(1);
+
+    const statuses = async () =>
+      (
+        await server.db.db
+          .selectFrom('activations')
+          .select(['status', 'sealed_key'])
+          .where('user_code', 'in', [approved.user_code, waiting.user_code])
+          .orderBy('status')
+          .execute()
+      ).map((row) => [row.status, row.sealed_key === null]);
+
+    // `approved` was created one limiter interval before `waiting`.
+    server.clock.advance(598_000);
+    await sweepExpiredActivations(sweeper);
+    expect(await statuses()).toEqual([
+      ['approved', false],
+      ['pending', true],
+    ]);
+    server.clock.advance(2_000);
+    expect(await sweepExpiredActivations(sweeper)).toBeGreaterThanOrEqual(2);
+    expect(await statuses()).toEqual([
+      ['expired', true],
+      ['expired', true],
+    ]);
+    const keysAfter = await api.get<{ keys: unknown[] }>('/api/v1/keys', { headers: session(approver) });
+    expect(keysAfter.body.keys).toEqual([]);
+    expect((await poll(approved.device_code)).body).toEqual({ status: 'expired' });
   });
 });

@@ -139,3 +139,14 @@ describe('unknown routes', () => {
     expect(reply.headers.get('x-ratelimit-limit')).toBe('100');
   });
 });
+
+describe('GET /openapi.json', () => {
+  it('describes the routes from their schemas', async () => {
+    const reply = await api.get<{ openapi: string; paths: Record<string, unknown> }>('/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body.openapi).toMatch(/^3\./);
+    for (const path of ['/api/v1/activate', '/api/v1/activate/poll', '/api/v1/auth/signup', '/api/v1/keys/{id}', '/api/v1/me']) {
+      expect(Object.keys(reply.body.paths)).toContain(path);
+    }
+  });
+});
