@@ -1,6 +1,7 @@
 import { type SubscriptionMode, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';
+import { InternalError } from '../errors.js';
 import { decrypt } from '../secrets.js';
 import { type ActivationState, compareAndSet, findByDeviceCodeHash, findStateById, workspaceName } from './activation.store.js';
 import { currentStatus, expire } from './lifecycle.js';
@@ -36,10 +37,14 @@ export async function pollActivation(ctx: AppContext, deviceCodeHash: string): P
     sealed_key: null,
     claimed_at: ctx.clock.now().toISOString(),
   });
-  if (!won || !row.sealed_key || !row.workspace_id || !row.decided_by) {
-    const now = await findStateById(ctx.db, row.id);
-    const status = now ? currentStatus(now, ctx.clock.now()) : 'expired';
+  if (!won) {
+    // Another poll claimed it a moment ago (or the clock ran out): report where it is now.
+    const latest = await findStateById(ctx.db, row.id);
+    const status = latest ? currentStatus(latest, ctx.clock.now()) : 'expired';
     return { status: status === 'approved' ? 'consumed' : status };
+  }
+  if (!row.sealed_key || !row.workspace_id || !row.decided_by) {
+    throw new InternalError('An approved activation is missing its sealed key');
   }
   const workspace = await workspaceName(ctx.db, row.workspace_id);
   return {
