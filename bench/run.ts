@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 
 const DURATION_SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Rounds alternate baseline and Skillet, so drift on a shared machine hits both alike. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const POLLING_DEVICES = 200;
 

@@ -1,8 +1,8 @@
 import {
   createCipheriv,
   createDecipheriv,
-  createHash,
   createHmac,
+  hash,
   hkdfSync,
   randomBytes,
   randomInt,
@@ -25,7 +25,7 @@ export function randomBase64Url(bytes: number): string {
 
 /** Lookup hash for high-entropy secrets (keys, tokens, device codes): no salt needed. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

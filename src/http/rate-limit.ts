@@ -5,16 +5,27 @@ import { RateLimited } from '../errors.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
 import type { RateLimitKind } from './route-config.js';
 
-export function restRule(config: Config): RateRule {
-  return { kind: 'window', limit: config.rateLimits.restPerMinute, windowMs: 60_000 };
+/** The limiter rules of one configuration, built once rather than on every request. */
+interface Rules {
+  rest: RateRule;
+  activationCreate: RateRule;
+  poll: RateRule;
 }
 
-function activationCreateRule(config: Config): RateRule {
-  return { kind: 'bucket', capacity: 1, intervalMs: config.rateLimits.activationCreateIntervalMs };
-}
+const rulesByConfig = new WeakMap<Config, Rules>();
 
-function pollRule(config: Config): RateRule {
-  return { kind: 'bucket', capacity: config.rateLimits.pollBurst, intervalMs: 1000 / config.rateLimits.pollPerSecond };
+function rulesOf(config: Config): Rules {
+  let rules = rulesByConfig.get(config);
+  if (!rules) {
+    const limits = config.rateLimits;
+    rules = {
+      rest: { kind: 'window', limit: limits.restPerMinute, windowMs: 60_000 },
+      activationCreate: { kind: 'bucket', capacity: 1, intervalMs: limits.activationCreateIntervalMs },
+      poll: { kind: 'bucket', capacity: limits.pollBurst, intervalMs: 1000 / limits.pollPerSecond },
+    };
+    rulesByConfig.set(config, rules);
+  }
+  return rules;
 }
 
 /** REST requests count per credential (a key, or a person for auth tokens), else per IP. */
@@ -49,12 +60,12 @@ export async function limitRequest(
       ctx,
       reply,
       `activate:ip:${request.ip}`,
-      activationCreateRule(ctx.config),
+      rulesOf(ctx.config).activationCreate,
       'Too many activation requests; wait a few seconds',
     );
     return;
   }
-  await enforce(ctx, reply, restKey(request), restRule(ctx.config), 'Rate limit exceeded; slow down');
+  await enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, 'Rate limit exceeded; slow down');
 }
 
 /** About one poll per second per device code, counted by the code's hash. */
@@ -63,7 +74,7 @@ export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCode
     ctx,
     reply,
     `poll:code:${deviceCodeHash}`,
-    pollRule(ctx.config),
+    rulesOf(ctx.config).poll,
     'Polling too fast; wait the interval between polls',
   );
 }
@@ -74,5 +85,5 @@ export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCode
  */
 export async function ensureRateLimitHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;
-  setHeaders(reply, await ctx.rateLimits.peek(restKey(request), restRule(ctx.config), ctx.clock.now().getTime()));
+  setHeaders(reply, await ctx.rateLimits.peek(restKey(request), rulesOf(ctx.config).rest, ctx.clock.now().getTime()));
 }

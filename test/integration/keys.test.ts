@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKeyView } from '../../src/identity/api-keys.js';
 import { createKey, session, signUp } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -12,18 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface KeyItem {
-  id: string;
-  label: string;
-  keyPreview: string;
-  workspaceId: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  heartbeat: string;
-}
-
 const listKeys = async (token: string) =>
-  (await api.get<{ keys: KeyItem[] }>('/api/v1/keys', { headers: { 'x-auth-token': token } })).body.keys;
+  (await api.get<{ keys: ApiKeyView[] }>('/api/v1/keys', { headers: { 'x-auth-token': token } })).body.keys;
 
 describe('POST /api/v1/keys', () => {
   it('returns the plaintext once, with its preview, bound to the current workspace', async () => {
