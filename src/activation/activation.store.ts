@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.js';
+import { preparedLookup } from '../db/prepared-lookup.js';
 import type { ActivationStatus, ActivationsTable, Tables } from '../db/tables.js';
 
 export type ActivationRow = Selectable<ActivationsTable>;
@@ -29,15 +29,10 @@ export function findByUserCode(db: Kysely<Tables>, userCode: string): Promise<Ac
   return db.selectFrom('activations').selectAll().where('user_code', '=', userCode).executeTakeFirst();
 }
 
-const byDeviceCodeHash = preparedQuery((db, hash: string) =>
+/** On the polling path: prepared, since every device polls about once a second. */
+export const findByDeviceCodeHash = preparedLookup((db, hash: string) =>
   db.selectFrom('activations').select(STATE_COLUMNS).where('device_code_hash', '=', hash),
 );
-
-/** On the polling path: prepared, since every device polls about once a second. */
-export async function findByDeviceCodeHash(db: Kysely<Tables>, hash: string): Promise<ActivationState | undefined> {
-  const [row] = await byDeviceCodeHash(db, hash);
-  return row;
-}
 
 export function findStateById(db: Kysely<Tables>, id: string): Promise<ActivationState | undefined> {
   return db.selectFrom('activations').select(STATE_COLUMNS).where('id', '=', id).executeTakeFirst();

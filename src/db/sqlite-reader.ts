@@ -2,8 +2,8 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
-/** Runs one read statement synchronously and returns its rows. */
-export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown[];
+/** Runs one read statement synchronously and returns its first row, if any. */
+export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown;
 
 const readers = new WeakMap<Kysely<Tables>, DirectReader>();
 
@@ -23,7 +23,7 @@ export function attachReader(db: Kysely<Tables>, file: string): () => void {
       statement = connection.prepare(sql);
       statements.set(sql, statement);
     }
-    return statement.all(...parameters);
+    return statement.get(...parameters);
   });
   return () => {
     readers.delete(db);

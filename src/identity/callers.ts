@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { preparedQuery } from '../db/prepared-query.js';
+import { preparedLookup } from '../db/prepared-lookup.js';
 import type { WorkspaceRole } from '../db/tables.js';
 import { Forbidden, InvalidInput } from '../errors.js';
 import { sha256Hex } from '../secrets.js';
@@ -25,7 +25,7 @@ export interface Caller {
 const LAST_USED_GRANULARITY_MS = 60_000;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const liveKeyByHash = preparedQuery((db, keyHash: string) =>
+const liveKeyByHash = preparedLookup((db, keyHash: string) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
@@ -39,7 +39,7 @@ const liveKeyByHash = preparedQuery((db, keyHash: string) =>
     .where('k.revoked_at', 'is', null),
 );
 
-const liveTokenByHash = preparedQuery((db, tokenHash: string, nowIso: string) =>
+const liveTokenByHash = preparedLookup((db, tokenHash: string, nowIso: string) =>
   db
     .selectFrom('auth_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
@@ -94,7 +94,7 @@ export async function callerFromApiKey(ctx: AppContext, key: string): Promise<Ca
   const cached = ctx.credentials.get(hash, now.getTime());
   if (cached) return cached;
 
-  const [row] = await liveKeyByHash(ctx.db, hash);
+  const row = await liveKeyByHash(ctx.db, hash);
   if (!row) return null;
   if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY_MS) {
     await touchKey(ctx, row.id, now);
@@ -117,7 +117,7 @@ export async function callerFromAuthToken(ctx: AppContext, token: string): Promi
   const cached = ctx.credentials.get(hash, now.getTime());
   if (cached) return cached;
 
-  const [row] = await liveTokenByHash(ctx.db, hash, now.toISOString());
+  const row = await liveTokenByHash(ctx.db, hash, now.toISOString());
   if (!row) return null;
   // Removed from the workspace it had switched to: back to the personal one.
   const workspace =

@@ -10,14 +10,14 @@ interface Template<Row> {
 }
 
 /**
- * A read on a per-request path, built and compiled once per database and then run with
+ * A point read (first row or nothing) on a per-request path, built and compiled once per database and then run with
  * new arguments: building and compiling a Kysely query costs several times more than
  * running a point lookup. On SQLite it runs on the read-only connection. The builder is called once with marker strings; the markers'
  * positions in the compiled parameters are where later arguments go.
  */
-export function preparedQuery<Args extends string[], Row>(
+export function preparedLookup<Args extends string[], Row>(
   build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
-): (db: Kysely<Tables>, ...args: Args) => Promise<Row[]> {
+): (db: Kysely<Tables>, ...args: Args) => Promise<Row | undefined> {
   const templates = new WeakMap<Kysely<Tables>, Template<Row>>();
   const nonce = randomBytes(8).toString('hex');
 
@@ -25,7 +25,7 @@ export function preparedQuery<Args extends string[], Row>(
     const markers = Array.from({ length: arity }, (_, i) => `\u0000arg${i}:${nonce}`) as Args;
     const query = build(db, ...markers).compile();
     const slots = markers.map((marker) => query.parameters.indexOf(marker));
-    if (slots.some((slot) => slot < 0)) throw new Error('preparedQuery: every argument must become a query parameter');
+    if (slots.some((slot) => slot < 0)) throw new Error('preparedLookup: every argument must become a query parameter');
     return { query, slots };
   }
 
@@ -41,8 +41,8 @@ export function preparedQuery<Args extends string[], Row>(
     });
     // No Kysely plugins are configured, so rows need no transforming on the direct path.
     const reader = directReaderOf(db);
-    if (reader) return reader(template.query.sql, parameters) as Row[];
+    if (reader) return reader(template.query.sql, parameters) as Row | undefined;
     const result = await db.executeQuery<Row>({ ...template.query, parameters });
-    return result.rows;
+    return result.rows[0];
   };
 }
