@@ -3,8 +3,9 @@
  * same run on the same machine, reported as a ratio. Absolute numbers on a shared 2-core
  * machine mean little; the ratio is the figure to watch.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -20,10 +21,21 @@ interface Server {
   process: ChildProcess;
 }
 
+/**
+ * On a machine with two or more cores the server under test and this load generator each
+ * get a core of their own (taskset), the same for baseline and Skillet, so that they do
+ * not trade places on the scheduler mid-run.
+ */
+const pinning = availableParallelism() >= 2 && commandExists('taskset');
+
+function commandExists(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
 async function startServer(mode: 'skillet' | 'baseline'): Promise<Server> {
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'server.js'), mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const command = [process.execPath, path.join(import.meta.dirname, 'server.js'), mode];
+  const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
+  const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
   const [url] = (await once(lines, 'line')) as [string];
   return { url, process: child };
@@ -124,6 +136,7 @@ async function compare(request: (url: string) => autocannon.Options, ours: Serve
 }
 
 async function main(): Promise<void> {
+  if (pinning) spawnSync('taskset', ['-cp', '0', String(process.pid)]);
   const ours = await startServer('skillet');
   const base = await startServer('baseline');
   const rows: Row[] = [];
@@ -141,8 +154,9 @@ async function main(): Promise<void> {
     await stop(base);
   }
 
+  const placement = pinning ? 'server and load generator on separate cores' : 'unpinned';
   console.log(
-    `\nSkillet vs bare Fastify: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s; medians\n`,
+    `\nSkillet vs bare Fastify: ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s, ${placement}; medians\n`,
   );
   console.table(
     rows.map((row) => ({
