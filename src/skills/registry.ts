@@ -1,0 +1,61 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ManifestError, parseSkillManifest, type SkillManifest } from './manifest.js';
+
+export interface Skill extends SkillManifest {
+  /** Absolute path of the skill's folder. */
+  dir: string;
+  builtIn: boolean;
+}
+
+/** The installed skills, by slug. Every workspace has all of them. */
+export class SkillRegistry {
+  readonly #bySlug: Map<string, Skill>;
+
+  constructor(skills: Skill[]) {
+    this.#bySlug = new Map(skills.map((skill) => [skill.slug, skill]));
+  }
+
+  get(slug: string): Skill | undefined {
+    return this.#bySlug.get(slug);
+  }
+
+  list(): Skill[] {
+    return [...this.#bySlug.values()].sort((a, b) => a.slug.localeCompare(b.slug));
+  }
+}
+
+async function loadFolder(root: string, builtIn: boolean, problems: string[]): Promise<Skill[]> {
+  const entries = await readdir(root, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const skills: Skill[] = [];
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith('.') || entry.name.startsWith('_')) continue;
+    const dir = path.join(root, entry.name);
+    const source = await readFile(path.join(dir, 'SKILL.md'), 'utf8').catch(() => undefined);
+    if (source === undefined) continue;
+    try {
+      skills.push({ ...parseSkillManifest(source, entry.name), dir, builtIn });
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      problems.push(`${dir}: ${error.message}`);
+    }
+  }
+  return skills;
+}
+
+/**
+ * Loads the built-in skills and any extra folder of skills. A skill whose SKILL.md does
+ * not parse is left out and reported; a later folder's skill replaces a built-in of the
+ * same slug.
+ */
+export async function loadSkillRegistry(folders: { builtIn: string; extra?: string | undefined }) {
+  const problems: string[] = [];
+  const skills = [
+    ...(await loadFolder(folders.builtIn, true, problems)),
+    ...(folders.extra ? await loadFolder(folders.extra, false, problems) : []),
+  ];
+  return { registry: new SkillRegistry(skills), problems };
+}

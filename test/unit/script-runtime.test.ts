@@ -1,0 +1,95 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
+import type { SkillMessage } from '../../src/skills/protocol.js';
+import { loadSkillRegistry, type SkillRegistry } from '../../src/skills/registry.js';
+import { type ScriptLimits, startScript } from '../../src/skills/script-runtime.js';
+
+const LIMITS: ScriptLimits = { timeoutMs: 10_000, memoryMb: 64, outputLimitBytes: 10 * 1024 * 1024 };
+let registry: SkillRegistry;
+let outputDir: string;
+
+beforeAll(async () => {
+  const loaded = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: path.join(PROJECT_ROOT, 'test/skills') });
+  expect(loaded.problems).toEqual([]);
+  registry = loaded.registry;
+});
+afterEach(async () => {
+  if (outputDir) await rm(outputDir, { recursive: true, force: true });
+});
+
+async function run(slug: string, input: string, limits: Partial<ScriptLimits> = {}) {
+  const skill = registry.get(slug);
+  if (!skill) throw new Error(`no skill ${slug}`);
+  outputDir = await mkdtemp(path.join(tmpdir(), 'skillet-run-'));
+  const messages: SkillMessage[] = [];
+  const started = await startScript(skill, input, outputDir, { ...LIMITS, ...limits }, async (message) => {
+    messages.push(message);
+  });
+  return { started, messages };
+}
+
+describe('the script runtime', () => {
+  it('runs ticker and relays its messages in order', async () => {
+    const { started, messages } = await run('ticker', '3 10');
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    expect(messages).toEqual([
+      { type: 'message', text: 'tick 1 of 3' },
+      { type: 'message', text: 'tick 2 of 3' },
+      { type: 'message', text: 'tick 3 of 3' },
+      { type: 'result', summary: '3 ticks, 10 ms apart' },
+    ]);
+  });
+
+  it('lets text-stats write its file into the output folder', async () => {
+    const { started, messages } = await run('text-stats', 'The cat sat. The cat ran away! Dogs bark.');
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    expect(messages).toContainEqual({ type: 'file', path: 'stats.json', size: expect.any(Number) });
+    const stats = JSON.parse(await readFile(path.join(outputDir, 'stats.json'), 'utf8'));
+    expect(stats).toMatchObject({ words: 9, sentences: 3, characters: 41, readingTimeMinutes: 1 });
+    expect(stats.topTerms[0]).toEqual({ term: 'cat', count: 2 });
+  });
+
+  it('ends a crash, a non-zero exit, garbage output and a hang as failed, with the reason', async () => {
+    const crash = await run('crashes', '');
+    expect(await crash.started.finished).toEqual({
+      kind: 'failed',
+      reason: 'the skill exited with code 1: Error: deliberate crash',
+    });
+    expect(crash.messages).toEqual([{ type: 'message', text: 'about to fail' }]);
+
+    const garbage = await run('garbage', '');
+    expect(await garbage.started.finished).toEqual({ kind: 'failed', reason: expect.stringContaining('this is not json') });
+
+    const hang = await run('hangs', '', { timeoutMs: 300 });
+    expect(await hang.started.finished).toEqual({ kind: 'failed', reason: expect.stringContaining('time limit of 300 ms') });
+  });
+
+  it('refuses a 50 MB file past the output limit', async () => {
+    const big = await run('big-file', '');
+    expect(await big.started.finished).toEqual({ kind: 'failed', reason: expect.stringContaining('output limit') });
+  });
+
+  it('stops on request', async () => {
+    const { started, messages } = await run('ticker', '100 50');
+    while (messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    started.stop();
+    expect(await started.finished).toEqual({ kind: 'stopped' });
+    expect(messages.length).toBeLessThan(100);
+  });
+
+  it('keeps the skill inside its sandbox: no reads or writes elsewhere, no processes, no environment', async () => {
+    const { started, messages } = await run('escapes', '');
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    expect(messages.map((message) => (message.type === 'message' ? message.text : ''))).toEqual([
+      expect.stringMatching(/^read \/etc\/hostname: refused/),
+      expect.stringMatching(/^write \/tmp\/skillet-escape: refused/),
+      expect.stringMatching(/^spawn a process: refused/),
+      'environment keys: none',
+    ]);
+    expect(existsSync('/tmp/skillet-escape')).toBe(false);
+  });
+});
