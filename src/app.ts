@@ -10,11 +10,17 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createAppContext } from './context.js';
 import type { Database } from './db/database.js';
+import { executionRoutes } from './executions/executions.routes.js';
+import { failAbandonedRuns } from './executions/runner.js';
+import { streamRoutes } from './executions/stream.routes.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
+import { BUILTIN_SKILLS_DIR } from './paths.js';
 import type { RateLimitStore } from './rate-limit/store.js';
+import { marketplaceRoutes } from './skills/marketplace.routes.js';
+import { loadSkillRegistry } from './skills/registry.js';
 
 export interface AppDeps {
   config: Config;
@@ -35,7 +41,8 @@ function requestSummary(request: { method: string; url: string; ip: string }) {
 /** Builds the whole application. It never listens: main.ts does, tests use inject or listen. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, clock, rateLimits } = deps;
-  const ctx = createAppContext({ config, database, clock, rateLimits });
+  const { registry: skills, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: config.skillsDir });
+  const ctx = createAppContext({ config, database, clock, rateLimits, skills });
 
   const app = Fastify({
     logger: {
@@ -48,6 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  for (const problem of problems) app.log.warn({ problem }, 'skill left out');
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
   await app.register(swagger, {
@@ -58,17 +66,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(keyRoutes(ctx), { prefix: '/api/v1' });
   await app.register(activationRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(streamRoutes(ctx));
   await app.register(verificationPageRoutes(ctx));
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   let sweeper: NodeJS.Timeout | undefined;
   app.addHook('onReady', async () => {
+    const abandoned = await failAbandonedRuns(ctx);
+    if (abandoned > 0) app.log.warn({ abandoned }, 'ended runs cut off by the last shutdown');
     sweeper = setInterval(() => {
       sweepExpiredActivations(ctx).catch((error: unknown) => app.log.error({ err: error }, 'activation sweep failed'));
     }, SWEEP_INTERVAL_MS);
     sweeper.unref();
   });
-  app.addHook('onClose', async () => clearInterval(sweeper));
+  app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    await ctx.runs.stopAll();
+  });
 
   return app;
 }

@@ -20,7 +20,19 @@ export interface Config {
   /** How long a resolved credential is trusted without asking the database (0: never). */
   credentialCacheSeconds: number;
   heartbeat: { activeSeconds: number; idleSeconds: number };
+  /** A folder of extra skills beside the built-in ones. */
+  skillsDir: string | undefined;
+  /** Base URL of signed stream URLs; this server's own by default. */
+  streamUrl: string;
+  executions: {
+    timeoutMs: number;
+    memoryMb: number;
+    outputLimitBytes: number;
+    inputLimitBytes: number;
+    heartbeatMs: number;
+  };
   rateLimits: {
+    executionsPerMinute: number;
     restPerMinute: number;
     activationCreateIntervalMs: number;
     pollBurst: number;
@@ -136,7 +148,17 @@ export async function loadConfig(env: Env): Promise<Config> {
       activeSeconds: integer(env, 'HEARTBEAT_ACTIVE_SECONDS', 300, 1, 86_400),
       idleSeconds: integer(env, 'HEARTBEAT_IDLE_SECONDS', 7 * 86_400, 1, 365 * 86_400),
     },
+    skillsDir: read(env, 'SKILLS_DIR') === undefined ? undefined : path.resolve(read(env, 'SKILLS_DIR') ?? ''),
+    streamUrl: httpUrl(env, 'STREAM_URL', publicUrl),
+    executions: {
+      timeoutMs: integer(env, 'EXECUTION_TIMEOUT_MS', 65 * 60_000, 100, 24 * 3_600_000),
+      memoryMb: integer(env, 'SKILL_MEMORY_MB', 256, 16, 16_384),
+      outputLimitBytes: integer(env, 'SKILL_OUTPUT_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      inputLimitBytes: 100 * 1024,
+      heartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+    },
     rateLimits: {
+      executionsPerMinute: integer(env, 'RATE_LIMIT_EXECUTIONS_PER_MINUTE', 30, 1, 10_000_000),
       restPerMinute: integer(env, 'RATE_LIMIT_REST_PER_MINUTE', 100, 1, 10_000_000),
       activationCreateIntervalMs: integer(env, 'RATE_LIMIT_ACTIVATION_INTERVAL_MS', 1000, 0, 3_600_000),
       pollBurst: integer(env, 'RATE_LIMIT_POLL_BURST', 5, 1, 10_000_000),

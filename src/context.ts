@@ -3,9 +3,12 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
+import { ActiveRuns } from './executions/active-runs.js';
+import { type EventBus, InProcessBus } from './executions/bus.js';
 import { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { deriveKey } from './secrets.js';
+import { SkillRegistry } from './skills/registry.js';
 
 /** What every domain function is handed: no globals, so tests swap any part. */
 export interface AppContext {
@@ -15,16 +18,23 @@ export interface AppContext {
   config: Config;
   rateLimits: RateLimitStore;
   credentials: CredentialCache;
+  skills: SkillRegistry;
+  bus: EventBus;
+  runs: ActiveRuns;
   /** Purpose-bound keys derived from the signing secret. */
   keys: { sealing: Buffer; signing: Buffer };
 }
 
-export function createAppContext(parts: {
+export interface ContextParts {
   config: Config;
   database: Database;
   clock: Clock;
   rateLimits: RateLimitStore;
-}): AppContext {
+  skills?: SkillRegistry;
+  bus?: EventBus;
+}
+
+export function createAppContext(parts: ContextParts): AppContext {
   const { config, database } = parts;
   return {
     db: database.db,
@@ -33,6 +43,9 @@ export function createAppContext(parts: {
     config,
     rateLimits: parts.rateLimits,
     credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
+    skills: parts.skills ?? new SkillRegistry([]),
+    bus: parts.bus ?? new InProcessBus(),
+    runs: new ActiveRuns(),
     keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
   };
 }

@@ -2,12 +2,14 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import { columnTypes } from './column-types.js';
 import type { Database } from './database.js';
 import { identityMigration } from './migrations/0001-identity.js';
+import { executionsMigration } from './migrations/0002-executions.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
   const types = columnTypes(database.dialect);
   return {
     '0001-identity': identityMigration(types),
+    '0002-executions': executionsMigration(types),
   };
 }
 

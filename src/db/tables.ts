@@ -12,6 +12,45 @@ export interface Tables {
   auth_tokens: AuthTokensTable;
   api_keys: ApiKeysTable;
   activations: ActivationsTable;
+  executions: ExecutionsTable;
+  execution_events: ExecutionEventsTable;
+}
+
+export type ExecutionStatus = 'idle' | 'working' | 'completed' | 'failed';
+export type StopReason = 'end_turn' | 'interrupt' | 'limit_reached' | 'error';
+
+export interface ExecutionsTable {
+  /** The history number; `execution_id` is the public id. */
+  id: Generated<number>;
+  execution_id: string;
+  workspace_id: string;
+  user_id: string;
+  skill_slug: string;
+  skill_name: string;
+  status: ExecutionStatus;
+  source: string;
+  interface: string;
+  input_text: string;
+  cost: number;
+  parent_execution_id: string | null;
+  /** The last event's sequence; the next event takes the one after. */
+  last_sequence: number;
+  stop_reason: StopReason | null;
+  idempotency_key: string | null;
+  idempotency_fingerprint: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface ExecutionEventsTable {
+  execution_id: string;
+  sequence: number;
+  id: string;
+  type: string;
+  /** JSON text. */
+  payload: string;
+  created_at: string;
 }
 
 export type WorkspaceRole = 'owner' | 'admin' | 'member';

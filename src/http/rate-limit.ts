@@ -8,6 +8,7 @@ import type { RateLimitKind } from './route-config.js';
 /** The limiter rules of one configuration, built once rather than on every request. */
 interface Rules {
   rest: RateRule;
+  executionStarts: RateRule;
   activationCreate: RateRule;
   poll: RateRule;
 }
@@ -20,6 +21,7 @@ function rulesOf(config: Config): Rules {
     const limits = config.rateLimits;
     rules = {
       rest: { kind: 'window', limit: limits.restPerMinute, windowMs: 60_000 },
+      executionStarts: { kind: 'window', limit: limits.executionsPerMinute, windowMs: 60_000 },
       activationCreate: { kind: 'bucket', capacity: 1, intervalMs: limits.activationCreateIntervalMs },
       poll: { kind: 'bucket', capacity: limits.pollBurst, intervalMs: 1000 / limits.pollPerSecond },
     };
@@ -66,6 +68,15 @@ export async function limitRequest(
     return;
   }
   await enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, 'Rate limit exceeded; slow down');
+}
+
+/**
+ * Creating, starting and rerunning executions: 30 a minute per credential, on top of the
+ * REST limit. The tighter limit is the one the response's headers then describe.
+ */
+export async function limitExecutionStarts(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const key = restKey(request).replace(/^rest:/, 'executions:');
+  await enforce(ctx, reply, key, rulesOf(ctx.config).executionStarts, 'Too many executions started; wait a moment');
 }
 
 /** About one poll per second per device code, counted by the code's hash. */

@@ -60,7 +60,7 @@ async function failure(...args: string[]): Promise<{ code: number; stderr: strin
 describe('skillet migrate', () => {
   it('applies the migrations once, then has nothing to do', async () => {
     const first = await skillet('migrate');
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-identity'] });
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-identity', '0002-executions'] });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
   });
 });

@@ -1,0 +1,27 @@
+import type { Updateable } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { ExecutionsTable } from '../db/tables.js';
+import type { ExecutionEvent } from './bus.js';
+import { appendEvents, type NewEvent } from './events.store.js';
+
+/** Stores events (and any change to the execution that goes with them), then announces them. */
+export async function recordEvents(
+  ctx: AppContext,
+  executionId: string,
+  events: NewEvent[],
+  change: Updateable<ExecutionsTable> = {},
+): Promise<ExecutionEvent[]> {
+  const nowIso = ctx.clock.now().toISOString();
+  const stored = await ctx.db.transaction().execute((trx) => appendEvents(trx, executionId, events, nowIso, change));
+  announce(ctx, executionId, stored);
+  return stored;
+}
+
+/** Announces stored events to live subscribers; only ever after they are committed. */
+export function announce(ctx: AppContext, executionId: string, events: ExecutionEvent[]): void {
+  for (const event of events) ctx.bus.publish(executionId, event);
+}
+
+export function textContent(text: string): Record<string, unknown> {
+  return { content: [{ type: 'text', text }] };
+}

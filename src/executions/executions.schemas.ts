@@ -1,0 +1,93 @@
+import { Type } from 'typebox';
+
+const Timestamp = Type.String();
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+const Status = Type.Union([Type.Literal('idle'), Type.Literal('working'), Type.Literal('completed'), Type.Literal('failed')]);
+/** Query numbers arrive as text; the handler reads them after this shape check. */
+export const Count = Type.String({ pattern: '^[0-9]{1,6}$' });
+
+export const ExecutionParams = Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const CreateExecutionBody = Type.Object({
+  skill_slug: Type.String({ minLength: 1, maxLength: 100 }),
+  input: Type.String({ minLength: 1 }),
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  interface: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+});
+
+export const CreatedExecution = Type.Object({
+  id: Type.String(),
+  skill_slug: Type.String(),
+  skill_name: Type.String(),
+  status: Status,
+});
+
+const TextBlock = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const UserMessage = Type.Object({ type: Type.Literal('user.message'), content: Type.Array(TextBlock, { minItems: 1 }) });
+const UserInterrupt = Type.Object({ type: Type.Literal('user.interrupt') });
+export const PostEventsBody = Type.Object({
+  events: Type.Array(Type.Union([UserMessage, UserInterrupt]), { minItems: 1, maxItems: 10 }),
+});
+
+const EventSchema = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  sequence: Type.Integer(),
+  payload: Type.Record(Type.String(), Type.Unknown()),
+});
+export const PostedEvents = Type.Object({ data: Type.Array(EventSchema) });
+
+export const StatusResponse = Type.Object({
+  executionId: Type.String(),
+  status: Status,
+  skillSlug: Type.String(),
+  skillName: Type.String(),
+  startedAt: NullableTimestamp,
+  outputBlocks: Type.Array(Type.Object({ type: Type.String(), text: Type.String() })),
+});
+
+export const HistoryQuery = Type.Object({
+  limit: Type.Optional(Count),
+  offset: Type.Optional(Count),
+  channels: Type.Optional(Type.String({ maxLength: 500 })),
+  interfaces: Type.Optional(Type.String({ maxLength: 500 })),
+});
+
+export const HistoryResponse = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      executionId: Type.String(),
+      skillSlug: Type.String(),
+      skillName: Type.String(),
+      status: Status,
+      cost: Type.Number(),
+      source: Type.String(),
+      interface: Type.String(),
+      inputText: Type.String(),
+      startedAt: NullableTimestamp,
+      completedAt: NullableTimestamp,
+    }),
+  ),
+  hasMore: Type.Boolean(),
+  offset: Type.Integer(),
+  limit: Type.Integer(),
+});
+
+export const RerunBody = Type.Object({ input: Type.String({ minLength: 1 }) });
+export const RerunResponse = Type.Object({
+  executionId: Type.String(),
+  parentExecutionId: Type.String(),
+  skillName: Type.String(),
+  status: Type.Literal('started'),
+  message: Type.String(),
+});
+
+export const CancelResponse = Type.Object({
+  success: Type.Boolean(),
+  message: Type.String(),
+  processKilled: Type.Boolean(),
+  actualStatus: Status,
+});
+
+export const StreamTokenResponse = Type.Object({ sseUrl: Type.String() });

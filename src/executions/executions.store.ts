@@ -1,0 +1,69 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ExecutionsTable, Tables } from '../db/tables.js';
+
+export type ExecutionRow = Selectable<ExecutionsTable>;
+
+export async function insertExecution(db: Kysely<Tables>, row: Omit<ExecutionRow, 'id'>): Promise<ExecutionRow> {
+  return db.insertInto('executions').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** An execution as the workspace sees it: another workspace's is not there at all. */
+export function findInWorkspace(db: Kysely<Tables>, workspaceId: string, executionId: string): Promise<ExecutionRow | undefined> {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('execution_id', '=', executionId)
+    .executeTakeFirst();
+}
+
+export function findExecution(db: Kysely<Tables>, executionId: string): Promise<ExecutionRow | undefined> {
+  return db.selectFrom('executions').selectAll().where('execution_id', '=', executionId).executeTakeFirst();
+}
+
+export function findByIdempotencyKey(db: Kysely<Tables>, workspaceId: string, key: string): Promise<ExecutionRow | undefined> {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+export interface HistoryFilter {
+  workspaceId: string;
+  limit: number;
+  offset: number;
+  sources: string[];
+  interfaces: string[];
+}
+
+/** One page of history, newest first, and one row more than asked to tell whether more exist. */
+export function historyPage(db: Kysely<Tables>, filter: HistoryFilter): Promise<ExecutionRow[]> {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('workspace_id', '=', filter.workspaceId)
+    .$if(filter.sources.length > 0, (q) => q.where('source', 'in', filter.sources))
+    .$if(filter.interfaces.length > 0, (q) => q.where('interface', 'in', filter.interfaces))
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .offset(filter.offset)
+    .execute();
+}
+
+export function workingExecutions(db: Kysely<Tables>): Promise<ExecutionRow[]> {
+  return db.selectFrom('executions').selectAll().where('status', '=', 'working').execute();
+}
+
+export async function agentMessages(db: Kysely<Tables>, executionId: string, afterSequence: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('execution_events')
+    .select('payload')
+    .where('execution_id', '=', executionId)
+    .where('type', '=', 'agent.message')
+    .where('sequence', '>', afterSequence)
+    .orderBy('sequence')
+    .execute();
+  return rows.map((row) => row.payload);
+}

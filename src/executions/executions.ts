@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { ExecutionStatus } from '../db/tables.js';
+import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { sha256Hex } from '../secrets.js';
+import {
+  agentMessages,
+  type ExecutionRow,
+  findByIdempotencyKey,
+  findInWorkspace,
+  historyPage,
+  insertExecution,
+} from './executions.store.js';
+
+export interface NewExecution {
+  skillSlug: string;
+  input: string;
+  source?: string | undefined;
+  interface?: string | undefined;
+  idempotencyKey?: string | undefined;
+  parentExecutionId?: string | undefined;
+}
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+
+export function requireInputWithinLimit(ctx: AppContext, input: string): void {
+  if (input.trim() === '') throw new InvalidInput('input must not be empty');
+  if (Buffer.byteLength(input, 'utf8') > ctx.config.executions.inputLimitBytes) {
+    throw new PayloadTooLarge(`input is larger than ${ctx.config.executions.inputLimitBytes} bytes`);
+  }
+}
+
+export async function executionOf(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionRow> {
+  const execution = await findInWorkspace(ctx.db, caller.workspaceId, executionId);
+  if (!execution) throw new NotFound('Execution not found');
+  return execution;
+}
+
+/**
+ * Creates an idle execution. With an Idempotency-Key, the same key and body within 24
+ * hours answer with the first execution; the same key with another body is a conflict.
+ */
+export async function createExecution(ctx: AppContext, caller: Caller, request: NewExecution): Promise<ExecutionRow> {
+  const skill = ctx.skills.get(request.skillSlug);
+  if (!skill) throw new NotFound(`No skill with slug ${request.skillSlug}`);
+  requireInputWithinLimit(ctx, request.input);
+  const source = request.source ?? 'api';
+  const clientInterface = request.interface ?? 'api';
+  const fingerprint = sha256Hex(JSON.stringify([request.skillSlug, request.input, source, clientInterface]));
+  const now = ctx.clock.now();
+
+  if (request.idempotencyKey !== undefined) {
+    const earlier = await findByIdempotencyKey(ctx.db, caller.workspaceId, request.idempotencyKey);
+    if (earlier && now.getTime() - Date.parse(earlier.created_at) < IDEMPOTENCY_WINDOW_MS) {
+      if (earlier.idempotency_fingerprint !== fingerprint) {
+        throw new Conflict('This Idempotency-Key was used with a different request');
+      }
+      return earlier;
+    }
+    if (earlier) {
+      // Past the window the key is free again.
+      await ctx.db
+        .updateTable('executions')
+        .set({ idempotency_key: null })
+        .where('execution_id', '=', earlier.execution_id)
+        .execute();
+    }
+  }
+  try {
+    return await insertExecution(ctx.db, {
+      execution_id: randomUUID(),
+      workspace_id: caller.workspaceId,
+      user_id: caller.userId,
+      skill_slug: skill.slug,
+      skill_name: skill.name,
+      status: 'idle',
+      source,
+      interface: clientInterface,
+      input_text: request.input,
+      cost: 0,
+      parent_execution_id: request.parentExecutionId ?? null,
+      last_sequence: 0,
+      stop_reason: null,
+      idempotency_key: request.idempotencyKey ?? null,
+      idempotency_fingerprint: request.idempotencyKey === undefined ? null : fingerprint,
+      created_at: now.toISOString(),
+      started_at: null,
+      completed_at: null,
+    });
+  } catch (error) {
+    // The same key raced in from a concurrent request: answer as its retry would.
+    if (request.idempotencyKey !== undefined && isUniqueViolation(error)) return createExecution(ctx, caller, request);
+    throw error;
+  }
+}
+
+export interface ExecutionStatusView {
+  executionId: string;
+  status: ExecutionStatus;
+  skillSlug: string;
+  skillName: string;
+  startedAt: string | null;
+  outputBlocks: { type: string; text: string }[];
+}
+
+export async function executionStatus(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionStatusView> {
+  const execution = await executionOf(ctx, caller, executionId);
+  const payloads = await agentMessages(ctx.db, executionId, 0);
+  const outputBlocks = payloads.flatMap(
+    (payload) => (JSON.parse(payload) as { content: { type: string; text: string }[] }).content,
+  );
+  return {
+    executionId,
+    status: execution.status,
+    skillSlug: execution.skill_slug,
+    skillName: execution.skill_name,
+    startedAt: execution.started_at,
+    outputBlocks,
+  };
+}
+
+export interface HistoryQuery {
+  limit: number;
+  offset: number;
+  channels?: string | undefined;
+  interfaces?: string | undefined;
+}
+
+function list(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+export async function executionHistory(ctx: AppContext, caller: Caller, query: HistoryQuery) {
+  const rows = await historyPage(ctx.db, {
+    workspaceId: caller.workspaceId,
+    limit: query.limit,
+    offset: query.offset,
+    sources: list(query.channels),
+    interfaces: list(query.interfaces),
+  });
+  return {
+    items: rows.slice(0, query.limit).map((row) => ({
+      id: row.id,
+      executionId: row.execution_id,
+      skillSlug: row.skill_slug,
+      skillName: row.skill_name,
+      status: row.status,
+      cost: row.cost,
+      source: row.source,
+      interface: row.interface,
+      inputText: row.input_text,
+      startedAt: row.started_at,
+      completedAt: row.completed_at,
+    })),
+    hasMore: rows.length > query.limit,
+    offset: query.offset,
+    limit: query.limit,
+  };
+}

@@ -1,0 +1,101 @@
+import path from 'node:path';
+import type { AppContext } from '../context.js';
+import type { StopReason } from '../db/tables.js';
+import type { SkillMessage } from '../skills/protocol.js';
+import type { Skill } from '../skills/registry.js';
+import { type ScriptOutcome, startScript } from '../skills/script-runtime.js';
+import type { ActiveRun } from './active-runs.js';
+import { recordEvents, textContent } from './events.js';
+import type { NewEvent } from './events.store.js';
+import { workingExecutions } from './executions.store.js';
+
+function eventOf(message: Exclude<SkillMessage, { type: 'result' }>): NewEvent {
+  switch (message.type) {
+    case 'message':
+      return { type: 'agent.message', payload: textContent(message.text) };
+    case 'tool_use':
+      return { type: 'agent.tool_use', payload: { name: message.name, tool: message.name, label: message.label } };
+    case 'thinking':
+      return { type: 'agent.thinking', payload: {} };
+    case 'info':
+      return { type: 'agent.info', payload: { message: message.message } };
+    case 'file':
+      return {
+        type: 'agent.tool_use',
+        payload: { name: 'write_file', tool: 'write_file', label: `Wrote ${message.path} (${message.size} bytes)` },
+      };
+  }
+}
+
+function idle(reason: StopReason): NewEvent {
+  return { type: 'session.status_idle', payload: { stop_reason: { type: reason } } };
+}
+
+/** Ends a run: its closing events and the execution's new status are stored together. */
+export async function finishRun(ctx: AppContext, executionId: string, outcome: ScriptOutcome, summary: string, price: number) {
+  const nowIso = ctx.clock.now().toISOString();
+  if (outcome.kind === 'completed') {
+    const result = {
+      type: 'execution.result',
+      payload: { summary, cost: price, tokenUsage: { input_tokens: 0, output_tokens: 0 } },
+    };
+    await recordEvents(ctx, executionId, [result, idle('end_turn')], {
+      status: 'completed',
+      stop_reason: 'end_turn',
+      completed_at: nowIso,
+      cost: price,
+    });
+  } else if (outcome.kind === 'stopped') {
+    await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
+  } else {
+    const info = { type: 'agent.info', payload: { message: outcome.reason } };
+    await recordEvents(ctx, executionId, [info, idle('error')], { status: 'failed', stop_reason: 'error', completed_at: nowIso });
+  }
+}
+
+/** Runs a skill for an execution already marked working; returns once the child is started. */
+export async function launchRun(ctx: AppContext, executionId: string, skill: Skill | undefined, text: string): Promise<void> {
+  if (!skill || skill.runtime !== 'script') {
+    await finishRun(ctx, executionId, { kind: 'failed', reason: 'this skill cannot run on this server' }, '', 0);
+    return;
+  }
+  let summary = '';
+  const outputDir = path.join(ctx.config.dataDir, 'executions', executionId, 'output');
+  const limits = ctx.config.executions;
+  let script: Awaited<ReturnType<typeof startScript>>;
+  try {
+    script = await startScript(skill, text, outputDir, limits, async (message) => {
+      if (message.type === 'result') summary = message.summary;
+      else await recordEvents(ctx, executionId, [eventOf(message)]);
+    });
+  } catch (error) {
+    await finishRun(
+      ctx,
+      executionId,
+      { kind: 'failed', reason: `the skill could not start: ${(error as Error).message}` },
+      '',
+      0,
+    );
+    return;
+  }
+  const run: ActiveRun = {
+    stop: () => script.stop(),
+    settled: script.finished
+      .then((outcome) => finishRun(ctx, executionId, outcome, summary, skill.price))
+      .finally(() => ctx.runs.delete(executionId, run)),
+  };
+  ctx.runs.add(executionId, run);
+}
+
+/**
+ * At start-up no run can be in progress: any execution still marked working was cut off by
+ * a crash. Each is ended as failed, with its closing events, so no stream waits forever.
+ */
+export async function failAbandonedRuns(ctx: AppContext): Promise<number> {
+  const abandoned = await workingExecutions(ctx.db);
+  for (const execution of abandoned) {
+    const outcome: ScriptOutcome = { kind: 'failed', reason: 'the server stopped while this run was in progress' };
+    await finishRun(ctx, execution.execution_id, outcome, '', 0);
+  }
+  return abandoned.length;
+}

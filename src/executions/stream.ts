@@ -1,0 +1,102 @@
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { ExecutionEvent } from './bus.js';
+import { eventsAfter } from './events.store.js';
+
+const REPLAY_PAGE = 1000;
+
+function frame(event: ExecutionEvent): string {
+  return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * Serves one execution's events as server-sent events: everything stored after
+ * `afterSequence`, then live events, with no gap and no duplicate at the hand-over. Live
+ * events that arrive during the replay wait in a queue; each is written only if it is the
+ * next sequence, and a gap (a missed announcement) is filled from the store. The stream
+ * ends after a session.status_idle with nothing newer behind it.
+ */
+export async function serveEventStream(
+  ctx: AppContext,
+  reply: FastifyReply,
+  executionId: string,
+  afterSequence: number,
+): Promise<void> {
+  const raw = reply.raw;
+  reply.hijack();
+  // The rate-limit headers were set on the reply before it was handed over.
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) raw.setHeader(name, value);
+  }
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+
+  let lastSent = afterSequence;
+  let closed = false;
+  let busy = true;
+  const queue: ExecutionEvent[] = [];
+
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    clearInterval(heartbeat);
+    raw.end();
+  };
+  const send = (event: ExecutionEvent) => {
+    raw.write(frame(event));
+    lastSent = event.sequence;
+  };
+  const endsStream = (event: ExecutionEvent) =>
+    event.type === 'session.status_idle' && !queue.some((next) => next.sequence > event.sequence);
+
+  /** Writes stored events after lastSent up to `through` (all of them when undefined). */
+  const replay = async (through?: number): Promise<ExecutionEvent | undefined> => {
+    let last: ExecutionEvent | undefined;
+    for (;;) {
+      const page = await eventsAfter(ctx.db, executionId, lastSent, REPLAY_PAGE);
+      for (const event of page) {
+        if (closed || (through !== undefined && event.sequence > through)) return last;
+        send(event);
+        last = event;
+      }
+      if (page.length < REPLAY_PAGE) return last;
+    }
+  };
+
+  const drain = async () => {
+    if (busy || closed) return;
+    busy = true;
+    try {
+      while (queue.length > 0 && !closed) {
+        const event = queue.shift() as ExecutionEvent;
+        if (event.sequence <= lastSent) continue;
+        if (event.sequence > lastSent + 1) await replay(event.sequence - 1);
+        if (event.sequence !== lastSent + 1) continue;
+        send(event);
+        if (endsStream(event)) close();
+      }
+    } finally {
+      busy = false;
+    }
+  };
+
+  const unsubscribe = ctx.bus.subscribe(executionId, (event) => {
+    queue.push(event);
+    void drain();
+  });
+  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), ctx.config.executions.heartbeatMs);
+  raw.on('close', close);
+
+  const lastReplayed = await replay();
+  if (lastReplayed && endsStream(lastReplayed)) {
+    close();
+    return;
+  }
+  busy = false;
+  await drain();
+}
