@@ -34,6 +34,9 @@ export async function serveEventStream(
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
+  // Headers go out now, not with the first event: a client waits for them before it
+  // posts the user.message that produces that event.
+  raw.write(': connected\n\n');
 
   let lastSent = afterSequence;
   let closed = false;

@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
+import { PROJECT_ROOT } from '../../src/paths.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 
@@ -22,12 +23,40 @@ export interface TestServer {
 }
 
 /** Settings for tests: a cheap password hash, and the rest as shipped unless a test says otherwise. */
-const TEST_ENV: Env = { PASSWORD_HASH_LOG_N: '10', LOG_LEVEL: 'info' };
+const TEST_ENV: Env = {
+  PASSWORD_HASH_LOG_N: '10',
+  LOG_LEVEL: 'info',
+  SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
+  EXECUTION_TIMEOUT_MS: '20000',
+};
 
-/** A real server on 127.0.0.1 with a database of its own and a clock the test moves. */
+/** A port free right now; the server then binds it (retrying if another process won it). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * A real server on 127.0.0.1 with a database of its own and a clock the test moves. It
+ * listens on a port chosen up front, so the URLs it hands out (stream URLs, the
+ * verification page) point at itself.
+ */
 export async function startServer(env: Env = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(env, await freePort());
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+    }
+  }
+}
+
+async function startOnPort(env: Env, port: number): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-test-'));
-  const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, PORT: '0', ...env });
+  const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, PORT: String(port), ...env });
   const testDb = await freshDatabase(dir);
   const clock = new ManualClock();
   const logs: string[] = [];
@@ -38,8 +67,14 @@ export async function startServer(env: Env = {}): Promise<TestServer> {
     },
   });
   const app = await buildApp({ config, database: testDb.database, clock, rateLimits: new MemoryRateLimitStore(), logStream });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
+  try {
+    await app.listen({ host: '127.0.0.1', port });
+  } catch (error) {
+    await app.close();
+    await testDb.drop();
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     app,
     url: `http://127.0.0.1:${port}`,

@@ -1,0 +1,79 @@
+export interface StreamEvent {
+  id: string;
+  type: string;
+  sequence: number;
+  payload: Record<string, unknown>;
+}
+
+export interface OpenStream {
+  status: number;
+  /** Every event received so far, in order. */
+  events: StreamEvent[];
+  /** The `id:` line of each frame, in order. */
+  frameIds: string[];
+  comments: number;
+  /** Settles when the server ends the stream. */
+  ended: Promise<void>;
+  /** Settles once at least `count` events have arrived. */
+  waitFor(count: number): Promise<void>;
+  close(): void;
+  body: string;
+}
+
+/** Opens a server-sent event stream and parses its frames as they arrive. */
+export async function openStream(url: string, headers: Record<string, string> = {}): Promise<OpenStream> {
+  const controller = new AbortController();
+  const response = await fetch(url, { headers, signal: controller.signal });
+  const stream: OpenStream = {
+    status: response.status,
+    events: [],
+    frameIds: [],
+    comments: 0,
+    ended: Promise.resolve(),
+    waitFor: async () => undefined,
+    close: () => controller.abort(),
+    body: '',
+  };
+  if (!response.ok || !response.body) {
+    stream.body = await response.text();
+    return stream;
+  }
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const notify = () => {
+    for (const waiter of [...waiters]) {
+      if (stream.events.length >= waiter.count) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  stream.waitFor = (count) =>
+    new Promise<void>((resolve) => {
+      waiters.push({ count, resolve });
+      notify();
+    });
+  stream.ended = (async () => {
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let boundary = buffer.indexOf('\n\n');
+        while (boundary >= 0) {
+          const frame = buffer.slice(0, boundary);
+          buffer = buffer.slice(boundary + 2);
+          if (frame.startsWith(':')) stream.comments += 1;
+          const id = /^id: (.*)$/m.exec(frame)?.[1];
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (id !== undefined) stream.frameIds.push(id);
+          if (data !== undefined) stream.events.push(JSON.parse(data) as StreamEvent);
+          boundary = buffer.indexOf('\n\n');
+        }
+        notify();
+      }
+    } catch (error) {
+      if ((error as Error).name !== 'AbortError') throw error;
+    }
+  })();
+  return stream;
+}
