@@ -10,6 +10,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Database {
   db: Kysely<Tables>;
   dialect: Dialect;
+  /** The PostgreSQL schema the tables live in, when not the default one. */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -56,5 +58,5 @@ export function openDatabase(target: DatabaseTarget): Database {
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', ...(target.schema ? { schema: target.schema } : {}), close: () => db.destroy() };
 }

@@ -15,7 +15,12 @@ function migrationsFor(database: Database): Record<string, Migration> {
 
 export async function migrateToLatest(database: Database): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(database) };
-  const migrator = new Migrator({ db: database.db, provider });
+  // Kysely looks for its own bookkeeping tables in any schema unless told which is ours.
+  const migrator = new Migrator({
+    db: database.db,
+    provider,
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);

@@ -55,7 +55,7 @@ export async function finishRun(ctx: AppContext, executionId: string, outcome: S
 
 /** Runs a skill for an execution already marked working; returns once the child is started. */
 export async function launchRun(ctx: AppContext, executionId: string, skill: Skill | undefined, text: string): Promise<void> {
-  if (!skill || skill.runtime !== 'script') {
+  if (skill?.runtime !== 'script') {
     await finishRun(ctx, executionId, { kind: 'failed', reason: 'this skill cannot run on this server' }, '', 0);
     return;
   }

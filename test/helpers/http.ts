@@ -39,3 +39,9 @@ export function client(baseUrl: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/** The same text with its last character changed, for tampering with a signature. */
+export function tamper(text: string): string {
+  const last = text.at(-1);
+  return `${text.slice(0, -1)}${last === '0' ? '1' : '0'}`;
+}

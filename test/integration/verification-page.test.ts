@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, signUp, startActivation, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
+import { type Client, client, tamper } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -116,7 +116,7 @@ describe('sign in, review, decide', () => {
     });
     const ticket = ticketIn(review.html);
     const tampered = await postForm('/activate/decision', {
-      ticket: `${ticket.slice(0, -1)}0`,
+      ticket: tamper(ticket),
       workspace: person.user.personalWorkspaceId,
       decision: 'approve',
     });

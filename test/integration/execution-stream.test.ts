@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
+import { session, signUp, type TestUser } from '../helpers/factories.js';
+import { type Client, client, tamper } from '../helpers/http.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { openStream } from '../helpers/sse.js';
+
+let server: TestServer;
+let api: Client;
+let person: TestUser;
+
+beforeAll(async () => {
+  server = await startServer({
+    RATE_LIMIT_REST_PER_MINUTE: '100000',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+    STREAM_HEARTBEAT_MS: '40',
+  });
+  api = client(server.url);
+  person = await signUp(api);
+});
+afterAll(() => server.close());
+
+const sequences = (events: { sequence: number }[]) => events.map((event) => event.sequence);
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+describe('replay', () => {
+  it('replays a finished execution from sequence 1 without gaps, then ends at once', async () => {
+    const { created, stream: live } = await runToEnd(api, person, 'ticker', '20 1');
+    const replayed = await streamOf(api, person, created.id);
+    await replayed.ended;
+    expect(sequences(replayed.events)).toEqual(oneTo(24));
+    expect(replayed.events).toEqual(live.events);
+  });
+
+  it('replays only what follows lastSeq, or a Last-Event-ID header', async () => {
+    const { created } = await runToEnd(api, person, 'ticker', '5 1');
+    const after = await streamOf(api, person, created.id, '&lastSeq=5');
+    await after.ended;
+    expect(sequences(after.events)).toEqual([6, 7, 8, 9]);
+    const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${created.id}/stream-token`, {
+      headers: session(person),
+    });
+    const resumed = await openStream(token.body.sseUrl, { 'last-event-id': '7' });
+    await resumed.ended;
+    expect(sequences(resumed.events)).toEqual([8, 9]);
+  });
+
+  it('sends a comment heartbeat while waiting', async () => {
+    const created = await createExecution(api, person, 'ticker', '2 150');
+    const stream = await streamOf(api, person, created.id);
+    await sendMessage(api, person, created.id, '2 150');
+    await stream.ended;
+    expect(stream.comments).toBeGreaterThan(2);
+  });
+});
+
+describe('live delivery', () => {
+  it('a reconnect with lastSeq in the middle of a live ticker run gets exactly the remaining events', async () => {
+    const created = await createExecution(api, person, 'ticker', '30 15');
+    const first = await streamOf(api, person, created.id);
+    await sendMessage(api, person, created.id, '30 15');
+    await first.waitFor(8);
+    first.close();
+    const seen = first.events.at(-1)?.sequence ?? 0;
+    const second = await streamOf(api, person, created.id, `&lastSeq=${seen}`);
+    await second.ended;
+    expect([...sequences(first.events), ...sequences(second.events)]).toEqual(oneTo(34));
+    expect(second.events[0]?.sequence).toBe(seen + 1);
+  });
+
+  it('100 concurrent subscribers of one run all receive the identical sequence', async () => {
+    const created = await createExecution(api, person, 'ticker', '10 10');
+    const streams = await Promise.all(Array.from({ length: 100 }, () => streamOf(api, person, created.id)));
+    await sendMessage(api, person, created.id, '10 10');
+    await Promise.all(streams.map((stream) => stream.ended));
+    const reference = streams[0]?.events ?? [];
+    expect(sequences(reference)).toEqual(oneTo(14));
+    for (const stream of streams) expect(stream.events).toEqual(reference);
+  });
+});
+
+describe('the signed URL', () => {
+  it('is refused when tampered with, expired, or missing, before anything else', async () => {
+    const created = await createExecution(api, person, 'ticker', '1 1');
+    const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${created.id}/stream-token`, {
+      headers: session(person),
+    });
+    const url = new URL(token.body.sseUrl);
+    expect(url.pathname).toBe(`/executions/${created.id}/stream`);
+
+    const tampered = new URL(url);
+    tampered.searchParams.set('sig', tamper(url.searchParams.get('sig') ?? ''));
+    const otherExecution = new URL(url);
+    otherExecution.pathname = `/executions/${(await createExecution(api, person, 'ticker', '1 1')).id}/stream`;
+    const unsigned = new URL(url);
+    unsigned.search = '';
+    for (const bad of [tampered, otherExecution, unsigned]) {
+      const reply = await api.get(bad.pathname + bad.search);
+      expect(reply.status).toBe(401);
+      expect(reply.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid stream signature' } });
+    }
+
+    server.clock.advance(5 * 60_000 + 1);
+    const expired = await api.get(url.pathname + url.search);
+    expect(expired.status).toBe(401);
+    expect(expired.body).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.stringContaining('expired') } });
+  });
+
+  it('refuses a lastSeq that is not a non-negative integer', async () => {
+    const created = await createExecution(api, person, 'ticker', '1 1');
+    const stream = await streamOf(api, person, created.id, '&lastSeq=-1');
+    expect(stream.status).toBe(400);
+  });
+});
