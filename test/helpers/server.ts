@@ -31,7 +31,7 @@ const TEST_ENV: Env = {
 };
 
 /** A port free right now; the server then binds it (retrying if another process won it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;

@@ -12,8 +12,10 @@ export interface OpenStream {
   /** The `id:` line of each frame, in order. */
   frameIds: string[];
   comments: number;
-  /** Settles when the server ends the stream. */
+  /** Settles when the stream is over: ended by the server, closed, or cut off. */
   ended: Promise<void>;
+  /** Set when the connection was cut off rather than ended. */
+  droppedBy?: Error;
   /** Settles once at least `count` events have arrived. */
   waitFor(count: number): Promise<void>;
   close(): void;
@@ -72,7 +74,8 @@ export async function openStream(url: string, headers: Record<string, string> = 
         notify();
       }
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') throw error;
+      // Closed by us, or cut off (a killed server): either way the stream is over.
+      if ((error as Error).name !== 'AbortError') stream.droppedBy = error as Error;
     }
   })();
   return stream;

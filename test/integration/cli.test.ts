@@ -1,18 +1,18 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { sha256Hex } from '../../src/secrets.js';
+import { buildProject } from '../helpers/build.js';
 import { createSchema, engineUnderTest, postgresUrl } from '../helpers/database.js';
 
 const run = promisify(execFile);
-const root = path.resolve(import.meta.dirname, '../..');
 let dir: string;
-let buildDir: string;
+let build: Awaited<ReturnType<typeof buildProject>>;
 let cli: string;
 let env: NodeJS.ProcessEnv;
 let database: Database;
@@ -21,12 +21,8 @@ let dropSchema: () => Promise<void> = async () => undefined;
 /** The CLI runs as built JavaScript, the way `npm run skillet` runs it. */
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'skillet-cli-'));
-  // Built inside the project, so the compiled code resolves the project's node_modules.
-  await mkdir(path.join(root, '.test-build'), { recursive: true });
-  buildDir = await mkdtemp(path.join(root, '.test-build', 'cli-'));
-  const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', buildDir], { cwd: root });
-  cli = path.join(buildDir, 'src/cli/main.js');
+  build = await buildProject();
+  cli = path.join(build.dir, 'src/cli/main.js');
   env = { ...process.env, DATA_DIR: dir, PASSWORD_HASH_LOG_N: '10', DATABASE_URL: '' };
   if (engineUnderTest() === 'sqlite') {
     database = openDatabase({ kind: 'sqlite', file: path.join(dir, 'skillet.db') });
@@ -42,7 +38,7 @@ afterAll(async () => {
   await database.close();
   await dropSchema();
   await rm(dir, { recursive: true, force: true });
-  await rm(buildDir, { recursive: true, force: true });
+  await build.remove();
 });
 
 const skillet = (...args: string[]) => run(process.execPath, [cli, ...args], { env });
