@@ -53,6 +53,22 @@ describe('the script runtime', () => {
     expect(stats.topTerms[0]).toEqual({ term: 'cat', count: 2 });
   });
 
+  it('lets markdown-to-html use a package and write a two-file site', async () => {
+    const { started, messages } = await run(
+      'markdown-to-html',
+      '# Hello\n\nSome *text* and `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |',
+    );
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    expect(
+      messages.filter((message) => message.type === 'file').map((message) => message.type === 'file' && message.path),
+    ).toEqual(['index.html', 'style.css']);
+    const page = await readFile(path.join(outputDir, 'index.html'), 'utf8');
+    expect(page).toContain('<title>Hello</title>');
+    expect(page).toContain('<h1>Hello</h1>');
+    expect(page).toContain('<em>text</em>');
+    expect(page).toContain('<table>');
+  });
+
   it('ends a crash, a non-zero exit, garbage output and a hang as failed, with the reason', async () => {
     const crash = await run('crashes', '');
     expect(await crash.started.finished).toEqual({
