@@ -1,6 +1,7 @@
 import formBody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { activationRoutes } from './activation/activation.routes.js';
@@ -10,6 +11,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createAppContext } from './context.js';
 import type { Database } from './db/database.js';
+import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { failAbandonedRuns } from './executions/runner.js';
 import { streamRoutes } from './executions/stream.routes.js';
@@ -58,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const problem of problems) app.log.warn({ problem }, 'skill left out');
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(swagger, {
     openapi: { info: { title: 'Skillet API', version: '1' }, servers: [{ url: config.publicUrl }] },
   });
@@ -69,6 +72,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(streamRoutes(ctx));
+  await app.register(controlPlaneRoutes(ctx));
   await app.register(verificationPageRoutes(ctx));
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 

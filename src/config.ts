@@ -24,6 +24,9 @@ export interface Config {
   skillsDir: string | undefined;
   /** Base URL of signed stream URLs; this server's own by default. */
   streamUrl: string;
+  /** Base URL (ws:// or wss://) of control-plane WebSocket URLs. */
+  eventsWsUrl: string;
+  controlPingMs: number;
   executions: {
     timeoutMs: number;
     memoryMb: number;
@@ -81,6 +84,12 @@ function httpUrl(env: Env, name: string, fallback: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ConfigError(`${name} must be an http or https URL (got "${raw}")`);
   }
+  return raw.replace(/\/+$/, '');
+}
+
+function wsUrl(env: Env, name: string, fallback: string): string {
+  const raw = read(env, name) ?? fallback;
+  if (!/^wss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError(`${name} must be a ws:// or wss:// URL (got "${raw}")`);
   return raw.replace(/\/+$/, '');
 }
 
@@ -150,6 +159,8 @@ export async function loadConfig(env: Env): Promise<Config> {
     },
     skillsDir: read(env, 'SKILLS_DIR') === undefined ? undefined : path.resolve(read(env, 'SKILLS_DIR') ?? ''),
     streamUrl: httpUrl(env, 'STREAM_URL', publicUrl),
+    eventsWsUrl: wsUrl(env, 'EVENTS_WS_URL', publicUrl.replace(/^http/, 'ws')),
+    controlPingMs: integer(env, 'CONTROL_PING_MS', 30_000, 10, 3_600_000),
     executions: {
       timeoutMs: integer(env, 'EXECUTION_TIMEOUT_MS', 65 * 60_000, 100, 24 * 3_600_000),
       memoryMb: integer(env, 'SKILL_MEMORY_MB', 256, 16, 16_384),

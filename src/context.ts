@@ -4,7 +4,8 @@ import type { Config } from './config.js';
 import type { Database, Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
 import { ActiveRuns } from './executions/active-runs.js';
-import { type EventBus, InProcessBus } from './executions/bus.js';
+import { type Channels, type EventBus, InProcessChannels } from './executions/bus.js';
+import type { ControlMessage } from './executions/control-messages.js';
 import { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { deriveKey } from './secrets.js';
@@ -20,6 +21,8 @@ export interface AppContext {
   credentials: CredentialCache;
   skills: SkillRegistry;
   bus: EventBus;
+  /** Control-plane messages, by workspace id. */
+  control: Channels<ControlMessage>;
   runs: ActiveRuns;
   /** Purpose-bound keys derived from the signing secret. */
   keys: { sealing: Buffer; signing: Buffer };
@@ -44,7 +47,8 @@ export function createAppContext(parts: ContextParts): AppContext {
     rateLimits: parts.rateLimits,
     credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
     skills: parts.skills ?? new SkillRegistry([]),
-    bus: parts.bus ?? new InProcessBus(),
+    bus: parts.bus ?? new InProcessChannels(),
+    control: new InProcessChannels(),
     runs: new ActiveRuns(),
     keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
   };

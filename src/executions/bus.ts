@@ -9,24 +9,27 @@ export interface ExecutionEvent {
 }
 
 /**
- * Announces events once they are stored. In one process this is an emitter; across nodes
- * a Redis implementation of the same interface takes its place.
+ * Announces messages on named channels (an execution's events, a workspace's control
+ * messages). In one process this is an emitter; across nodes a Redis implementation of the
+ * same interface takes its place.
  */
-export interface EventBus {
-  publish(executionId: string, event: ExecutionEvent): void;
+export interface Channels<Message> {
+  publish(channel: string, message: Message): void;
   /** Returns the function that unsubscribes. */
-  subscribe(executionId: string, listener: (event: ExecutionEvent) => void): () => void;
+  subscribe(channel: string, listener: (message: Message) => void): () => void;
 }
 
-export class InProcessBus implements EventBus {
+export type EventBus = Channels<ExecutionEvent>;
+
+export class InProcessChannels<Message> implements Channels<Message> {
   readonly #emitter = new EventEmitter().setMaxListeners(0);
 
-  publish(executionId: string, event: ExecutionEvent): void {
-    this.#emitter.emit(executionId, event);
+  publish(channel: string, message: Message): void {
+    this.#emitter.emit(channel, message);
   }
 
-  subscribe(executionId: string, listener: (event: ExecutionEvent) => void): () => void {
-    this.#emitter.on(executionId, listener);
-    return () => this.#emitter.off(executionId, listener);
+  subscribe(channel: string, listener: (message: Message) => void): () => void {
+    this.#emitter.on(channel, listener);
+    return () => this.#emitter.off(channel, listener);
   }
 }

@@ -5,6 +5,7 @@ import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { sha256Hex } from '../secrets.js';
+import { invalidate } from './control-messages.js';
 import {
   agentMessages,
   type ExecutionRow,
@@ -69,7 +70,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
     }
   }
   try {
-    return await insertExecution(ctx.db, {
+    const created = await insertExecution(ctx.db, {
       execution_id: randomUUID(),
       workspace_id: caller.workspaceId,
       user_id: caller.userId,
@@ -89,6 +90,8 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
       started_at: null,
       completed_at: null,
     });
+    invalidate(ctx, caller.workspaceId, ['executions']);
+    return created;
   } catch (error) {
     // The same key raced in from a concurrent request: answer as its retry would.
     if (request.idempotencyKey !== undefined && isUniqueViolation(error)) return createExecution(ctx, caller, request);

@@ -4,11 +4,12 @@ import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import type { ExecutionEvent } from './bus.js';
+import { invalidate, signalExecution } from './control-messages.js';
 import { announce, recordEvents, textContent } from './events.js';
 import { appendEvents } from './events.store.js';
 import { createExecution, executionOf, requireInputWithinLimit } from './executions.js';
 import { findExecution } from './executions.store.js';
-import { finishRun, launchRun } from './runner.js';
+import { finishRun, launchRun, type RunTarget } from './runner.js';
 
 const BUSY = 'An execution is already running in this workspace';
 
@@ -54,19 +55,22 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
     throw error;
   }
   announce(ctx, executionId, events);
-  await launchRun(ctx, executionId, ctx.skills.get(execution.skill_slug), text);
+  signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
+  invalidate(ctx, execution.workspace_id, ['executions']);
+  await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, ctx.skills.get(execution.skill_slug), text);
   return events;
 }
 
 /** Stops a working run, here or (if this process lost it) by closing it in the store. */
-async function stopRun(ctx: AppContext, executionId: string): Promise<boolean> {
+async function stopRun(ctx: AppContext, target: RunTarget): Promise<boolean> {
+  const { executionId } = target;
   const active = ctx.runs.get(executionId);
   if (active) {
     active.stop();
     await active.settled;
     return true;
   }
-  await finishRun(ctx, executionId, { kind: 'stopped' }, '', 0);
+  await finishRun(ctx, target, { kind: 'stopped' }, '', 0);
   return false;
 }
 
@@ -74,7 +78,7 @@ export async function interruptRun(ctx: AppContext, caller: Caller, executionId:
   const execution = await executionOf(ctx, caller, executionId);
   if (execution.status !== 'working') throw new Conflict(`This execution is not running (it is ${execution.status})`);
   const events = await recordEvents(ctx, executionId, [{ type: 'user.interrupt', payload: {} }]);
-  await stopRun(ctx, executionId);
+  await stopRun(ctx, { executionId, workspaceId: execution.workspace_id });
   return events;
 }
 
@@ -95,7 +99,7 @@ export async function cancelRun(ctx: AppContext, caller: Caller, executionId: st
       actualStatus: execution.status,
     };
   }
-  const processKilled = await stopRun(ctx, executionId);
+  const processKilled = await stopRun(ctx, { executionId, workspaceId: execution.workspace_id });
   const after = await findExecution(ctx.db, executionId);
   return { success: true, message: 'The run was stopped', processKilled, actualStatus: after?.status ?? 'idle' };
 }

@@ -5,6 +5,7 @@ import type { SkillMessage } from '../skills/protocol.js';
 import type { Skill } from '../skills/registry.js';
 import { type ScriptOutcome, startScript } from '../skills/script-runtime.js';
 import type { ActiveRun } from './active-runs.js';
+import { invalidate, signalExecution } from './control-messages.js';
 import { recordEvents, textContent } from './events.js';
 import type { NewEvent } from './events.store.js';
 import { workingExecutions } from './executions.store.js';
@@ -31,8 +32,15 @@ function idle(reason: StopReason): NewEvent {
   return { type: 'session.status_idle', payload: { stop_reason: { type: reason } } };
 }
 
+/** The execution a run belongs to, and the workspace whose clients hear about it. */
+export interface RunTarget {
+  executionId: string;
+  workspaceId: string;
+}
+
 /** Ends a run: its closing events and the execution's new status are stored together. */
-export async function finishRun(ctx: AppContext, executionId: string, outcome: ScriptOutcome, summary: string, price: number) {
+export async function finishRun(ctx: AppContext, target: RunTarget, outcome: ScriptOutcome, summary: string, price: number) {
+  const { executionId, workspaceId } = target;
   const nowIso = ctx.clock.now().toISOString();
   if (outcome.kind === 'completed') {
     const result = {
@@ -45,18 +53,23 @@ export async function finishRun(ctx: AppContext, executionId: string, outcome: S
       completed_at: nowIso,
       cost: price,
     });
+    signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
   } else if (outcome.kind === 'stopped') {
     await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
+    signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
     const info = { type: 'agent.info', payload: { message: outcome.reason } };
     await recordEvents(ctx, executionId, [info, idle('error')], { status: 'failed', stop_reason: 'error', completed_at: nowIso });
+    signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
   }
+  invalidate(ctx, workspaceId, ['executions']);
 }
 
 /** Runs a skill for an execution already marked working; returns once the child is started. */
-export async function launchRun(ctx: AppContext, executionId: string, skill: Skill | undefined, text: string): Promise<void> {
+export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill | undefined, text: string): Promise<void> {
+  const { executionId, workspaceId } = target;
   if (skill?.runtime !== 'script') {
-    await finishRun(ctx, executionId, { kind: 'failed', reason: 'this skill cannot run on this server' }, '', 0);
+    await finishRun(ctx, target, { kind: 'failed', reason: 'this skill cannot run on this server' }, '', 0);
     return;
   }
   let summary = '';
@@ -65,23 +78,21 @@ export async function launchRun(ctx: AppContext, executionId: string, skill: Ski
   let script: Awaited<ReturnType<typeof startScript>>;
   try {
     script = await startScript(skill, text, outputDir, limits, async (message) => {
-      if (message.type === 'result') summary = message.summary;
-      else await recordEvents(ctx, executionId, [eventOf(message)]);
+      if (message.type === 'result') {
+        summary = message.summary;
+        return;
+      }
+      await recordEvents(ctx, executionId, [eventOf(message)]);
+      signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
     });
   } catch (error) {
-    await finishRun(
-      ctx,
-      executionId,
-      { kind: 'failed', reason: `the skill could not start: ${(error as Error).message}` },
-      '',
-      0,
-    );
+    await finishRun(ctx, target, { kind: 'failed', reason: `the skill could not start: ${(error as Error).message}` }, '', 0);
     return;
   }
   const run: ActiveRun = {
     stop: () => script.stop(),
     settled: script.finished
-      .then((outcome) => finishRun(ctx, executionId, outcome, summary, skill.price))
+      .then((outcome) => finishRun(ctx, target, outcome, summary, skill.price))
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);
@@ -95,7 +106,7 @@ export async function failAbandonedRuns(ctx: AppContext): Promise<number> {
   const abandoned = await workingExecutions(ctx.db);
   for (const execution of abandoned) {
     const outcome: ScriptOutcome = { kind: 'failed', reason: 'the server stopped while this run was in progress' };
-    await finishRun(ctx, execution.execution_id, outcome, '', 0);
+    await finishRun(ctx, { executionId: execution.execution_id, workspaceId: execution.workspace_id }, outcome, '', 0);
   }
   return abandoned.length;
 }

@@ -129,6 +129,37 @@ export async function callerFromAuthToken(ctx: AppContext, token: string): Promi
   return caller;
 }
 
+/** A credential as a signed URL refers to it, without its secret. */
+export interface CredentialRef {
+  kind: Caller['kind'];
+  credentialId: string;
+  workspaceId: string;
+}
+
+/** Whether a credential still stands, and still reaches the workspace it was bound to. */
+export async function isCredentialLive(ctx: AppContext, ref: CredentialRef): Promise<boolean> {
+  if (ref.kind === 'api_key') {
+    const key = await ctx.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('id', '=', ref.credentialId)
+      .where('workspace_id', '=', ref.workspaceId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return key !== undefined;
+  }
+  const token = await ctx.db
+    .selectFrom('auth_tokens as t')
+    .innerJoin('workspace_members as m', 'm.user_id', 't.user_id')
+    .select('t.id')
+    .where('t.id', '=', ref.credentialId)
+    .where('m.workspace_id', '=', ref.workspaceId)
+    .where('t.revoked_at', 'is', null)
+    .where('t.expires_at', '>', ctx.clock.now().toISOString())
+    .executeTakeFirst();
+  return token !== undefined;
+}
+
 /** Applies an `x-workspace-id` header: a session may act in any workspace it belongs to. */
 export async function inWorkspace(ctx: AppContext, caller: Caller, workspaceId: string): Promise<Caller> {
   if (!UUID_SHAPE.test(workspaceId)) throw new InvalidInput('x-workspace-id must be a workspace id (UUID)');
