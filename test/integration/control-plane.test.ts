@@ -1,0 +1,163 @@
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
+import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
+import { type Client, client, tamper } from '../helpers/http.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let api: Client;
+let owner: TestUser;
+
+beforeAll(async () => {
+  server = await startServer({
+    RATE_LIMIT_REST_PER_MINUTE: '100000',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+    CONTROL_PING_MS: '50',
+  });
+  api = client(server.url);
+  owner = await signUp(api);
+});
+afterAll(() => server.close());
+
+interface Listener {
+  socket: WebSocket;
+  messages: Record<string, unknown>[];
+  pings: number;
+}
+
+async function subscribeUrl(headers: Record<string, string>): Promise<string> {
+  const reply = await api.get<{ url: string; expiresInMs: number }>('/api/v1/events/subscribe-url', { headers });
+  expect(reply.status).toBe(200);
+  expect(reply.body.expiresInMs).toBe(300000);
+  return reply.body.url;
+}
+
+async function connect(url: string): Promise<Listener> {
+  const socket = new WebSocket(url);
+  const listener: Listener = { socket, messages: [], pings: 0 };
+  socket.on('message', (data) => listener.messages.push(JSON.parse(String(data))));
+  socket.on('ping', () => {
+    listener.pings += 1;
+  });
+  await once(socket, 'open');
+  return listener;
+}
+
+/** The HTTP status a refused upgrade answers with. */
+async function refusal(url: string): Promise<number> {
+  const socket = new WebSocket(url);
+  socket.on('error', () => undefined); // ending a refused upgrade reports one; expected here
+  const [, response] = (await once(socket, 'unexpected-response')) as [unknown, { statusCode: number }];
+  socket.terminate();
+  return response.statusCode;
+}
+
+describe('GET /api/v1/events/subscribe-url', () => {
+  it('hands out a ws URL with ts and sig that needs no other credential', async () => {
+    const url = new URL(await subscribeUrl(session(owner)));
+    expect(url.protocol).toBe('ws:');
+    expect(url.pathname).toBe('/events/ws');
+    expect(url.searchParams.get('ts')).toMatch(/^\d+$/);
+    expect(url.searchParams.get('sig')).toMatch(/^[0-9a-f]{64}$/);
+    expect(url.search).not.toContain(owner.token);
+  });
+});
+
+describe('the control-plane channel', () => {
+  it('carries the lifecycle of a run in its workspace as bare JSON objects', async () => {
+    const listener = await connect(await subscribeUrl(session(owner)));
+    const { created } = await runToEnd(api, owner, 'ticker', '2 5');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const about = listener.messages.filter((message) => message.executionId === created.id);
+    expect(about.map((message) => message.type)).toEqual([
+      'execution-started',
+      'execution-progress',
+      'execution-progress',
+      'execution-completed',
+    ]);
+    expect(about[0]).toEqual({
+      type: 'execution-started',
+      executionId: created.id,
+      workspaceId: owner.user.personalWorkspaceId,
+      status: 'working',
+      at: expect.any(String),
+    });
+    expect(listener.messages).toContainEqual({
+      type: 'cache-invalidate',
+      keys: ['executions'],
+      workspaceId: owner.user.personalWorkspaceId,
+      at: expect.any(String),
+    });
+    listener.socket.close();
+  });
+
+  it('reports failures as execution-failed', async () => {
+    const listener = await connect(await subscribeUrl(session(owner)));
+    const { created } = await runToEnd(api, owner, 'crashes', 'x');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(listener.messages.filter((m) => m.executionId === created.id).at(-1)).toMatchObject({
+      type: 'execution-failed',
+      status: 'failed',
+    });
+    listener.socket.close();
+  });
+
+  it('belongs to the credential: a key bound to a team hears the team, not the personal workspace', async () => {
+    const team = await createTeam(api, owner);
+    const teamKey = await createKey(api, owner, 'team agent', { 'x-workspace-id': team.id });
+    const teamListener = await connect(await subscribeUrl({ 'x-api-key': teamKey.key }));
+    const personalListener = await connect(await subscribeUrl(session(owner)));
+    const { created } = await runToEnd(api, owner, 'ticker', '1 1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(personalListener.messages.some((m) => m.executionId === created.id)).toBe(true);
+    expect(teamListener.messages.some((m) => m.executionId === created.id)).toBe(false);
+    teamListener.socket.close();
+    personalListener.socket.close();
+  });
+
+  it('pings to keep alive, and a closed client does not disturb the others', async () => {
+    const url = await subscribeUrl(session(owner));
+    const staying = await connect(url);
+    const leaving = await connect(url);
+    leaving.socket.terminate();
+    const created = await createExecution(api, owner, 'ticker', '2 40');
+    const stream = await streamOf(api, owner, created.id);
+    await sendMessage(api, owner, created.id, '2 40');
+    await stream.ended;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(staying.messages.filter((m) => m.executionId === created.id).at(-1)).toMatchObject({ type: 'execution-completed' });
+    expect(staying.pings).toBeGreaterThan(0);
+    staying.socket.close();
+  });
+});
+
+describe('the signature, checked at the upgrade only', () => {
+  it('refuses a tampered, re-pointed, expired or revoked URL with 401', async () => {
+    const url = new URL(await subscribeUrl(session(owner)));
+    const tampered = new URL(url);
+    tampered.searchParams.set('sig', tamper(url.searchParams.get('sig') ?? ''));
+    expect(await refusal(tampered.href)).toBe(401);
+
+    const other = await signUp(api);
+    const repointed = new URL(url);
+    const theirs = new URL(await subscribeUrl(session(other)));
+    repointed.searchParams.set('c', theirs.searchParams.get('c') ?? '');
+    expect(await refusal(repointed.href)).toBe(401);
+
+    const person = await signUp(api);
+    const key = await createKey(api, person);
+    const keyUrl = await subscribeUrl({ 'x-api-key': key.key });
+    await api.delete(`/api/v1/keys/${key.id}`, { headers: session(person) });
+    expect(await refusal(keyUrl)).toBe(401);
+
+    const fresh = await subscribeUrl(session(owner));
+    const open = await connect(fresh);
+    server.clock.advance(300_001);
+    expect(await refusal(fresh)).toBe(401);
+    // Already open: the signature is not checked again.
+    expect(open.socket.readyState).toBe(WebSocket.OPEN);
+    open.socket.close();
+  });
+});
