@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import jsqr from 'jsqr';
+import { PNG } from 'pngjs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
 import type { SkillMessage } from '../../src/skills/protocol.js';
@@ -67,6 +69,54 @@ describe('the script runtime', () => {
     expect(page).toContain('<h1>Hello</h1>');
     expect(page).toContain('<em>text</em>');
     expect(page).toContain('<table>');
+  });
+
+  it('lets csv-chart draw an SVG bar chart of the first numeric column', async () => {
+    const csv = 'city,population,area\n"Lyon, FR",522000,47.9\n<Oslo>,709000,454\nPorto,232000,41.4\n';
+    const { started } = await run('csv-chart', csv);
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    const svg = await readFile(path.join(outputDir, 'chart.svg'), 'utf8');
+    expect(svg.match(/<rect /g)).toHaveLength(3);
+    expect(svg).toContain('>population</text>');
+    expect(svg).toContain('Lyon, FR');
+    expect(svg).toContain('&lt;Oslo&gt;');
+    expect(svg).not.toContain('<Oslo>');
+  });
+
+  it('fails csv-chart clearly when no column is numeric', async () => {
+    const { started } = await run('csv-chart', 'a,b\nx,y\n');
+    expect(await started.finished).toEqual({ kind: 'failed', reason: expect.stringContaining('no column holds only numbers') });
+  });
+
+  it('lets qr-code write a PNG that decodes back to the input', async () => {
+    const text = 'https://skillet.example.test/activate?code=WDJB-MJHT';
+    const { started } = await run('qr-code', text);
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    const png = PNG.sync.read(await readFile(path.join(outputDir, 'qr.png')));
+    // jsqr is CommonJS: its function sits under `default` as its types say.
+    const decoded = jsqr.default(new Uint8ClampedArray(png.data), png.width, png.height);
+    expect(decoded?.data).toBe(text);
+  });
+
+  it('lets skill-creator write a bundle that installs and runs', async () => {
+    const { started } = await run(
+      'skill-creator',
+      'Summarise meeting notes\nTurns raw notes into a short summary with action items.',
+    );
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    const created = await loadSkillRegistry({ builtIn: outputDir });
+    expect(created.problems).toEqual([]);
+    const skill = created.registry.get('summarise-meeting-notes');
+    expect(skill).toMatchObject({ name: 'Summarise meeting notes', runtime: 'script', entry: 'main.mjs', price: 0 });
+    if (!skill) throw new Error('the created skill did not load');
+    const scratch = await mkdtemp(path.join(tmpdir(), 'skillet-created-'));
+    const messages: SkillMessage[] = [];
+    const second = await startScript(skill, 'one two three', scratch, LIMITS, async (message) => {
+      messages.push(message);
+    });
+    expect(await second.finished).toEqual({ kind: 'completed' });
+    expect(messages).toContainEqual({ type: 'message', text: 'Received 3 words.' });
+    await rm(scratch, { recursive: true, force: true });
   });
 
   it('ends a crash, a non-zero exit, garbage output and a hang as failed, with the reason', async () => {
