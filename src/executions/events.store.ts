@@ -47,14 +47,22 @@ export async function appendEvents(
   return stored;
 }
 
-/** Stored events after `afterSequence`, in order, at most `limit`. */
-export async function eventsAfter(
+export interface StoredEvent {
+  id: string;
+  type: string;
+  sequence: number;
+  /** The payload as stored: JSON text. */
+  payload: string;
+}
+
+/** Stored events after `afterSequence`, in order, at most `limit`, payloads left as text. */
+export function eventsAfter(
   db: Kysely<Tables>,
   executionId: string,
   afterSequence: number,
   limit: number,
-): Promise<ExecutionEvent[]> {
-  const rows = await db
+): Promise<StoredEvent[]> {
+  return db
     .selectFrom('execution_events')
     .select(['id', 'type', 'sequence', 'payload'])
     .where('execution_id', '=', executionId)
@@ -62,5 +70,4 @@ export async function eventsAfter(
     .orderBy('sequence')
     .limit(limit)
     .execute();
-  return rows.map((row) => ({ id: row.id, type: row.type, sequence: row.sequence, payload: JSON.parse(row.payload) }));
 }

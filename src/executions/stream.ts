@@ -1,12 +1,21 @@
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from './bus.js';
-import { eventsAfter } from './events.store.js';
+import { eventsAfter, type StoredEvent } from './events.store.js';
 
 const REPLAY_PAGE = 1000;
 
 function frame(event: ExecutionEvent): string {
   return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * The same frame as `frame` gives the live event, built around the stored payload text:
+ * a replay neither parses nor re-serialises what it sends.
+ */
+function storedFrame(event: StoredEvent): string {
+  const data = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"sequence":${event.sequence},"payload":${event.payload}}`;
+  return `id: ${event.sequence}\ndata: ${data}\n\n`;
 }
 
 /**
@@ -54,20 +63,22 @@ export async function serveEventStream(
     raw.write(frame(event));
     lastSent = event.sequence;
   };
-  const endsStream = (event: ExecutionEvent) =>
+  const endsStream = (event: { type: string; sequence: number }) =>
     event.type === 'session.status_idle' && !queue.some((next) => next.sequence > event.sequence);
 
-  /** Writes stored events after lastSent up to `through` (all of them when undefined). */
-  const replay = async (through?: number): Promise<ExecutionEvent | undefined> => {
-    let last: ExecutionEvent | undefined;
+  /** Writes stored events after lastSent up to `through` (all of them when undefined), a page per write. */
+  const replay = async (through?: number): Promise<StoredEvent | undefined> => {
+    let last: StoredEvent | undefined;
     for (;;) {
+      if (closed) return last;
       const page = await eventsAfter(ctx.db, executionId, lastSent, REPLAY_PAGE);
-      for (const event of page) {
-        if (closed || (through !== undefined && event.sequence > through)) return last;
-        send(event);
-        last = event;
+      const wanted = through === undefined ? page : page.filter((event) => event.sequence <= through);
+      if (wanted.length > 0) {
+        raw.write(wanted.map(storedFrame).join(''));
+        last = wanted.at(-1);
+        lastSent = last?.sequence ?? lastSent;
       }
-      if (page.length < REPLAY_PAGE) return last;
+      if (page.length < REPLAY_PAGE || wanted.length < page.length) return last;
     }
   };
 
