@@ -4,6 +4,8 @@
  * Fastify app answering the same JSON from memory). Prints its URL on the first line.
  */
 import { mkdtemp } from 'node:fs/promises';
+import { createServer, type ServerResponse } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -12,6 +14,7 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { openConfiguredDatabase } from '../src/db/open-configured.js';
+import { PROJECT_ROOT } from '../src/paths.js';
 import { MemoryRateLimitStore } from '../src/rate-limit/store.js';
 
 export const BASELINE_ME = {
@@ -27,10 +30,19 @@ export const BASELINE_ME = {
   tier: 'paygmode',
 };
 
+/** A port free right now, so the URLs the server hands out can name it. */
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 async function skillet(): Promise<string> {
   const config = await loadConfig({
     DATA_DIR: await mkdtemp(path.join(tmpdir(), 'skillet-bench-')),
-    PORT: '0',
+    PORT: String(await freePort()),
     LOG_LEVEL: 'warn',
     // Rate limiting stays on, with limits high enough that the run measures the work, not 429s.
     RATE_LIMIT_REST_PER_MINUTE: '10000000',
@@ -38,11 +50,14 @@ async function skillet(): Promise<string> {
     RATE_LIMIT_POLL_PER_SECOND: '100000',
     RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
     PASSWORD_HASH_LOG_N: '10',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '10000000',
+    // The test skills include `empty`, whose run measures the cost of running anything.
+    SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
   });
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
   const app = await buildApp({ config, database, clock: systemClock, rateLimits: new MemoryRateLimitStore() });
-  return app.listen({ host: '127.0.0.1', port: 0 });
+  return app.listen({ host: '127.0.0.1', port: config.port });
 }
 
 async function baseline(): Promise<string> {
@@ -55,7 +70,51 @@ async function baseline(): Promise<string> {
   return app.listen({ host: '127.0.0.1', port: 0 });
 }
 
+/**
+ * A bare Node SSE server: replays frames it was handed (the very bytes Skillet sent) from
+ * memory, and broadcasts a frame to every open connection in a plain loop.
+ */
+async function sseBaseline(): Promise<string> {
+  let frames = '';
+  const live = new Set<ServerResponse>();
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (request.method === 'POST' && url.pathname === '/frames') {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        frames = Buffer.concat(chunks).toString('utf8');
+        response.end();
+      });
+      return;
+    }
+    if (url.pathname === '/replay') {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end(frames);
+      return;
+    }
+    if (url.pathname === '/live') {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(': connected\n\n');
+      live.add(response);
+      request.on('close', () => live.delete(response));
+      return;
+    }
+    if (request.method === 'POST' && url.pathname === '/broadcast') {
+      const tick = url.searchParams.get('tick');
+      const frame = `id: ${tick}\ndata: {"type":"agent.message","payload":{"content":[{"type":"text","text":"tick ${tick} of 5"}]}}\n\n`;
+      for (const connection of live) connection.write(frame);
+      response.end();
+      return;
+    }
+    response.writeHead(404).end();
+  });
+  server.keepAliveTimeout = 0;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 const mode = process.argv[2];
-const url = await (mode === 'skillet' ? skillet() : baseline());
+const url = await (mode === 'skillet' ? skillet() : mode === 'sse-baseline' ? sseBaseline() : baseline());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
 process.stdout.write(`${url}\n`);

@@ -3,6 +3,8 @@ import type { Compilable, CompiledQuery, Kysely } from 'kysely';
 import { directReaderOf } from './sqlite-reader.js';
 import type { Tables } from './tables.js';
 
+type Argument = string | number;
+
 interface Template<Row> {
   query: CompiledQuery<Row>;
   /** Where each argument lands in the compiled parameter list. */
@@ -10,26 +12,25 @@ interface Template<Row> {
 }
 
 /**
- * A point read (first row or nothing) on a per-request path, built and compiled once per database and then run with
- * new arguments: building and compiling a Kysely query costs several times more than
- * running a point lookup. On SQLite it runs on the read-only connection. The builder is called once with marker strings; the markers'
- * positions in the compiled parameters are where later arguments go.
+ * A read on a hot path, built and compiled once per database and then run with new
+ * arguments: building and compiling a Kysely query costs several times more than running
+ * a point lookup. The builder is called once with marker values; the markers' positions in
+ * the compiled parameters are where later arguments go. On SQLite it runs on the read-only
+ * connection. No Kysely plugins are configured, so rows need no transforming there.
  */
-export function preparedLookup<Args extends string[], Row>(
-  build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
-): (db: Kysely<Tables>, ...args: Args) => Promise<Row | undefined> {
+function prepare<Args extends Argument[], Row>(build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>) {
   const templates = new WeakMap<Kysely<Tables>, Template<Row>>();
   const nonce = randomBytes(8).toString('hex');
 
   function compile(db: Kysely<Tables>, arity: number): Template<Row> {
-    const markers = Array.from({ length: arity }, (_, i) => `\u0000arg${i}:${nonce}`) as Args;
+    const markers = Array.from({ length: arity }, (_, i) => `\u0000arg${i}:${nonce}`) as unknown as Args;
     const query = build(db, ...markers).compile();
     const slots = markers.map((marker) => query.parameters.indexOf(marker));
-    if (slots.some((slot) => slot < 0)) throw new Error('preparedLookup: every argument must become a query parameter');
+    if (slots.some((slot) => slot < 0)) throw new Error('prepared query: every argument must become a query parameter');
     return { query, slots };
   }
 
-  return async (db, ...args) => {
+  return (db: Kysely<Tables>, args: Args): CompiledQuery<Row> => {
     let template = templates.get(db);
     if (!template) {
       template = compile(db, args.length);
@@ -39,10 +40,32 @@ export function preparedLookup<Args extends string[], Row>(
     template.slots.forEach((slot, i) => {
       parameters[slot] = args[i];
     });
-    // No Kysely plugins are configured, so rows need no transforming on the direct path.
+    return { ...template.query, parameters };
+  };
+}
+
+/** A point read: the first row, or nothing. */
+export function preparedLookup<Args extends Argument[], Row>(
+  build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<Tables>, ...args: Args) => Promise<Row | undefined> {
+  const compiled = prepare(build);
+  return async (db, ...args) => {
+    const query = compiled(db, args);
     const reader = directReaderOf(db);
-    if (reader) return reader(template.query.sql, parameters) as Row | undefined;
-    const result = await db.executeQuery<Row>({ ...template.query, parameters });
-    return result.rows[0];
+    if (reader) return reader.first(query.sql, query.parameters) as Row | undefined;
+    return (await db.executeQuery<Row>(query)).rows[0];
+  };
+}
+
+/** A read of many rows (a page of events). */
+export function preparedList<Args extends Argument[], Row>(
+  build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<Tables>, ...args: Args) => Promise<Row[]> {
+  const compiled = prepare(build);
+  return async (db, ...args) => {
+    const query = compiled(db, args);
+    const reader = directReaderOf(db);
+    if (reader) return reader.all(query.sql, query.parameters) as Row[];
+    return (await db.executeQuery<Row>(query)).rows;
   };
 }

@@ -2,8 +2,11 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
-/** Runs one read statement synchronously and returns its first row, if any. */
-export type DirectReader = (sql: string, parameters: readonly unknown[]) => unknown;
+/** Runs one read statement synchronously: its first row, or all of them. */
+export interface DirectReader {
+  first(sql: string, parameters: readonly unknown[]): unknown;
+  all(sql: string, parameters: readonly unknown[]): unknown[];
+}
 
 const readers = new WeakMap<Kysely<Tables>, DirectReader>();
 
@@ -17,13 +20,17 @@ export function attachReader(db: Kysely<Tables>, file: string): () => void {
   const connection = new SQLite(file, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 5000');
   const statements = new Map<string, SQLite.Statement>();
-  readers.set(db, (sql, parameters) => {
+  const statementFor = (sql: string): SQLite.Statement => {
     let statement = statements.get(sql);
     if (!statement) {
       statement = connection.prepare(sql);
       statements.set(sql, statement);
     }
-    return statement.get(...parameters);
+    return statement;
+  };
+  readers.set(db, {
+    first: (sql, parameters) => statementFor(sql).get(...parameters),
+    all: (sql, parameters) => statementFor(sql).all(...parameters),
   });
   return () => {
     readers.delete(db);

@@ -50,6 +50,8 @@ export interface ExecutionEventsTable {
   type: string;
   /** JSON text. */
   payload: string;
+  /** The event as a server-sent-event frame, rendered once when stored. */
+  frame: string;
   created_at: string;
 }
 

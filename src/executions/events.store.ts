@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
+import { preparedList } from '../db/prepared-lookup.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import type { ExecutionEvent } from './bus.js';
 
@@ -39,6 +40,7 @@ export async function appendEvents(
           id: event.id,
           type: event.type,
           payload: JSON.stringify(event.payload),
+          frame: sseFrame(event),
           created_at: nowIso,
         })),
       )
@@ -47,27 +49,21 @@ export async function appendEvents(
   return stored;
 }
 
-export interface StoredEvent {
-  id: string;
-  type: string;
-  sequence: number;
-  /** The payload as stored: JSON text. */
-  payload: string;
+/** An event as one server-sent-event frame: the same bytes live and in a replay. */
+export function sseFrame(event: ExecutionEvent): string {
+  return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** Stored events after `afterSequence`, in order, at most `limit`, payloads left as text. */
-export function eventsAfter(
-  db: Kysely<Tables>,
-  executionId: string,
-  afterSequence: number,
-  limit: number,
-): Promise<StoredEvent[]> {
-  return db
+/**
+ * The frames of stored events after `afterSequence`, in order, at most `limit`. Prepared:
+ * replays read thousands of events a page at a time, and send the frames as they are.
+ */
+export const framesAfter = preparedList((db, executionId: string, afterSequence: number, limit: number) =>
+  db
     .selectFrom('execution_events')
-    .select(['id', 'type', 'sequence', 'payload'])
+    .select(['type', 'sequence', 'frame'])
     .where('execution_id', '=', executionId)
     .where('sequence', '>', afterSequence)
     .orderBy('sequence')
-    .limit(limit)
-    .execute();
-}
+    .limit(limit),
+);

@@ -1,22 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from './bus.js';
-import { eventsAfter, type StoredEvent } from './events.store.js';
+import { framesAfter, sseFrame } from './events.store.js';
 
 const REPLAY_PAGE = 1000;
-
-function frame(event: ExecutionEvent): string {
-  return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
-/**
- * The same frame as `frame` gives the live event, built around the stored payload text:
- * a replay neither parses nor re-serialises what it sends.
- */
-function storedFrame(event: StoredEvent): string {
-  const data = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"sequence":${event.sequence},"payload":${event.payload}}`;
-  return `id: ${event.sequence}\ndata: ${data}\n\n`;
-}
 
 /**
  * Serves one execution's events as server-sent events: everything stored after
@@ -60,21 +47,21 @@ export async function serveEventStream(
     raw.end();
   };
   const send = (event: ExecutionEvent) => {
-    raw.write(frame(event));
+    raw.write(sseFrame(event));
     lastSent = event.sequence;
   };
   const endsStream = (event: { type: string; sequence: number }) =>
     event.type === 'session.status_idle' && !queue.some((next) => next.sequence > event.sequence);
 
   /** Writes stored events after lastSent up to `through` (all of them when undefined), a page per write. */
-  const replay = async (through?: number): Promise<StoredEvent | undefined> => {
-    let last: StoredEvent | undefined;
+  const replay = async (through?: number): Promise<{ type: string; sequence: number } | undefined> => {
+    let last: { type: string; sequence: number } | undefined;
     for (;;) {
       if (closed) return last;
-      const page = await eventsAfter(ctx.db, executionId, lastSent, REPLAY_PAGE);
+      const page = await framesAfter(ctx.db, executionId, lastSent, REPLAY_PAGE);
       const wanted = through === undefined ? page : page.filter((event) => event.sequence <= through);
       if (wanted.length > 0) {
-        raw.write(wanted.map(storedFrame).join(''));
+        raw.write(wanted.map((event) => event.frame).join(''));
         last = wanted.at(-1);
         lastSent = last?.sequence ?? lastSent;
       }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { appendEvents } from '../../src/executions/events.store.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { createExecution, sendMessage, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp } from '../helpers/factories.js';
@@ -65,32 +66,18 @@ describe('start-up after a crash', () => {
     const owner = await signUp(api);
     const created = await createExecution(api, owner, 'ticker', '1 1');
     // As a process killed mid-run leaves it: working, with its opening events stored.
-    await server.db.db
-      .updateTable('executions')
-      .set({ status: 'working', last_sequence: 2 })
-      .where('execution_id', '=', created.id)
-      .execute();
-    await server.db.db
-      .insertInto('execution_events')
-      .values([
-        {
-          execution_id: created.id,
-          sequence: 1,
-          id: 'e1',
-          type: 'user.message',
-          payload: '{"content":[]}',
-          created_at: '2026-01-01T00:00:00.000Z',
-        },
-        {
-          execution_id: created.id,
-          sequence: 2,
-          id: 'e2',
-          type: 'session.status_running',
-          payload: '{}',
-          created_at: '2026-01-01T00:00:00.000Z',
-        },
-      ])
-      .execute();
+    await server.db.db.transaction().execute((trx) =>
+      appendEvents(
+        trx,
+        created.id,
+        [
+          { type: 'user.message', payload: { content: [{ type: 'text', text: '1 1' }] } },
+          { type: 'session.status_running', payload: {} },
+        ],
+        server.clock.now().toISOString(),
+        { status: 'working' },
+      ),
+    );
     const restarted = await buildApp({
       config: server.config,
       database: server.db,

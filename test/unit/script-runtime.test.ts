@@ -46,6 +46,17 @@ describe('the script runtime', () => {
     ]);
   });
 
+  it('reads ticker input "N 0" as no wait at all, and falls back on defaults for words', async () => {
+    const fast = await run('ticker', '300 0');
+    const started = performance.now();
+    expect(await fast.started.finished).toEqual({ kind: 'completed' });
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(fast.messages.at(-1)).toEqual({ type: 'result', summary: '300 ticks, 0 ms apart' });
+    const defaults = await run('ticker', 'two 0');
+    expect(await defaults.started.finished).toEqual({ kind: 'completed' });
+    expect(defaults.messages.at(-1)).toEqual({ type: 'result', summary: '10 ticks, 0 ms apart' });
+  });
+
   it('lets text-stats write its file into the output folder', async () => {
     const { started, messages } = await run('text-stats', 'The cat sat. The cat ran away! Dogs bark.');
     expect(await started.finished).toEqual({ kind: 'completed' });

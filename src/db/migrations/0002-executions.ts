@@ -51,6 +51,7 @@ export function executionsMigration(t: ColumnTypes): Migration {
         .addColumn('id', 'text', (c) => c.notNull())
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('frame', 'text', (c) => c.notNull())
         .addColumn('created_at', t.timestamp, (c) => c.notNull())
         .addPrimaryKeyConstraint('execution_events_pk', ['execution_id', 'sequence'])
         .execute();

@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline';
+
+export interface Server {
+  url: string;
+  process: ChildProcess;
+}
+
+function commandExists(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
+}
+
+/**
+ * On a machine with two or more cores the server under test and the load generator each
+ * get a core of their own (taskset), the same for baseline and Skillet, so that they do
+ * not trade places on the scheduler mid-run.
+ */
+export const pinning = availableParallelism() >= 2 && commandExists('taskset');
+
+export function pinSelf(): void {
+  if (pinning) spawnSync('taskset', ['-cp', '0', String(process.pid)]);
+}
+
+/** Servers still running when this process exits, however it exits, go with it. */
+const started = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of started) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
+
+export async function startServer(mode: ServerMode): Promise<Server> {
+  const command = [process.execPath, path.join(import.meta.dirname, 'server.js'), mode];
+  const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
+  const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+  const [url] = (await once(lines, 'line')) as [string];
+  return { url, process: child };
+}
+
+export async function stop(server: Server): Promise<void> {
+  server.process.kill('SIGTERM');
+  await once(server.process, 'exit');
+}
+
+/** Resident memory of a server process, in bytes (Linux). */
+export function residentBytes(server: Server): number {
+  const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
+  const kib = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+  return Number(kib) * 1024;
+}
+
+export async function json<T>(url: string, init: RequestInit = {}): Promise<T> {
+  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** A user with an API key on a Skillet server. */
+export async function seedUser(url: string, email: string): Promise<{ apiKey: string; token: string }> {
+  const signedIn = await json<{ token: string }>(`${url}/api/v1/auth/signup`, {
+    method: 'POST',
+    body: JSON.stringify({ email, password: 'bench password' }),
+  });
+  const key = await json<{ key: string }>(`${url}/api/v1/keys`, {
+    method: 'POST',
+    headers: { 'x-auth-token': signedIn.token },
+    body: JSON.stringify({ label: 'bench' }),
+  });
+  return { apiKey: key.key, token: signedIn.token };
+}

@@ -1,0 +1,233 @@
+/**
+ * Event streams: replay throughput against a bare Node SSE server serving the same bytes
+ * from memory; live fan-out to many idle subscribers (memory per connection and delivery
+ * spread) against the bare server broadcasting in a loop; and the cost of one run of an
+ * empty script skill.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { json, median, percentile, residentBytes, type Server, seedUser, startServer, stop } from './processes.js';
+
+const REPLAY_EVENTS = 10_000;
+const ROUNDS = 5;
+const TICKS = 5;
+const TICK_MS = 300;
+
+interface Skillet {
+  server: Server;
+  apiKey: string;
+}
+
+async function api<T>(skillet: Skillet, path: string, body?: unknown): Promise<T> {
+  return json<T>(`${skillet.server.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { 'x-api-key': skillet.apiKey },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function newExecution(skillet: Skillet, skill: string, input: string): Promise<{ id: string; sseUrl: string }> {
+  const { id } = await api<{ id: string }>(skillet, '/api/v1/executions', { skill_slug: skill, input });
+  const { sseUrl } = await api<{ sseUrl: string }>(skillet, `/api/v1/executions/${id}/stream-token`);
+  return { id, sseUrl };
+}
+
+function start(skillet: Skillet, id: string, input: string) {
+  return api(skillet, `/api/v1/executions/${id}/events`, {
+    events: [{ type: 'user.message', content: [{ type: 'text', text: input }] }],
+  });
+}
+
+const framesIn = (text: string) => text.split('\ndata: ').length - 1;
+
+/** Reads a whole stream; resolves with its text and how long it took. */
+async function readAll(url: string): Promise<{ text: string; ms: number }> {
+  const started = performance.now();
+  const text = await (await fetch(url)).text();
+  return { text, ms: performance.now() - started };
+}
+
+async function replay(skillet: Skillet, base: Server) {
+  const run = await newExecution(skillet, 'ticker', `${REPLAY_EVENTS - 4} 0`);
+  const live = fetch(run.sseUrl).then((response) => response.text());
+  await start(skillet, run.id, `${REPLAY_EVENTS - 4} 0`);
+  const stored = await live;
+  await fetch(`${base.url}/frames`, { method: 'POST', body: stored.slice(stored.indexOf('id: ')) });
+
+  const ours: number[] = [];
+  const bare: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const bareRun = await readAll(`${base.url}/replay`);
+    bare.push(framesIn(bareRun.text) / (bareRun.ms / 1000));
+    const { sseUrl } = await api<{ sseUrl: string }>(skillet, `/api/v1/executions/${run.id}/stream-token`);
+    const ourRun = await readAll(sseUrl);
+    if (framesIn(ourRun.text) !== REPLAY_EVENTS)
+      throw new Error(`replayed ${framesIn(ourRun.text)} events, not ${REPLAY_EVENTS}`);
+    ours.push(REPLAY_EVENTS / (ourRun.ms / 1000));
+  }
+  return { ours: median(ours), bare: median(bare) };
+}
+
+interface Subscriber {
+  response?: IncomingMessage;
+  /** Receipt time of each tick, by tick number. */
+  ticks: Map<number, number>;
+}
+
+/** Opens `count` idle SSE connections, a few hundred at a time. */
+async function subscribe(url: string, count: number): Promise<Subscriber[]> {
+  const subscribers: Subscriber[] = [];
+  for (let batch = 0; batch < count; batch += 250) {
+    const opening = Array.from({ length: Math.min(250, count - batch) }, async () => {
+      const subscriber: Subscriber = { ticks: new Map() };
+      await new Promise<void>((resolve, reject) => {
+        const request = httpRequest(url, { agent: false }, (response) => {
+          subscriber.response = response;
+          response.setEncoding('utf8');
+          let carry = '';
+          response.on('data', (chunk: string) => {
+            const at = performance.now();
+            carry += chunk;
+            for (const match of carry.matchAll(/tick (\d+) of/g)) subscriber.ticks.set(Number(match[1]), at);
+            carry = carry.slice(-20);
+            resolve();
+          });
+        });
+        request.on('error', reject);
+        request.end();
+      });
+      subscribers.push(subscriber);
+    });
+    await Promise.all(opening);
+  }
+  return subscribers;
+}
+
+/** Per tick, how long after the first subscriber each other one received it. */
+function spread(subscribers: Subscriber[]): number[] {
+  const samples: number[] = [];
+  for (let tick = 1; tick <= TICKS; tick++) {
+    const times = subscribers
+      .map((subscriber) => subscriber.ticks.get(tick))
+      .filter((time): time is number => time !== undefined);
+    if (times.length !== subscribers.length)
+      throw new Error(`tick ${tick} reached ${times.length} of ${subscribers.length} subscribers`);
+    const first = Math.min(...times);
+    for (const time of times) samples.push(time - first);
+  }
+  return samples;
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitForTicks(subscribers: Subscriber[]): Promise<void> {
+  for (let waited = 0; waited < 30_000; waited += 50) {
+    if (subscribers.every((subscriber) => subscriber.ticks.size >= TICKS)) return;
+    await settle(50);
+  }
+}
+
+async function fanOut(skillet: Skillet, base: Server, count: number) {
+  const run = await newExecution(skillet, 'ticker', `${TICKS} ${TICK_MS}`);
+  await settle(300);
+  const ourBefore = residentBytes(skillet.server);
+  const ours = await subscribe(run.sseUrl, count);
+  await settle(500);
+  const ourPerConnection = (residentBytes(skillet.server) - ourBefore) / count;
+  await start(skillet, run.id, `${TICKS} ${TICK_MS}`);
+  await waitForTicks(ours);
+  const ourSpread = spread(ours);
+  for (const subscriber of ours) subscriber.response?.destroy();
+
+  const baseBefore = residentBytes(base);
+  const bare = await subscribe(`${base.url}/live`, count);
+  await settle(500);
+  const barePerConnection = (residentBytes(base) - baseBefore) / count;
+  for (let tick = 1; tick <= TICKS; tick++) {
+    await fetch(`${base.url}/broadcast?tick=${tick}`, { method: 'POST' });
+    await settle(TICK_MS);
+  }
+  await waitForTicks(bare);
+  const bareSpread = spread(bare);
+  for (const subscriber of bare) subscriber.response?.destroy();
+  await settle(500);
+  return {
+    memory: { ours: ourPerConnection, bare: barePerConnection },
+    p99: { ours: percentile(ourSpread, 99), bare: percentile(bareSpread, 99) },
+  };
+}
+
+/** From posting the user.message to receiving session.status_idle, for a skill that does nothing. */
+async function runCost(skillet: Skillet): Promise<number[]> {
+  const timings: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const run = await newExecution(skillet, 'empty', 'go');
+    const response = await fetch(run.sseUrl);
+    const ended = response.text();
+    const started = performance.now();
+    await start(skillet, run.id, 'go');
+    await ended;
+    timings.push(performance.now() - started);
+  }
+  return timings;
+}
+
+const kib = (bytes: number) => Number((bytes / 1024).toFixed(1));
+const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
+
+export async function streams(): Promise<void> {
+  const ours = await startServer('skillet');
+  const base = await startServer('sse-baseline');
+  try {
+    const skillet: Skillet = { server: ours, apiKey: (await seedUser(ours.url, 'streams@example.test')).apiKey };
+    const replayed = await replay(skillet, base);
+    const small = await fanOut(skillet, base, 1000);
+    const large = await fanOut(skillet, base, 10_000);
+    const cost = await runCost(skillet);
+
+    console.log('\nEvent streams: Skillet vs a bare Node SSE server in the same run; medians\n');
+    console.table([
+      {
+        measure: `replay of ${REPLAY_EVENTS} stored events (events/s)`,
+        skillet: Math.round(replayed.ours),
+        baseline: Math.round(replayed.bare),
+        ratio: ratio(replayed.ours, replayed.bare),
+        target: '>= 0.5',
+        verdict: replayed.ours / replayed.bare >= 0.5 ? 'met' : 'MISSED',
+      },
+      ...(
+        [
+          [1000, small],
+          [10_000, large],
+        ] as const
+      ).flatMap(([count, result]) => [
+        {
+          measure: `fan-out to ${count}: memory per connection (KiB)`,
+          skillet: kib(result.memory.ours),
+          baseline: kib(result.memory.bare),
+          ratio: ratio(result.memory.ours, result.memory.bare),
+          target: '<= 1.5',
+          verdict: result.memory.ours / result.memory.bare <= 1.5 ? 'met' : 'MISSED',
+        },
+        {
+          measure: `fan-out to ${count}: p99 delivery spread (ms)`,
+          skillet: Number(result.p99.ours.toFixed(1)),
+          baseline: Number(result.p99.bare.toFixed(1)),
+          ratio: ratio(result.p99.ours, result.p99.bare),
+          target: '<= 1.5',
+          verdict: result.p99.ours / result.p99.bare <= 1.5 ? 'met' : 'MISSED',
+        },
+      ]),
+      {
+        measure: 'run of an empty script skill, user.message to session.status_idle (ms)',
+        skillet: Number(median(cost).toFixed(1)),
+        baseline: '-',
+        ratio: `p95 ${percentile(cost, 95).toFixed(1)} ms`,
+        target: '< 150 ms',
+        verdict: median(cost) < 150 ? 'met' : 'MISSED',
+      },
+    ]);
+  } finally {
+    await stop(ours);
+    await stop(base);
+  }
+}
