@@ -2,10 +2,9 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
-/** Runs one read statement synchronously: its first row, or all of them. */
+/** Runs one read statement synchronously and returns its first row, if any. */
 export interface DirectReader {
   first(sql: string, parameters: readonly unknown[]): unknown;
-  all(sql: string, parameters: readonly unknown[]): unknown[];
 }
 
 const readers = new WeakMap<Kysely<Tables>, DirectReader>();
@@ -30,7 +29,6 @@ export function attachReader(db: Kysely<Tables>, file: string): () => void {
   };
   readers.set(db, {
     first: (sql, parameters) => statementFor(sql).get(...parameters),
-    all: (sql, parameters) => statementFor(sql).all(...parameters),
   });
   return () => {
     readers.delete(db);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Updateable } from 'kysely';
-import { preparedList } from '../db/prepared-lookup.js';
+import { type Kysely, sql, type Updateable } from 'kysely';
+import { preparedLookup } from '../db/prepared-lookup.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import type { ExecutionEvent } from './bus.js';
 
@@ -54,16 +54,36 @@ export function sseFrame(event: ExecutionEvent): string {
   return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
+/** A page of stored events, joined by the database into one text. */
+export interface FramePage {
+  frames: string | null;
+  count: number;
+  lastSequence: number | null;
+  /** The page's last session.status_idle, if it has one. */
+  lastIdle: number | null;
+}
+
 /**
- * The frames of stored events after `afterSequence`, in order, at most `limit`. Prepared:
- * replays read thousands of events a page at a time, and send the frames as they are.
+ * The frames of up to `limit` stored events after `afterSequence`, concatenated in order
+ * by the database itself (string_agg with ORDER BY reads the same on PostgreSQL and on
+ * SQLite 3.44+): a replay receives one string a page instead of a row per event.
  */
-export const framesAfter = preparedList((db, executionId: string, afterSequence: number, limit: number) =>
+export const framePageAfter = preparedLookup((db, executionId: string, afterSequence: number, limit: number) =>
   db
-    .selectFrom('execution_events')
-    .select(['type', 'sequence', 'frame'])
-    .where('execution_id', '=', executionId)
-    .where('sequence', '>', afterSequence)
-    .orderBy('sequence')
-    .limit(limit),
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('execution_events')
+        .select(['frame', 'sequence', 'type'])
+        .where('execution_id', '=', executionId)
+        .where('sequence', '>', afterSequence)
+        .orderBy('sequence')
+        .limit(limit)
+        .as('page'),
+    )
+    .select([
+      sql<string | null>`string_agg(frame, '' order by sequence)`.as('frames'),
+      sql<number>`count(*)`.as('count'),
+      sql<number | null>`max(sequence)`.as('lastSequence'),
+      sql<number | null>`max(case when type = 'session.status_idle' then sequence end)`.as('lastIdle'),
+    ]),
 );

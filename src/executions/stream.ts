@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from './bus.js';
-import { framesAfter, sseFrame } from './events.store.js';
+import { framePageAfter, sseFrame } from './events.store.js';
 
 const REPLAY_PAGE = 1000;
 
@@ -53,20 +53,22 @@ export async function serveEventStream(
   const endsStream = (event: { type: string; sequence: number }) =>
     event.type === 'session.status_idle' && !queue.some((next) => next.sequence > event.sequence);
 
-  /** Writes stored events after lastSent up to `through` (all of them when undefined), a page per write. */
-  const replay = async (through?: number): Promise<{ type: string; sequence: number } | undefined> => {
-    let last: { type: string; sequence: number } | undefined;
-    for (;;) {
-      if (closed) return last;
-      const page = await framesAfter(ctx.db, executionId, lastSent, REPLAY_PAGE);
-      const wanted = through === undefined ? page : page.filter((event) => event.sequence <= through);
-      if (wanted.length > 0) {
-        raw.write(wanted.map((event) => event.frame).join(''));
-        last = wanted.at(-1);
-        lastSent = last?.sequence ?? lastSent;
-      }
-      if (page.length < REPLAY_PAGE || wanted.length < page.length) return last;
+  /**
+   * Writes stored events after lastSent, a page per write, up to `through` (everything
+   * stored when undefined). Returns whether the last event written ends a run.
+   */
+  const replay = async (through?: number): Promise<boolean> => {
+    let endsWithIdle = false;
+    while (!closed && (through === undefined || lastSent < through)) {
+      const limit = through === undefined ? REPLAY_PAGE : Math.min(REPLAY_PAGE, through - lastSent);
+      const page = await framePageAfter(ctx.db, executionId, lastSent, limit);
+      if (!page?.frames || page.lastSequence === null) return endsWithIdle;
+      raw.write(page.frames);
+      lastSent = page.lastSequence;
+      endsWithIdle = page.lastIdle === page.lastSequence;
+      if (page.count < limit) return endsWithIdle;
     }
+    return endsWithIdle;
   };
 
   const drain = async () => {
@@ -93,8 +95,8 @@ export async function serveEventStream(
   const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), ctx.config.executions.heartbeatMs);
   raw.on('close', close);
 
-  const lastReplayed = await replay();
-  if (lastReplayed && endsStream(lastReplayed)) {
+  const endedRun = await replay();
+  if (endedRun && !queue.some((next) => next.sequence > lastSent)) {
     close();
     return;
   }
