@@ -37,7 +37,7 @@ ${notice(options.message)}
   );
 }
 
-export function timeLeft(expiresAt: string, now: Date): string {
+function timeLeft(expiresAt: string, now: Date): string {
   const seconds = Math.max(0, Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000));
   const minutes = Math.floor(seconds / 60);
   return minutes > 0 ? `${minutes} min ${seconds % 60} s` : `${seconds} s`;

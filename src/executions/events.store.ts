@@ -54,15 +54,6 @@ export function sseFrame(event: ExecutionEvent): string {
   return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** A page of stored events, joined by the database into one text. */
-export interface FramePage {
-  frames: string | null;
-  count: number;
-  lastSequence: number | null;
-  /** The page's last session.status_idle, if it has one. */
-  lastIdle: number | null;
-}
-
 /**
  * The frames of up to `limit` stored events after `afterSequence`, concatenated in order
  * by the database itself (string_agg with ORDER BY reads the same on PostgreSQL and on

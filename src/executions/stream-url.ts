@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
 import { constantTimeEqual, hmacHex } from '../secrets.js';
 
-export const STREAM_URL_LIFETIME_MS = 5 * 60_000;
+const STREAM_URL_LIFETIME_MS = 5 * 60_000;
 
 function signature(ctx: AppContext, executionId: string, ts: string): string {
   return hmacHex(ctx.keys.signing, `stream.${executionId}.${ts}`);

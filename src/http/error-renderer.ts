@@ -31,7 +31,7 @@ function fromFramework(error: FrameworkError): AppError | null {
   return null;
 }
 
-export function asAppError(error: unknown): { error: AppError; unexpected: boolean } {
+function asAppError(error: unknown): { error: AppError; unexpected: boolean } {
   if (error instanceof AppError) return { error, unexpected: error.status >= 500 };
   const mapped = isFrameworkError(error) ? fromFramework(error) : null;
   if (mapped) return { error: mapped, unexpected: false };

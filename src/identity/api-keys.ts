@@ -40,7 +40,7 @@ export function heartbeatOf(lastUsedAt: string | null, now: Date, thresholds: Ap
   return 'DORMANT';
 }
 
-export function keyView(ctx: AppContext, row: ApiKeyRow): ApiKeyView {
+function keyView(ctx: AppContext, row: ApiKeyRow): ApiKeyView {
   return {
     id: row.id,
     label: row.label,

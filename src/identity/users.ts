@@ -22,7 +22,7 @@ export interface SignedIn {
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PASSWORD_MIN_LENGTH = 8;
 
-export function userView(row: UserRow): UserView {
+function userView(row: UserRow): UserView {
   return {
     id: row.id,
     email: row.email,
