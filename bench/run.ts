@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark, each beside a baseline measured in the same run on the
- * same machine. BENCH_ONLY=http or BENCH_ONLY=streams runs one suite.
+ * same machine. BENCH_ONLY=http or BENCH_ONLY=streams runs one suite;
+ * BENCH_ONLY=replay runs only the replay measure.
  */
 import { httpOverhead } from './http-overhead.js';
 import { pinSelf } from './processes.js';
@@ -9,4 +10,4 @@ import { streams } from './streams.js';
 pinSelf();
 const only = process.env.BENCH_ONLY;
 if (!only || only === 'http') await httpOverhead();
-if (!only || only === 'streams') await streams();
+if (!only || only === 'streams' || only === 'replay') await streams(only === 'replay');

@@ -1,8 +1,9 @@
-import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import { columnTypes } from './column-types.js';
 import type { Database } from './database.js';
 import { identityMigration } from './migrations/0001-identity.js';
 import { executionsMigration } from './migrations/0002-executions.js';
+import { eventFramesMigration } from './migrations/0003-event-frames.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -10,18 +11,25 @@ function migrationsFor(database: Database): Record<string, Migration> {
   return {
     '0001-identity': identityMigration(types),
     '0002-executions': executionsMigration(types),
+    '0003-event-frames': eventFramesMigration(types, database.dialect),
   };
 }
 
 export async function migrateToLatest(database: Database): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(database) };
-  // Kysely looks for its own bookkeeping tables in any schema unless told which is ours.
-  const migrator = new Migrator({
-    db: database.db,
-    provider,
-    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
-  });
+  // Kysely looks for its own bookkeeping tables in any schema unless told which is ours;
+  // another application's tables elsewhere on the same server must not count as ours.
+  const schema = await bookkeepingSchema(database);
+  const migrator = new Migrator({ db: database.db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** On PostgreSQL, the schema our tables go in: the configured one, or the connection's current one. */
+async function bookkeepingSchema(database: Database): Promise<string | undefined> {
+  if (database.dialect !== 'postgres') return undefined;
+  if (database.schema) return database.schema;
+  const { rows } = await sql<{ name: string }>`select current_schema() as name`.execute(database.db);
+  return rows[0]?.name;
 }

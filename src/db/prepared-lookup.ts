@@ -56,3 +56,16 @@ export function preparedLookup<Args extends Argument[], Row>(
     return (await db.executeQuery<Row>(query)).rows[0];
   };
 }
+
+/** A read of many rows. */
+export function preparedRows<Args extends Argument[], Row>(
+  build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<Tables>, ...args: Args) => Promise<Row[]> {
+  const compiled = prepare(build);
+  return async (db, ...args) => {
+    const query = compiled(db, args);
+    const reader = directReaderOf(db);
+    if (reader) return reader.all(query.sql, query.parameters) as Row[];
+    return (await db.executeQuery<Row>(query)).rows;
+  };
+}

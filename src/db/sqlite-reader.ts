@@ -2,9 +2,12 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
-/** Runs one read statement synchronously and returns its first row, if any. */
+/** Runs read statements synchronously. */
 export interface DirectReader {
+  /** The first row, if any. */
   first(sql: string, parameters: readonly unknown[]): unknown;
+  /** Every row. */
+  all(sql: string, parameters: readonly unknown[]): unknown[];
 }
 
 const readers = new WeakMap<Kysely<Tables>, DirectReader>();
@@ -29,6 +32,7 @@ export function attachReader(db: Kysely<Tables>, file: string): () => void {
   };
   readers.set(db, {
     first: (sql, parameters) => statementFor(sql).get(...parameters),
+    all: (sql, parameters) => statementFor(sql).all(...parameters),
   });
   return () => {
     readers.delete(db);

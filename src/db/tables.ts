@@ -14,6 +14,7 @@ export interface Tables {
   activations: ActivationsTable;
   executions: ExecutionsTable;
   execution_events: ExecutionEventsTable;
+  execution_event_blocks: ExecutionEventBlocksTable;
 }
 
 export type ExecutionStatus = 'idle' | 'working' | 'completed' | 'failed';
@@ -48,9 +49,7 @@ export interface ExecutionEventsTable {
   sequence: number;
   id: string;
   type: string;
-  /** JSON text. */
-  payload: string;
-  /** The event as a server-sent-event frame, rendered once when stored. */
+  /** The event as a server-sent-event frame, rendered once when stored; the only copy of its payload. */
   frame: string;
   created_at: string;
 }
@@ -123,4 +122,11 @@ export interface ActivationsTable {
   claimed_at: string | null;
   /** Bumps on every state change; the compare-and-set guard. */
   version: Generated<number>;
+}
+
+/** The frames of BLOCK_EVENTS consecutive events, joined (see event-blocks.store.ts). */
+export interface ExecutionEventBlocksTable {
+  execution_id: string;
+  block: number;
+  frames: string;
 }

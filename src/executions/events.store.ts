@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql, type Updateable } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import { preparedLookup } from '../db/prepared-lookup.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import type { ExecutionEvent } from './bus.js';
+import { sealCompletedBlocks } from './event-blocks.store.js';
 
 export interface NewEvent {
   type: string;
@@ -39,12 +40,12 @@ export async function appendEvents(
           sequence: event.sequence,
           id: event.id,
           type: event.type,
-          payload: JSON.stringify(event.payload),
           frame: sseFrame(event),
           created_at: nowIso,
         })),
       )
       .execute();
+    await sealCompletedBlocks(trx, executionId, first, counter.last_sequence);
   }
   return stored;
 }
@@ -54,27 +55,12 @@ export function sseFrame(event: ExecutionEvent): string {
   return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/**
- * The frames of up to `limit` stored events after `afterSequence`, concatenated in order
- * by the database itself (string_agg with ORDER BY reads the same on PostgreSQL and on
- * SQLite 3.44+): a replay receives one string a page instead of a row per event.
- */
-export const framePageAfter = preparedLookup((db, executionId: string, afterSequence: number, limit: number) =>
-  db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('execution_events')
-        .select(['frame', 'sequence', 'type'])
-        .where('execution_id', '=', executionId)
-        .where('sequence', '>', afterSequence)
-        .orderBy('sequence')
-        .limit(limit)
-        .as('page'),
-    )
-    .select([
-      sql<string | null>`string_agg(frame, '' order by sequence)`.as('frames'),
-      sql<number>`count(*)`.as('count'),
-      sql<number | null>`max(sequence)`.as('lastSequence'),
-      sql<number | null>`max(case when type = 'session.status_idle' then sequence end)`.as('lastIdle'),
-    ]),
+/** The type of one stored event. */
+export const eventTypeAt = preparedLookup((db, executionId: string, sequence: number) =>
+  db.selectFrom('execution_events').select('type').where('execution_id', '=', executionId).where('sequence', '=', sequence),
 );
+
+/** The event inside a stored frame. */
+export function eventOfFrame(frame: string): ExecutionEvent {
+  return JSON.parse(frame.slice(frame.indexOf('\ndata: ') + 7)) as ExecutionEvent;
+}

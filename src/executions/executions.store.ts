@@ -56,14 +56,14 @@ export function workingExecutions(db: Kysely<Tables>): Promise<ExecutionRow[]> {
   return db.selectFrom('executions').selectAll().where('status', '=', 'working').execute();
 }
 
-export async function agentMessages(db: Kysely<Tables>, executionId: string, afterSequence: number): Promise<string[]> {
+/** The stored frames of an execution's agent.message events, in order. */
+export async function agentMessageFrames(db: Kysely<Tables>, executionId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('execution_events')
-    .select('payload')
+    .select('frame')
     .where('execution_id', '=', executionId)
     .where('type', '=', 'agent.message')
-    .where('sequence', '>', afterSequence)
     .orderBy('sequence')
     .execute();
-  return rows.map((row) => row.payload);
+  return rows.map((row) => row.frame);
 }

@@ -6,8 +6,9 @@ import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js'
 import type { Caller } from '../identity/callers.js';
 import { sha256Hex } from '../secrets.js';
 import { invalidate } from './control-messages.js';
+import { eventOfFrame } from './events.store.js';
 import {
-  agentMessages,
+  agentMessageFrames,
   type ExecutionRow,
   findByIdempotencyKey,
   findInWorkspace,
@@ -110,9 +111,9 @@ export interface ExecutionStatusView {
 
 export async function executionStatus(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionStatusView> {
   const execution = await executionOf(ctx, caller, executionId);
-  const payloads = await agentMessages(ctx.db, executionId, 0);
-  const outputBlocks = payloads.flatMap(
-    (payload) => (JSON.parse(payload) as { content: { type: string; text: string }[] }).content,
+  const frames = await agentMessageFrames(ctx.db, executionId);
+  const outputBlocks = frames.flatMap(
+    (frame) => (eventOfFrame(frame).payload as { content: { type: string; text: string }[] }).content,
   );
   return {
     executionId,

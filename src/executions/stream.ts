@@ -1,9 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from './bus.js';
-import { framePageAfter, sseFrame } from './events.store.js';
-
-const REPLAY_PAGE = 1000;
+import { frameChunksAfter } from './event-blocks.store.js';
+import { eventTypeAt, sseFrame } from './events.store.js';
 
 /**
  * Serves one execution's events as server-sent events: everything stored after
@@ -53,22 +52,13 @@ export async function serveEventStream(
   const endsStream = (event: { type: string; sequence: number }) =>
     event.type === 'session.status_idle' && !queue.some((next) => next.sequence > event.sequence);
 
-  /**
-   * Writes stored events after lastSent, a page per write, up to `through` (everything
-   * stored when undefined). Returns whether the last event written ends a run.
-   */
-  const replay = async (through?: number): Promise<boolean> => {
-    let endsWithIdle = false;
-    while (!closed && (through === undefined || lastSent < through)) {
-      const limit = through === undefined ? REPLAY_PAGE : Math.min(REPLAY_PAGE, through - lastSent);
-      const page = await framePageAfter(ctx.db, executionId, lastSent, limit);
-      if (!page?.frames || page.lastSequence === null) return endsWithIdle;
-      raw.write(page.frames);
-      lastSent = page.lastSequence;
-      endsWithIdle = page.lastIdle === page.lastSequence;
-      if (page.count < limit) return endsWithIdle;
+  /** Writes stored events after lastSent, a chunk per write, up to `through` (else all stored). */
+  const replay = async (through?: number): Promise<void> => {
+    for await (const chunk of frameChunksAfter(ctx.db, executionId, lastSent, through)) {
+      if (closed) return;
+      raw.write(chunk.text);
+      lastSent = chunk.lastSequence;
     }
-    return endsWithIdle;
   };
 
   const drain = async () => {
@@ -95,7 +85,9 @@ export async function serveEventStream(
   const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), ctx.config.executions.heartbeatMs);
   raw.on('close', close);
 
-  const endedRun = await replay();
+  await replay();
+  // Checked also when nothing was replayed: a client resuming after a finished run's last event.
+  const endedRun = lastSent > 0 && (await eventTypeAt(ctx.db, executionId, lastSent))?.type === 'session.status_idle';
   if (endedRun && !queue.some((next) => next.sequence > lastSent)) {
     close();
     return;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
 import { sha256Hex } from '../../src/secrets.js';
 import { buildProject } from '../helpers/build.js';
 import { createSchema, engineUnderTest, postgresUrl } from '../helpers/database.js';
@@ -17,6 +18,7 @@ let cli: string;
 let env: NodeJS.ProcessEnv;
 let database: Database;
 let dropSchema: () => Promise<void> = async () => undefined;
+let dropDecoy: () => Promise<void> = async () => undefined;
 
 /** The CLI runs as built JavaScript, the way `npm run skillet` runs it. */
 beforeAll(async () => {
@@ -28,7 +30,13 @@ beforeAll(async () => {
     database = openDatabase({ kind: 'sqlite', file: path.join(dir, 'skillet.db') });
     return;
   }
+  // Another schema on the same server already has Kysely's bookkeeping tables: they are not ours.
+  const decoy = await createSchema('decoy');
+  const decoyDatabase = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: decoy.name });
+  await migrateToLatest(decoyDatabase);
+  await decoyDatabase.close();
   const schema = await createSchema('cli');
+  dropDecoy = decoy.drop;
   env.DATABASE_URL = `${postgresUrl()}?options=${encodeURIComponent(`-c search_path=${schema.name}`)}`;
   database = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: schema.name });
   dropSchema = schema.drop;
@@ -37,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await database.close();
   await dropSchema();
+  await dropDecoy();
   await rm(dir, { recursive: true, force: true });
   await build.remove();
 });
@@ -56,7 +65,7 @@ async function failure(...args: string[]): Promise<{ code: number; stderr: strin
 describe('skillet migrate', () => {
   it('applies the migrations once, then has nothing to do', async () => {
     const first = await skillet('migrate');
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-identity', '0002-executions'] });
+    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-identity', '0002-executions', '0003-event-frames'] });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
   });
 });

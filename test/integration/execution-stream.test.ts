@@ -45,6 +45,25 @@ describe('replay', () => {
     expect(sequences(resumed.events)).toEqual([8, 9]);
   });
 
+  it('replays runs long enough to be stored in blocks from any point, falling back to single events for an oversized block', async () => {
+    // 300 messages of 3,000 characters make block 0 too large to join; the small ones after them fill joined blocks.
+    const { created, stream: live } = await runToEnd(api, person, 'chatty', '300 3000 500 20');
+    const total = live.events.length;
+    expect(sequences(live.events)).toEqual(oneTo(total));
+    const blocks = await server.db.db
+      .selectFrom('execution_event_blocks')
+      .select('block')
+      .where('execution_id', '=', created.id)
+      .orderBy('block')
+      .execute();
+    expect(blocks.map((row) => row.block)).toEqual([1, 2]);
+    for (const after of [0, 1, 255, 256, 257, 511, 512, 600, 768, 769, total - 1, total]) {
+      const replayed = await streamOf(api, person, created.id, `&lastSeq=${after}`);
+      await replayed.ended;
+      expect(replayed.events, `after ${after}`).toEqual(live.events.slice(after));
+    }
+  });
+
   it('sends a comment heartbeat while waiting', async () => {
     const created = await createExecution(api, person, 'ticker', '2 150');
     const stream = await streamOf(api, person, created.id);
