@@ -35,7 +35,7 @@ process.once('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
 export async function startServer(mode: ServerMode): Promise<Server> {
-  const command = [process.execPath, path.join(import.meta.dirname, 'server.js'), mode];
+  const command = [process.execPath, '--expose-gc', path.join(import.meta.dirname, 'server.js'), mode];
   const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
   const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   started.add(child);
@@ -50,8 +50,13 @@ export async function stop(server: Server): Promise<void> {
   await once(server.process, 'exit');
 }
 
-/** Resident memory of a server process, in bytes (Linux). */
-export function residentBytes(server: Server): number {
+/**
+ * Resident memory of a server process, in bytes (Linux), after asking it to collect its
+ * garbage (SIGUSR2, see server.ts), so that leftovers of earlier measures do not count.
+ */
+export async function residentBytes(server: Server): Promise<number> {
+  server.process.kill('SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 300));
   const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
   const kib = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
   return Number(kib) * 1024;

@@ -117,4 +117,6 @@ async function sseBaseline(): Promise<string> {
 const mode = process.argv[2];
 const url = await (mode === 'skillet' ? skillet() : mode === 'sse-baseline' ? sseBaseline() : baseline());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+// Memory measures ask for a collection first (the bench starts servers with --expose-gc).
+process.on('SIGUSR2', () => globalThis.gc?.());
 process.stdout.write(`${url}\n`);

@@ -132,19 +132,19 @@ async function waitForTicks(subscribers: Subscriber[]): Promise<void> {
 async function fanOut(skillet: Skillet, base: Server, count: number) {
   const run = await newExecution(skillet, 'ticker', `${TICKS} ${TICK_MS}`);
   await settle(300);
-  const ourBefore = residentBytes(skillet.server);
+  const ourBefore = await residentBytes(skillet.server);
   const ours = await subscribe(run.sseUrl, count);
   await settle(500);
-  const ourPerConnection = (residentBytes(skillet.server) - ourBefore) / count;
+  const ourPerConnection = ((await residentBytes(skillet.server)) - ourBefore) / count;
   await start(skillet, run.id, `${TICKS} ${TICK_MS}`);
   await waitForTicks(ours);
   const ourSpread = spread(ours);
   for (const subscriber of ours) subscriber.response?.destroy();
 
-  const baseBefore = residentBytes(base);
+  const baseBefore = await residentBytes(base);
   const bare = await subscribe(`${base.url}/live`, count);
   await settle(500);
-  const barePerConnection = (residentBytes(base) - baseBefore) / count;
+  const barePerConnection = ((await residentBytes(base)) - baseBefore) / count;
   for (let tick = 1; tick <= TICKS; tick++) {
     await fetch(`${base.url}/broadcast?tick=${tick}`, { method: 'POST' });
     await settle(TICK_MS);
