@@ -10,6 +10,13 @@ const [entry, outputDir, limitText] = process.argv.slice(2);
 const outputLimit = Number(limitText);
 let written = 0;
 
+// A runner killed outright (SIGKILL) cannot stop its children: a skill whose runner is
+// gone (its parent changes) stops by itself instead of writing on into the scratch folder.
+const runner = process.ppid;
+setInterval(() => {
+  if (process.ppid !== runner) process.exit(1);
+}, 250).unref();
+
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 for (const method of ['log', 'info', 'warn', 'error', 'debug']) {
   console[method] = (...args) => process.stderr.write(`${args.map(String).join(' ')}\n`);

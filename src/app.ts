@@ -7,6 +7,9 @@ import type { DestinationStream } from 'pino';
 import { activationRoutes } from './activation/activation.routes.js';
 import { sweepExpiredActivations } from './activation/lifecycle.js';
 import { verificationPageRoutes } from './activation/verification-page.routes.js';
+import { artifactRoutes } from './artifacts/artifacts.routes.js';
+import { publicFileRoutes } from './artifacts/public-files.routes.js';
+import { recoverArtifacts } from './artifacts/recovery.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createAppContext } from './context.js';
@@ -71,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(activationRoutes(ctx), { prefix: '/api/v1' });
   await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(artifactRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(publicFileRoutes(ctx));
   await app.register(streamRoutes(ctx));
   await app.register(controlPlaneRoutes(ctx));
   await app.register(verificationPageRoutes(ctx));
@@ -80,6 +85,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onReady', async () => {
     const abandoned = await failAbandonedRuns(ctx);
     if (abandoned > 0) app.log.warn({ abandoned }, 'ended runs cut off by the last shutdown');
+    const recovered = await recoverArtifacts(ctx);
+    if (recovered.failed + recovered.removedBlobs > 0)
+      app.log.warn(recovered, 'cleaned up artifacts cut off by the last shutdown');
     sweeper = setInterval(() => {
       sweepExpiredActivations(ctx).catch((error: unknown) => app.log.error({ err: error }, 'activation sweep failed'));
     }, SWEEP_INTERVAL_MS);

@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   /** Base URL that people and clients reach this server on; used in every URL we hand out. */
   publicUrl: string;
+  /** Base URL of published artifact files; the server's own unless they get an origin of their own. */
+  publicFilesUrl: string;
   dataDir: string;
   /** Absent: the embedded SQLite database in dataDir. */
   databaseUrl: string | undefined;
@@ -143,6 +145,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     host,
     port,
     publicUrl,
+    publicFilesUrl: httpUrl(env, 'PUBLIC_FILES_URL', publicUrl),
     dataDir,
     databaseUrl: databaseUrl(env),
     signingSecret: await signingSecret(env, dataDir),

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import type { Kysely } from 'kysely';
+import { type BlobStore, LocalBlobStore } from './artifacts/blob-store.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Dialect } from './db/database.js';
@@ -24,6 +26,8 @@ export interface AppContext {
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
   runs: ActiveRuns;
+  /** Artifact file contents, by SHA-256. */
+  blobs: BlobStore;
   /** Purpose-bound keys derived from the signing secret. */
   keys: { sealing: Buffer; signing: Buffer };
 }
@@ -35,6 +39,7 @@ export interface ContextParts {
   rateLimits: RateLimitStore;
   skills?: SkillRegistry;
   bus?: EventBus;
+  blobs?: BlobStore;
 }
 
 export function createAppContext(parts: ContextParts): AppContext {
@@ -50,6 +55,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     bus: parts.bus ?? new InProcessChannels(),
     control: new InProcessChannels(),
     runs: new ActiveRuns(),
+    blobs: parts.blobs ?? new LocalBlobStore(path.join(config.dataDir, 'blobs')),
     keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
   };
 }

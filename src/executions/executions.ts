@@ -5,6 +5,7 @@ import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { sha256Hex } from '../secrets.js';
+import { findSkill } from '../skills/workspace-skills.js';
 import { invalidate } from './control-messages.js';
 import { eventOfFrame } from './events.store.js';
 import {
@@ -45,7 +46,7 @@ export async function executionOf(ctx: AppContext, caller: Caller, executionId: 
  * hours answer with the first execution; the same key with another body is a conflict.
  */
 export async function createExecution(ctx: AppContext, caller: Caller, request: NewExecution): Promise<ExecutionRow> {
-  const skill = ctx.skills.get(request.skillSlug);
+  const skill = await findSkill(ctx, caller.workspaceId, request.skillSlug);
   if (!skill) throw new NotFound(`No skill with slug ${request.skillSlug}`);
   requireInputWithinLimit(ctx, request.input);
   const source = request.source ?? 'api';

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import { findSkill } from '../skills/workspace-skills.js';
 import type { ExecutionEvent } from './bus.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import { announce, recordEvents, textContent } from './events.js';
@@ -57,7 +58,8 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   announce(ctx, executionId, events);
   signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
   invalidate(ctx, execution.workspace_id, ['executions']);
-  await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, ctx.skills.get(execution.skill_slug), text);
+  const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
+  await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, skill, text);
   return events;
 }
 

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { RunOutput } from '../artifacts/run-output.js';
 import type { AppContext } from '../context.js';
 import type { StopReason } from '../db/tables.js';
 import type { SkillMessage } from '../skills/protocol.js';
@@ -38,14 +38,35 @@ export interface RunTarget {
   workspaceId: string;
 }
 
-/** Ends a run: its closing events and the execution's new status are stored together. */
-export async function finishRun(ctx: AppContext, target: RunTarget, outcome: ScriptOutcome, summary: string, price: number) {
+/**
+ * Ends a run: its files become its artifact (or, when it did not complete, the artifact
+ * fails), then its closing events and the execution's new status are stored together.
+ */
+export async function finishRun(
+  ctx: AppContext,
+  target: RunTarget,
+  ending: ScriptOutcome,
+  summary: string,
+  price: number,
+  output?: RunOutput,
+) {
   const { executionId, workspaceId } = target;
+  let outcome = ending;
+  let artifactId: string | undefined;
+  if (outcome.kind === 'completed' && output) {
+    try {
+      artifactId = await output.complete(price);
+    } catch (error) {
+      outcome = { kind: 'failed', reason: `the run's files could not be stored: ${(error as Error).message}` };
+    }
+  }
+  if (outcome.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
   if (outcome.kind === 'completed') {
     const result = {
       type: 'execution.result',
-      payload: { summary, cost: price, tokenUsage: { input_tokens: 0, output_tokens: 0 } },
+      // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.
+      payload: { summary, cost: price, tokenUsage: { input_tokens: 0, output_tokens: 0 }, ...(artifactId ? { artifactId } : {}) },
     };
     await recordEvents(ctx, executionId, [result, idle('end_turn')], {
       status: 'completed',
@@ -73,26 +94,28 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     return;
   }
   let summary = '';
-  const outputDir = path.join(ctx.config.dataDir, 'executions', executionId, 'output');
+  const output = new RunOutput(ctx, { executionId, workspaceId, skillSlug: skill.slug, skillName: skill.name, input: text });
   const limits = ctx.config.executions;
   let script: Awaited<ReturnType<typeof startScript>>;
   try {
-    script = await startScript(skill, text, outputDir, limits, async (message) => {
+    script = await startScript(skill, text, output.scratchDir, limits, async (message) => {
       if (message.type === 'result') {
         summary = message.summary;
         return;
       }
+      if (message.type === 'file') await output.noteFileWritten();
       await recordEvents(ctx, executionId, [eventOf(message)]);
       signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
     });
   } catch (error) {
-    await finishRun(ctx, target, { kind: 'failed', reason: `the skill could not start: ${(error as Error).message}` }, '', 0);
+    const reason = `the skill could not start: ${(error as Error).message}`;
+    await finishRun(ctx, target, { kind: 'failed', reason }, '', 0, output);
     return;
   }
   const run: ActiveRun = {
     stop: () => script.stop(),
     settled: script.finished
-      .then((outcome) => finishRun(ctx, target, outcome, summary, skill.price))
+      .then((outcome) => finishRun(ctx, target, outcome, summary, skill.price, output))
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);

@@ -65,7 +65,9 @@ async function failure(...args: string[]): Promise<{ code: number; stderr: strin
 describe('skillet migrate', () => {
   it('applies the migrations once, then has nothing to do', async () => {
     const first = await skillet('migrate');
-    expect(JSON.parse(first.stdout)).toEqual({ applied: ['0001-identity', '0002-executions', '0003-event-frames'] });
+    expect(JSON.parse(first.stdout)).toEqual({
+      applied: ['0001-identity', '0002-executions', '0003-event-frames', '0004-artifacts'],
+    });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
   });
 });

@@ -1,0 +1,121 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { create as contentDisposition } from 'content-disposition';
+import type { FastifyReply } from 'fastify';
+import type { AppContext } from '../context.js';
+import { InvalidInput } from '../errors.js';
+import { callerOf } from '../http/credentials.js';
+import {
+  artifactDetail,
+  artifactDownload,
+  artifactFile,
+  artifactManifest,
+  artifactRaw,
+  type Delivery,
+  listArtifacts,
+  removeArtifact,
+} from './artifacts.js';
+import {
+  ArtifactDetail,
+  ArtifactFileParams,
+  ArtifactList,
+  ArtifactParams,
+  ArtifactSchema,
+  ListQuery,
+  ManifestSchema,
+  Published,
+  Success,
+} from './artifacts.schemas.js';
+import { installArtifact } from './install.js';
+import { publishArtifact, unpublishArtifact } from './public-files.js';
+
+const LIST_DEFAULT = 20;
+const LIST_MAX = 100;
+
+/** Sends a file body; user content is never sniffed into something else. */
+export function deliver(reply: FastifyReply, delivery: Delivery, disposition?: 'attachment') {
+  reply.header('content-type', delivery.contentType).header('x-content-type-options', 'nosniff');
+  if (delivery.size !== undefined) reply.header('content-length', delivery.size);
+  if (disposition && delivery.fileName)
+    reply.header('content-disposition', contentDisposition(delivery.fileName, { type: disposition }));
+  return reply.send(delivery.body);
+}
+
+/**
+ * The artifact routes. They answer failures in the older `{error, isRunning}` shape,
+ * except manifest and publish, which use the usual envelope.
+ */
+export function artifactRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const legacy = { auth: 'user' as const, errorFamily: 'artifact' as const };
+    const standard = { auth: 'user' as const };
+
+    app.get(
+      '/artifacts',
+      { config: legacy, schema: { querystring: ListQuery, response: { 200: ArtifactList } } },
+      async (request) => {
+        const { limit: limitText, offset: offsetText } = request.query;
+        const limit = limitText === undefined ? LIST_DEFAULT : Number(limitText);
+        if (limit < 1 || limit > LIST_MAX) throw new InvalidInput(`limit must be from 1 to ${LIST_MAX}`);
+        const offset = offsetText === undefined ? 0 : Number(offsetText);
+        const { items, total } = await listArtifacts(ctx, callerOf(request), limit, offset);
+        // The older clients' shape: without paging parameters, a bare array.
+        if (limitText === undefined && offsetText === undefined) return items;
+        return { items, total, limit, offset, hasMore: offset + items.length < total };
+      },
+    );
+
+    app.get(
+      '/artifacts/:artifactId',
+      { config: legacy, schema: { params: ArtifactParams, response: { 200: ArtifactDetail } } },
+      async (request) => artifactDetail(ctx, callerOf(request), request.params.artifactId),
+    );
+
+    app.get(
+      '/artifacts/:artifactId/manifest',
+      { config: standard, schema: { params: ArtifactParams, response: { 200: ManifestSchema } } },
+      async (request) => artifactManifest(ctx, callerOf(request), request.params.artifactId),
+    );
+
+    app.get('/artifacts/:artifactId/download', { config: legacy, schema: { params: ArtifactParams } }, async (request, reply) =>
+      deliver(reply, await artifactDownload(ctx, callerOf(request), request.params.artifactId), 'attachment'),
+    );
+
+    app.get('/artifacts/:artifactId/raw', { config: legacy, schema: { params: ArtifactParams } }, async (request, reply) =>
+      deliver(reply, await artifactRaw(ctx, callerOf(request), request.params.artifactId)),
+    );
+
+    app.get('/artifacts/:artifactId/file/*', { config: legacy, schema: { params: ArtifactFileParams } }, async (request, reply) =>
+      deliver(reply, await artifactFile(ctx, callerOf(request), request.params.artifactId, request.params['*'])),
+    );
+
+    app.delete(
+      '/artifacts/:artifactId',
+      { config: legacy, schema: { params: ArtifactParams, response: { 200: Success } } },
+      async (request) => {
+        await removeArtifact(ctx, callerOf(request), request.params.artifactId);
+        return { success: true };
+      },
+    );
+
+    app.post(
+      '/artifacts/:artifactId/publish',
+      { config: standard, schema: { params: ArtifactParams, response: { 200: Published } } },
+      async (request) => publishArtifact(ctx, callerOf(request), request.params.artifactId),
+    );
+
+    app.post(
+      '/artifacts/:artifactId/unpublish',
+      { config: legacy, schema: { params: ArtifactParams, response: { 200: Success } } },
+      async (request) => {
+        await unpublishArtifact(ctx, callerOf(request), request.params.artifactId);
+        return { success: true };
+      },
+    );
+
+    app.post(
+      '/artifacts/:artifactId/install',
+      { config: legacy, schema: { params: ArtifactParams, response: { 200: ArtifactSchema } } },
+      async (request) => installArtifact(ctx, callerOf(request), request.params.artifactId),
+    );
+  };
+}

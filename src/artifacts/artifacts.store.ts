@@ -1,0 +1,100 @@
+import type { Kysely, Selectable, Updateable } from 'kysely';
+import type { ArtifactFilesTable, ArtifactsTable, Tables } from '../db/tables.js';
+
+export type ArtifactRow = Selectable<ArtifactsTable>;
+export type ArtifactFileRow = Selectable<ArtifactFilesTable>;
+
+export async function insertArtifact(db: Kysely<Tables>, row: Omit<ArtifactRow, 'number'>): Promise<void> {
+  await db.insertInto('artifacts').values(row).execute();
+}
+
+export async function updateArtifact(db: Kysely<Tables>, id: string, change: Updateable<ArtifactsTable>): Promise<void> {
+  await db.updateTable('artifacts').set(change).where('id', '=', id).execute();
+}
+
+export async function insertFiles(db: Kysely<Tables>, files: ArtifactFileRow[]): Promise<void> {
+  // Bound the statement's parameter count (SQLite allows 32,766): a bundle can hold many files.
+  for (let start = 0; start < files.length; start += 500) {
+    await db
+      .insertInto('artifact_files')
+      .values(files.slice(start, start + 500))
+      .execute();
+  }
+}
+
+/** An artifact as a workspace sees it: another workspace's is not there at all. */
+export function findInWorkspace(db: Kysely<Tables>, workspaceId: string, id: string): Promise<ArtifactRow | undefined> {
+  return db.selectFrom('artifacts').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findArtifact(db: Kysely<Tables>, id: string): Promise<ArtifactRow | undefined> {
+  return db.selectFrom('artifacts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Newest first. */
+export function artifactPage(db: Kysely<Tables>, workspaceId: string, limit: number, offset: number): Promise<ArtifactRow[]> {
+  return db
+    .selectFrom('artifacts')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('number', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function countInWorkspace(db: Kysely<Tables>, workspaceId: string): Promise<number> {
+  const row = await db
+    .selectFrom('artifacts')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Files of several artifacts, in path order. */
+export function filesOf(db: Kysely<Tables>, artifactIds: string[]): Promise<ArtifactFileRow[]> {
+  if (artifactIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('artifact_files')
+    .selectAll()
+    .where('artifact_id', 'in', artifactIds)
+    .orderBy('artifact_id')
+    .orderBy('path')
+    .execute();
+}
+
+export function fileAt(db: Kysely<Tables>, artifactId: string, filePath: string): Promise<ArtifactFileRow | undefined> {
+  return db
+    .selectFrom('artifact_files')
+    .selectAll()
+    .where('artifact_id', '=', artifactId)
+    .where('path', '=', filePath)
+    .executeTakeFirst();
+}
+
+export async function deleteArtifact(db: Kysely<Tables>, id: string): Promise<void> {
+  await db.deleteFrom('artifacts').where('id', '=', id).execute();
+}
+
+/** Of the given blobs, those no artifact file points at any more. */
+export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promise<string[]> {
+  if (sha256s.length === 0) return [];
+  const referenced = new Set<string>();
+  for (let start = 0; start < sha256s.length; start += 500) {
+    const rows = await db
+      .selectFrom('artifact_files')
+      .select('sha256')
+      .distinct()
+      .where('sha256', 'in', sha256s.slice(start, start + 500))
+      .execute();
+    for (const row of rows) referenced.add(row.sha256);
+  }
+  return sha256s.filter((sha256) => !referenced.has(sha256));
+}
+
+/** Artifacts a crashed process left pending become failed. */
+export async function failPendingArtifacts(db: Kysely<Tables>): Promise<number> {
+  const result = await db.updateTable('artifacts').set({ status: 'failed' }).where('status', '=', 'pending').executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

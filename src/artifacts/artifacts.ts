@@ -1,0 +1,140 @@
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
+import { Conflict, ExecutionRunning, NotFound } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { type ArtifactView, artifactView, fileListOf } from './artifact-view.js';
+import {
+  type ArtifactFileRow,
+  type ArtifactRow,
+  artifactPage,
+  countInWorkspace,
+  deleteArtifact,
+  fileAt,
+  filesOf,
+  findInWorkspace,
+  unreferenced,
+} from './artifacts.store.js';
+import { downloadName, isBundlePath, isText, type Manifest } from './bundle.js';
+import { removePublicCopy } from './public-files.js';
+import { zipBundle } from './zip.js';
+
+/** The detail's `content` is the main file's text, up to this many bytes. */
+const CONTENT_LIMIT = 1024 * 1024;
+
+/** A body to send: its bytes, their type and, when known, their length. */
+export interface Delivery {
+  body: Readable;
+  contentType: string;
+  size: number | undefined;
+  fileName?: string;
+}
+
+/** The caller's artifact: 404 in another workspace, 429 while its run still writes it. */
+export async function readableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
+  const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
+  if (!artifact) throw new NotFound('Artifact not found');
+  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
+  return artifact;
+}
+
+export async function listArtifacts(ctx: AppContext, caller: Caller, limit: number, offset: number) {
+  const [rows, total] = await Promise.all([
+    artifactPage(ctx.db, caller.workspaceId, limit, offset),
+    countInWorkspace(ctx.db, caller.workspaceId),
+  ]);
+  const files = await filesOf(
+    ctx.db,
+    rows.map((row) => row.id),
+  );
+  const items = rows.map((row) => ({
+    ...artifactView(row),
+    fileList: fileListOf(files.filter((file) => file.artifact_id === row.id)),
+  }));
+  return { items, total };
+}
+
+async function mainFile(ctx: AppContext, artifact: ArtifactRow): Promise<ArtifactFileRow | undefined> {
+  return artifact.main_path === null ? undefined : fileAt(ctx.db, artifact.id, artifact.main_path);
+}
+
+async function readText(ctx: AppContext, file: ArtifactFileRow, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of ctx.blobs.read(file.sha256) as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length >= limit) break;
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
+}
+
+export async function artifactDetail(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactView & { content: string }> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  const main = await mainFile(ctx, artifact);
+  const content = main && isText(main.mime_type) ? await readText(ctx, main, CONTENT_LIMIT) : '';
+  return { ...artifactView(artifact), content };
+}
+
+export async function artifactManifest(ctx: AppContext, caller: Caller, id: string): Promise<Manifest> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  if (artifact.manifest === null) throw new NotFound('This artifact has no manifest');
+  return JSON.parse(artifact.manifest) as Manifest;
+}
+
+function requireFiles(artifact: ArtifactRow): void {
+  if (artifact.status === 'failed') throw new Conflict('This artifact has no files: its run did not complete');
+}
+
+/** The artifact as one download: its file, or its bundle as a ZIP archive. */
+export async function artifactDownload(ctx: AppContext, caller: Caller, id: string): Promise<Delivery> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  requireFiles(artifact);
+  if (artifact.bundle_type === 'directory') {
+    const files = await filesOf(ctx.db, [artifact.id]);
+    const zip = await zipBundle(ctx.blobs, files, new Date(artifact.created_at));
+    return {
+      body: zip.stream,
+      contentType: 'application/zip',
+      size: zip.size >= 0 ? zip.size : undefined,
+      fileName: downloadName(artifact.title, '.zip'),
+    };
+  }
+  const file = await mainFile(ctx, artifact);
+  if (!file) throw new NotFound('This artifact has no file');
+  return {
+    body: ctx.blobs.read(file.sha256),
+    contentType: file.mime_type,
+    size: Number(file.size),
+    fileName: downloadName(artifact.title, path.posix.extname(file.path)),
+  };
+}
+
+/** The artifact's main file as text/plain. */
+export async function artifactRaw(ctx: AppContext, caller: Caller, id: string): Promise<Delivery> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  requireFiles(artifact);
+  const file = await mainFile(ctx, artifact);
+  if (!file) throw new NotFound('This artifact has no text to show');
+  return { body: ctx.blobs.read(file.sha256), contentType: 'text/plain; charset=utf-8', size: Number(file.size) };
+}
+
+/** One file of the artifact by its path in the bundle; a path that could name no file is simply not found. */
+export async function artifactFile(ctx: AppContext, caller: Caller, id: string, filePath: string): Promise<Delivery> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  const file = isBundlePath(filePath) ? await fileAt(ctx.db, artifact.id, filePath) : undefined;
+  if (!file) throw new NotFound('No such file in this artifact');
+  return { body: ctx.blobs.read(file.sha256), contentType: file.mime_type, size: Number(file.size) };
+}
+
+/** Deletes the artifact for good: its row, its public copy, and any blob nothing else uses. */
+export async function removeArtifact(ctx: AppContext, caller: Caller, id: string): Promise<void> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  const files = await filesOf(ctx.db, [artifact.id]);
+  await removePublicCopy(ctx, artifact.id);
+  await ctx.blobs.exclusive(async () => {
+    await deleteArtifact(ctx.db, artifact.id);
+    const orphans = await unreferenced(ctx.db, [...new Set(files.map((file) => file.sha256))]);
+    for (const sha256 of orphans) await ctx.blobs.remove(sha256);
+  });
+}

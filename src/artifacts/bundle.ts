@@ -1,0 +1,98 @@
+import { lookup } from 'mime-types';
+
+/** One stored file of an artifact. */
+export interface BundleFile {
+  path: string;
+  sha256: string;
+  size: number;
+  mimeType: string;
+}
+
+export interface Manifest {
+  version: '1';
+  bundleType: 'directory';
+  files: { path: string; checksum: string; size: number; mimeType: string }[];
+  createdAt: string;
+}
+
+export function mimeTypeOf(filePath: string): string {
+  return lookup(filePath) || 'application/octet-stream';
+}
+
+const TEXT_TYPES = new Set([
+  'application/json',
+  'application/javascript',
+  'application/xml',
+  'application/x-yaml',
+  'application/yaml',
+  'image/svg+xml',
+]);
+
+export function isText(mimeType: string): boolean {
+  return mimeType.startsWith('text/') || TEXT_TYPES.has(mimeType);
+}
+
+const MAIN_NAMES = ['index.html', 'README.md', 'SKILL.md'];
+
+/**
+ * The file that stands for a bundle: the shallowest index.html, README.md or SKILL.md (in
+ * that order at equal depth), else the first text file, else none.
+ */
+export function mainFileOf(files: BundleFile[]): BundleFile | undefined {
+  const depth = (file: BundleFile) => file.path.split('/').length;
+  const named = files
+    .filter((file) => MAIN_NAMES.includes(file.path.split('/').pop() ?? ''))
+    .sort(
+      (a, b) =>
+        depth(a) - depth(b) ||
+        MAIN_NAMES.indexOf(a.path.split('/').pop() ?? '') - MAIN_NAMES.indexOf(b.path.split('/').pop() ?? ''),
+    );
+  return named[0] ?? files.find((file) => isText(file.mimeType));
+}
+
+export function manifestOf(files: BundleFile[], createdAt: string): Manifest {
+  return {
+    version: '1',
+    bundleType: 'directory',
+    files: files.map((file) => ({
+      path: file.path,
+      checksum: `sha256:${file.sha256}`,
+      size: file.size,
+      mimeType: file.mimeType,
+    })),
+    createdAt,
+  };
+}
+
+const TITLE_MAX = 120;
+
+/** An artifact is titled by the text its run worked on; an empty one by its skill. */
+export function titleOf(input: string, skillName: string): string {
+  const text = input.trim();
+  return text === '' ? skillName : Array.from(text).slice(0, TITLE_MAX).join('');
+}
+
+/**
+ * A download's file name from a title: no control characters or path separators, at most
+ * 100 characters, with the extension the content calls for. Encoding it for the header is
+ * content-disposition's job (RFC 6266 with an RFC 5987 `filename*`).
+ */
+export function downloadName(title: string, extension: string): string {
+  const cleaned = title
+    .replace(/\p{Cc}+/gu, ' ')
+    .replace(/[/\\]+/g, '_')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const base = Array.from(cleaned).slice(0, 100).join('').trim() || 'artifact';
+  return extension && !base.toLowerCase().endsWith(extension.toLowerCase()) ? `${base}${extension}` : base;
+}
+
+/**
+ * A path inside a bundle as a client may ask for it: relative, forward slashes, no empty,
+ * `.` or `..` segment, no NUL or backslash. Anything else names no file.
+ */
+export function isBundlePath(candidate: string): boolean {
+  if (candidate === '' || candidate.length > 1024) return false;
+  if (candidate.includes('\0') || candidate.includes('\\') || candidate.startsWith('/')) return false;
+  return candidate.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}

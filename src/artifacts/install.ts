@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { Conflict, InvalidInput } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { isSlugTaken, recordInstalledSkill } from '../skills/workspace-skills.js';
+import { type ArtifactView, artifactView } from './artifact-view.js';
+import { readableArtifact } from './artifacts.js';
+import { filesOf, findArtifact, updateArtifact } from './artifacts.store.js';
+import type { SkillInBundle } from './run-output.js';
+
+function skillOf(metadata: string | null): SkillInBundle | undefined {
+  if (metadata === null) return undefined;
+  return (JSON.parse(metadata) as { skill?: SkillInBundle }).skill;
+}
+
+/**
+ * Installs a skill artifact into its workspace: the skill's folder is written out of the
+ * blobs into a folder of its own, and the workspace can run it by its slug from then on.
+ * A slug the server's own skills or another installed skill already use is a conflict.
+ */
+export async function installArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactView> {
+  const artifact = await readableArtifact(ctx, caller, id);
+  const skill = artifact.artifact_type === 'skill' ? skillOf(artifact.metadata) : undefined;
+  if (!skill) throw new InvalidInput('This artifact is not a skill');
+  if (artifact.is_installed === 1) return artifactView(artifact);
+  if (ctx.skills.get(skill.slug) || (await isSlugTaken(ctx.db, caller.workspaceId, skill.slug))) {
+    throw new Conflict(`A skill with the slug ${skill.slug} is already installed in this workspace`);
+  }
+
+  const prefix = skill.folder ? `${skill.folder}/` : '';
+  const files = (await filesOf(ctx.db, [artifact.id])).filter((file) => file.path.startsWith(prefix));
+  const dir = path.join(
+    ctx.config.dataDir,
+    'installed-skills',
+    caller.workspaceId,
+    `${skill.slug}-${randomBytes(4).toString('hex')}`,
+  );
+  try {
+    for (const file of files) {
+      const target = path.join(dir, ...file.path.slice(prefix.length).split('/'));
+      await mkdir(path.dirname(target), { recursive: true });
+      await copyFile(ctx.blobs.pathOf(file.sha256), target);
+    }
+    await ctx.db.transaction().execute(async (trx) => {
+      await recordInstalledSkill(trx, {
+        workspace_id: caller.workspaceId,
+        slug: skill.slug,
+        artifact_id: artifact.id,
+        dir,
+        created_at: ctx.clock.now().toISOString(),
+      });
+      await updateArtifact(trx, artifact.id, { is_installed: 1, created_skill_slug: skill.slug });
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    if (isUniqueViolation(error))
+      throw new Conflict(`A skill with the slug ${skill.slug} is already installed in this workspace`);
+    throw error;
+  }
+  const installed = await findArtifact(ctx.db, artifact.id);
+  if (!installed) throw new Conflict('The artifact was deleted while it was being installed');
+  return artifactView(installed);
+}

@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { constants, createReadStream } from 'node:fs';
+import { open, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { AppContext } from '../context.js';
+import { findExecution } from '../executions/executions.store.js';
+import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
+import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
+import type { StagedBlob } from './blob-store.js';
+import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
+
+export interface RunOutputTarget {
+  executionId: string;
+  workspaceId: string;
+  skillSlug: string;
+  skillName: string;
+  /** The text the run works on. */
+  input: string;
+}
+
+/** Where the skill in a bundle lives, when the bundle holds exactly one valid script skill. */
+export interface SkillInBundle {
+  slug: string;
+  name: string;
+  description: string;
+  /** Its folder inside the bundle ('' for the top). */
+  folder: string;
+}
+
+interface ScratchFile {
+  path: string;
+  absolute: string;
+}
+
+/** The regular files under `root`, with bundle paths; links and odd entries are not followed. */
+async function scratchFiles(root: string): Promise<ScratchFile[]> {
+  const entries = await readdir(root, { withFileTypes: true, recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const files: ScratchFile[] = [];
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const absolute = path.join(entry.parentPath, entry.name);
+    const relative = path.relative(root, absolute).split(path.sep).join('/');
+    if (!isBundlePath(relative))
+      throw new Error(`the skill wrote a file whose name cannot be served: ${JSON.stringify(relative)}`);
+    files.push({ path: relative, absolute });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Opens without following a link, so a skill cannot point its output at a file of the server. */
+async function openRegularFile(absolute: string) {
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw new Error(`not a regular file: ${absolute}`);
+  }
+  return handle;
+}
+
+async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | undefined> {
+  const manifests = files.filter((file) => file.path === 'SKILL.md' || file.path.endsWith('/SKILL.md'));
+  if (manifests.length !== 1 || !manifests[0]) return undefined;
+  const folder = path.posix.dirname(manifests[0].path) === '.' ? '' : path.posix.dirname(manifests[0].path);
+  const handle = await openRegularFile(manifests[0].absolute);
+  try {
+    const source = await handle.readFile({ encoding: 'utf8' });
+    const manifest = parseSkillManifest(source, path.posix.basename(folder) || 'skill');
+    const entry = manifest.entry && (folder ? `${folder}/${manifest.entry}` : manifest.entry);
+    if (manifest.runtime !== 'script' || !files.some((file) => file.path === entry)) return undefined;
+    return { slug: manifest.slug, name: manifest.name, description: manifest.description, folder };
+  } catch (error) {
+    if (error instanceof ManifestError) return undefined;
+    throw error;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The files one run writes, on their way to becoming its artifact. The skill writes into a
+ * scratch folder of its own; the artifact row appears (pending) with the first file it
+ * reports, and the files are stored as blobs when the run completes. A run that does not
+ * complete leaves a failed artifact and no files.
+ */
+export class RunOutput {
+  readonly scratchDir: string;
+  readonly #ctx: AppContext;
+  readonly #target: RunOutputTarget;
+  readonly #startedAt: number;
+  #artifactId: Promise<string> | undefined;
+
+  constructor(ctx: AppContext, target: RunOutputTarget) {
+    this.#ctx = ctx;
+    this.#target = target;
+    this.scratchDir = path.join(ctx.config.dataDir, 'scratch', randomUUID());
+    this.#startedAt = ctx.clock.now().getTime();
+  }
+
+  /** The run wrote a file: from now on its artifact exists, pending. */
+  noteFileWritten(): Promise<string> {
+    this.#artifactId ??= this.#createPending();
+    return this.#artifactId;
+  }
+
+  async #createPending(): Promise<string> {
+    const { executionId, workspaceId, skillSlug, skillName, input } = this.#target;
+    const execution = await findExecution(this.#ctx.db, executionId);
+    if (!execution) throw new Error(`execution ${executionId} is gone`);
+    const id = randomUUID();
+    await insertArtifact(this.#ctx.db, {
+      id,
+      workspace_id: workspaceId,
+      user_id: execution.user_id,
+      execution_id: executionId,
+      skill_slug: skillSlug,
+      skill_name: skillName,
+      title: titleOf(input, skillName),
+      file_type: 'application/octet-stream',
+      artifact_type: 'output',
+      input_text: input,
+      content_size: 0,
+      created_skill_slug: null,
+      metadata: null,
+      is_installed: 0,
+      bundle_type: null,
+      status: 'pending',
+      cost: 0,
+      execution_time_ms: 0,
+      created_at: this.#ctx.clock.now().toISOString(),
+      is_public: 0,
+      manifest: null,
+      main_path: null,
+    });
+    return id;
+  }
+
+  /**
+   * Stores the files as the run's artifact, completed, and returns its id (none when the
+   * run wrote nothing). Throws when they cannot be stored.
+   */
+  async complete(cost: number): Promise<string | undefined> {
+    try {
+      const files = await scratchFiles(this.scratchDir);
+      if (files.length === 0) {
+        if (this.#artifactId) await deleteArtifact(this.#ctx.db, await this.#artifactId);
+        return undefined;
+      }
+      const id = await this.noteFileWritten();
+      const skill = await skillInBundle(files);
+      const staged = await this.#stage(files);
+      try {
+        await this.#store(id, staged, skill, cost);
+        return id;
+      } catch (error) {
+        await Promise.all(staged.map(({ blob }) => this.#ctx.blobs.discard(blob)));
+        throw error;
+      }
+    } finally {
+      await rm(this.scratchDir, { recursive: true, force: true });
+    }
+  }
+
+  /** The run did not complete: its artifact, if it has one, is failed and keeps no files. */
+  async fail(): Promise<void> {
+    await rm(this.scratchDir, { recursive: true, force: true });
+    if (this.#artifactId) {
+      const id = await this.#artifactId.catch(() => undefined);
+      if (id) await updateArtifact(this.#ctx.db, id, { status: 'failed', execution_time_ms: this.#elapsed() });
+    }
+  }
+
+  #elapsed(): number {
+    return Math.max(0, this.#ctx.clock.now().getTime() - this.#startedAt);
+  }
+
+  async #stage(files: ScratchFile[]): Promise<{ file: BundleFile; blob: StagedBlob }[]> {
+    const staged: { file: BundleFile; blob: StagedBlob }[] = [];
+    try {
+      for (const scratch of files) {
+        const handle = await openRegularFile(scratch.absolute);
+        const blob = await this.#ctx.blobs.stage(createReadStream('', { fd: handle }));
+        staged.push({
+          blob,
+          file: { path: scratch.path, sha256: blob.sha256, size: blob.size, mimeType: mimeTypeOf(scratch.path) },
+        });
+      }
+    } catch (error) {
+      await Promise.all(staged.map(({ blob }) => this.#ctx.blobs.discard(blob)));
+      throw error;
+    }
+    return staged;
+  }
+
+  async #store(id: string, staged: { file: BundleFile; blob: StagedBlob }[], skill: SkillInBundle | undefined, cost: number) {
+    const files = staged.map(({ file }) => file);
+    const single = files.length === 1 ? files[0] : undefined;
+    const main = single ?? mainFileOf(files);
+    const createdAt = this.#ctx.clock.now().toISOString();
+    const metadata = single ? null : { fileCount: files.length, ...(skill ? { skill } : {}) };
+    await this.#ctx.blobs.exclusive(async () => {
+      for (const { blob } of staged) await this.#ctx.blobs.commit(blob);
+      await this.#ctx.db.transaction().execute(async (trx) => {
+        await insertFiles(
+          trx,
+          files.map((file) => ({
+            artifact_id: id,
+            path: file.path,
+            sha256: file.sha256,
+            size: file.size,
+            mime_type: file.mimeType,
+          })),
+        );
+        await updateArtifact(trx, id, {
+          status: 'completed',
+          artifact_type: skill ? 'skill' : 'output',
+          bundle_type: single ? null : 'directory',
+          file_type: single ? single.mimeType : 'application/zip',
+          content_size: files.reduce((total, file) => total + file.size, 0),
+          metadata: metadata ? JSON.stringify(metadata) : null,
+          manifest: single ? null : JSON.stringify(manifestOf(files, createdAt)),
+          main_path: main?.path ?? null,
+          cost,
+          execution_time_ms: this.#elapsed(),
+        });
+      });
+    });
+  }
+}
