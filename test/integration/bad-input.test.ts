@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runForArtifact } from '../helpers/artifacts.js';
 import { signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -109,6 +110,66 @@ describe('random bodies and headers at the activation and auth endpoints', () =>
       ),
       { numRuns: 600 },
     );
+  });
+});
+
+const ARTIFACT_ROUTES = [
+  ['GET', '', 'artifact'],
+  ['GET', '/manifest', 'standard'],
+  ['GET', '/download', 'artifact'],
+  ['GET', '/raw', 'artifact'],
+  ['GET', '/file/', 'artifact'],
+  ['DELETE', '', 'artifact'],
+  ['POST', '/publish', 'standard'],
+  ['POST', '/unpublish', 'artifact'],
+  ['POST', '/install', 'artifact'],
+] as const;
+
+// Literal `.` and `..` segments are left out: inject resolves them before routing, as a
+// browser would; artifact-sharing and artifacts tests send them raw.
+const pathText = fc
+  .oneof(
+    fc.string({ maxLength: 60 }).map((text) => text.split('/').map(encodeURIComponent).join('/')),
+    fc.constantFrom('index.html', '%2e%2e%2f', '..%5cindex.html', '%00', '//', '%252e%252e'),
+  )
+  .filter((text) => !text.split('/').some((segment) => segment === '.' || segment === '..'));
+
+describe('random ids, paths and queries at the artifact endpoints', () => {
+  // A person of its own: the random requests above may log the shared one out.
+  let owner: TestUser;
+  let artifactId: string;
+  beforeAll(async () => {
+    owner = await signUp(api);
+    artifactId = (await runForArtifact(api, owner, 'markdown-to-html', '# For random requests')).artifactId;
+  });
+
+  it("never produce a 5xx, and every 4xx speaks its route family's shape", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...ARTIFACT_ROUTES),
+        fc.oneof(fc.constant('real'), fc.uuid(), fc.string({ maxLength: 40 }).map(encodeURIComponent)),
+        pathText,
+        fc.string({ maxLength: 30 }).map(encodeURIComponent),
+        fc.boolean(),
+        async ([method, suffix, family], id, filePath, query, signedIn) => {
+          const target = id === 'real' ? artifactId : id;
+          const url = `/api/v1/artifacts/${target}${suffix}${suffix.endsWith('/') ? filePath : ''}?limit=${query}`;
+          const reply = await server.app.inject({ method, url, headers: signedIn ? { 'x-auth-token': owner.token } : {} });
+          expect(reply.statusCode, url).toBeLessThan(500);
+          if (reply.statusCode < 400 || reply.statusCode === 429) return;
+          const body = reply.json();
+          if (family === 'artifact') expect(body, url).toEqual({ error: expect.any(String), isRunning: false });
+          else expect(body, url).toEqual({ error: { code: expect.any(String), message: expect.any(String) } });
+        },
+      ),
+      { numRuns: 400 },
+    );
+    const listed = await server.app.inject({ url: '/api/v1/artifacts?limit=abc', headers: { 'x-auth-token': owner.token } });
+    expect([listed.statusCode, listed.json()]).toEqual([400, { error: expect.any(String), isRunning: false }]);
+    for (let run = 0; run < 100; run++) {
+      const reply = await server.app.inject({ url: `/public/${encodeURIComponent(String(run))}/${fc.sample(pathText, 1)[0]}` });
+      expect(reply.statusCode).toBeLessThan(500);
+    }
   });
 });
 

@@ -1,58 +1,21 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildProject } from '../helpers/build.js';
-import { createSchema, engineUnderTest, postgresUrl } from '../helpers/database.js';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { session, signUp } from '../helpers/factories.js';
 import { client } from '../helpers/http.js';
-import { freePort } from '../helpers/server.js';
+import { type ServerProcesses, serverProcesses } from '../helpers/process.js';
 
-let build: Awaited<ReturnType<typeof buildProject>>;
-let dataDir: string;
-let env: NodeJS.ProcessEnv;
+let servers: ServerProcesses;
 let baseUrl: string;
-let dropSchema: () => Promise<void> = async () => undefined;
-const running = new Set<ChildProcess>();
 
 beforeAll(async () => {
-  build = await buildProject();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'skillet-crash-'));
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', PASSWORD_HASH_LOG_N: '10', DATABASE_URL: '' };
-  if (engineUnderTest() === 'postgres') {
-    const schema = await createSchema('crash');
-    env.DATABASE_URL = `${postgresUrl()}?options=${encodeURIComponent(`-c search_path=${schema.name}`)}`;
-    dropSchema = schema.drop;
-  }
+  servers = await serverProcesses('crash');
+  baseUrl = servers.baseUrl;
 }, 60_000);
 
-afterAll(async () => {
-  for (const child of running) child.kill('SIGKILL');
-  await build.remove();
-  await rm(dataDir, { recursive: true, force: true });
-  await dropSchema();
-});
+afterAll(() => servers.cleanUp());
 
-/** Starts `node dist/src/main.js` as a real process and waits until it answers. */
-async function startProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(build.dir, 'src/main.js')], { env, stdio: 'ignore' });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const up = await fetch(`${baseUrl}/openapi.json`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (up) return child;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the server did not start');
-}
+const startProcess = () => servers.start();
 
 describe('a server killed with SIGKILL during a run', () => {
   it('comes back with the run failed, its stream replaying and ending, and nothing else lost', async () => {
