@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline';
+export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline' | 'file-baseline';
 
 export interface Server {
   url: string;
@@ -34,8 +34,8 @@ process.once('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
-export async function startServer(mode: ServerMode): Promise<Server> {
-  const command = [process.execPath, '--expose-gc', path.join(import.meta.dirname, 'server.js'), mode];
+export async function startServer(mode: ServerMode, ...modeArgs: string[]): Promise<Server> {
+  const command = [process.execPath, '--expose-gc', path.join(import.meta.dirname, 'server.js'), mode, ...modeArgs];
   const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
   const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   started.add(child);
@@ -57,9 +57,19 @@ export async function stop(server: Server): Promise<void> {
 export async function residentBytes(server: Server): Promise<number> {
   server.process.kill('SIGUSR2');
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
-  const kib = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-  return Number(kib) * 1024;
+  return residentNow(server);
+}
+
+const PAGE_BYTES = Number(spawnSync('getconf', ['PAGESIZE']).stdout.toString().trim()) || 4096;
+
+/**
+ * Resident memory right now, garbage and all: for sampling a peak. It reads statm, which,
+ * unlike status, does not take the process's memory-map lock, so frequent sampling does
+ * not slow the server it measures.
+ */
+export function residentNow(server: Server): number {
+  const residentPages = readFileSync(`/proc/${server.process.pid}/statm`, 'utf8').split(' ')[1];
+  return Number(residentPages) * PAGE_BYTES;
 }
 
 export async function json<T>(url: string, init: RequestInit = {}): Promise<T> {

@@ -3,7 +3,8 @@
  * event loop: `skillet` (the real app on a fresh SQLite database) or `baseline` (a bare
  * Fastify app answering the same JSON from memory). Prints its URL on the first line.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -51,8 +52,10 @@ async function skillet(): Promise<string> {
     RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
     PASSWORD_HASH_LOG_N: '10',
     RATE_LIMIT_EXECUTIONS_PER_MINUTE: '10000000',
-    // The test skills include `empty`, whose run measures the cost of running anything.
+    // The test skills include `empty`, whose run measures the cost of running anything, and
+    // `writer`, which writes the artifact bundle the download benchmark fetches.
     SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
+    SKILL_OUTPUT_LIMIT_BYTES: String(256 * 1024 * 1024),
   });
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
@@ -114,8 +117,25 @@ async function sseBaseline(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const mode = process.argv[2];
-const url = await (mode === 'skillet' ? skillet() : mode === 'sse-baseline' ? sseBaseline() : baseline());
+/** A bare Node server streaming one file from disk (the ready-made ZIP), as a static file server would. */
+async function fileBaseline(file: string): Promise<string> {
+  const { size } = await stat(file);
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/zip', 'content-length': size });
+    createReadStream(file).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const [mode, argument] = process.argv.slice(2);
+const url = await (mode === 'skillet'
+  ? skillet()
+  : mode === 'sse-baseline'
+    ? sseBaseline()
+    : mode === 'file-baseline'
+      ? fileBaseline(argument ?? '')
+      : baseline());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
 // Memory measures ask for a collection first (the bench starts servers with --expose-gc).
 process.on('SIGUSR2', () => globalThis.gc?.());

@@ -92,11 +92,17 @@ export async function artifactDownload(ctx: AppContext, caller: Caller, id: stri
   requireFiles(artifact);
   if (artifact.bundle_type === 'directory') {
     const files = await filesOf(ctx.db, [artifact.id]);
-    const zip = await zipBundle(ctx.blobs, files, new Date(artifact.created_at));
+    const entries = files.map((file) => ({
+      path: file.path,
+      sha256: file.sha256,
+      size: Number(file.size),
+      crc32: Number(file.crc32),
+    }));
+    const zip = zipBundle(ctx.blobs, entries, new Date(artifact.created_at));
     return {
       body: zip.stream,
       contentType: 'application/zip',
-      size: zip.size >= 0 ? zip.size : undefined,
+      size: zip.size,
       fileName: downloadName(artifact.title, '.zip'),
     };
   }

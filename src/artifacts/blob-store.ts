@@ -5,10 +5,13 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { crc32 as zlibCrc32 } from 'node:zlib';
 
 /** A blob copied into a temporary file and hashed, not yet visible under its name. */
 export interface StagedBlob {
   sha256: string;
+  /** CRC-32 of the bytes, as ZIP archives need it. */
+  crc32: number;
   size: number;
   tempPath: string;
 }
@@ -25,6 +28,8 @@ export interface BlobStore {
   commit(staged: StagedBlob): Promise<void>;
   discard(staged: StagedBlob): Promise<void>;
   read(sha256: string): Readable;
+  /** A blob of known size, whole: fewer system calls than a stream for small blobs. */
+  readAll(sha256: string, size: number): Promise<Buffer>;
   /** A local file path, for stores on this machine's disk. */
   pathOf(sha256: string): string;
   remove(sha256: string): Promise<void>;
@@ -36,6 +41,8 @@ export interface BlobStore {
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** Large reads: blobs are sent whole, mostly to sockets. */
+const READ_CHUNK = 1024 * 1024;
 
 export class LocalBlobStore implements BlobStore {
   readonly #root: string;
@@ -56,10 +63,12 @@ export class LocalBlobStore implements BlobStore {
     await mkdir(this.#temporary, { recursive: true });
     const tempPath = path.join(this.#temporary, randomUUID());
     const hash = createHash('sha256');
+    let crc32 = 0;
     let size = 0;
     const measure = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         hash.update(chunk);
+        crc32 = zlibCrc32(chunk, crc32);
         size += chunk.length;
         done(null, chunk);
       },
@@ -76,7 +85,7 @@ export class LocalBlobStore implements BlobStore {
       await rm(tempPath, { force: true });
       throw error;
     }
-    return { sha256: hash.digest('hex'), size, tempPath };
+    return { sha256: hash.digest('hex'), crc32, size, tempPath };
   }
 
   async commit(staged: StagedBlob): Promise<void> {
@@ -91,7 +100,23 @@ export class LocalBlobStore implements BlobStore {
   }
 
   read(sha256: string): Readable {
-    return createReadStream(this.pathOf(sha256));
+    return createReadStream(this.pathOf(sha256), { highWaterMark: READ_CHUNK });
+  }
+
+  async readAll(sha256: string, size: number): Promise<Buffer> {
+    const handle = await open(this.pathOf(sha256), 'r');
+    try {
+      const buffer = Buffer.allocUnsafe(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+        if (bytesRead === 0) throw new Error(`blob ${sha256} is shorter than ${size} bytes`);
+        filled += bytesRead;
+      }
+      return buffer;
+    } finally {
+      await handle.close();
+    }
   }
 
   async remove(sha256: string): Promise<void> {

@@ -4,6 +4,7 @@ import { lookup } from 'mime-types';
 export interface BundleFile {
   path: string;
   sha256: string;
+  crc32: number;
   size: number;
   mimeType: string;
 }

@@ -184,7 +184,13 @@ export class RunOutput {
         const blob = await this.#ctx.blobs.stage(createReadStream('', { fd: handle }));
         staged.push({
           blob,
-          file: { path: scratch.path, sha256: blob.sha256, size: blob.size, mimeType: mimeTypeOf(scratch.path) },
+          file: {
+            path: scratch.path,
+            sha256: blob.sha256,
+            crc32: blob.crc32,
+            size: blob.size,
+            mimeType: mimeTypeOf(scratch.path),
+          },
         });
       }
     } catch (error) {
@@ -209,6 +215,7 @@ export class RunOutput {
             artifact_id: id,
             path: file.path,
             sha256: file.sha256,
+            crc32: file.crc32,
             size: file.size,
             mime_type: file.mimeType,
           })),

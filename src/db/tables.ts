@@ -175,6 +175,8 @@ export interface ArtifactFilesTable {
   /** Hex digest of the content; also the blob's name. */
   sha256: string;
   size: number;
+  /** Unsigned CRC-32 of the content, for ZIP headers. */
+  crc32: number;
   mime_type: string;
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
+import { crc32 } from 'node:zlib';
 import { expect } from 'vitest';
 import yauzl from 'yauzl';
 import { session, type TestUser } from './factories.js';
@@ -72,7 +73,10 @@ export function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Every entry of a ZIP archive, read with an independent unzip library. */
+/**
+ * Every entry of a ZIP archive, read with an independent unzip library, which also checks
+ * the sizes; the CRC-32 each entry declares is checked here.
+ */
 export function unzip(archive: Buffer): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(archive, { lazyEntries: true, validateEntrySizes: true }, (error, zip) => {
@@ -84,7 +88,9 @@ export function unzip(archive: Buffer): Promise<Map<string, Buffer>> {
           const chunks: Buffer[] = [];
           stream.on('data', (chunk: Buffer) => chunks.push(chunk));
           stream.on('end', () => {
-            entries.set(entry.fileName, Buffer.concat(chunks));
+            const data = Buffer.concat(chunks);
+            if (crc32(data) !== entry.crc32) return reject(new Error(`${entry.fileName}: CRC-32 does not match its header`));
+            entries.set(entry.fileName, data);
             zip.readEntry();
           });
           stream.on('error', reject);

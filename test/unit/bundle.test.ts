@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type BundleFile, downloadName, isBundlePath, mainFileOf, titleOf } from '../../src/artifacts/bundle.js';
 
-const file = (path: string, mimeType = 'text/plain'): BundleFile => ({ path, mimeType, sha256: '0'.repeat(64), size: 1 });
+const file = (path: string, mimeType = 'text/plain'): BundleFile => ({
+  path,
+  mimeType,
+  sha256: '0'.repeat(64),
+  crc32: 0,
+  size: 1,
+});
 
 describe('bundle paths', () => {
   it('accept plain relative paths and nothing that could step out or hide', () => {

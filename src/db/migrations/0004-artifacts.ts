@@ -38,6 +38,7 @@ export function artifactsMigration(t: ColumnTypes): Migration {
         .addColumn('path', 'text', (c) => c.notNull())
         .addColumn('sha256', 'text', (c) => c.notNull())
         .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('crc32', 'bigint', (c) => c.notNull())
         .addColumn('mime_type', 'text', (c) => c.notNull())
         .addPrimaryKeyConstraint('artifact_files_pk', ['artifact_id', 'path'])
         .execute();
