@@ -75,7 +75,7 @@ export function titleOf(input: string, skillName: string): string {
 
 /**
  * A download's file name from a title: no control characters or path separators, at most
- * 100 characters, with the extension the content calls for. Encoding it for the header is
+ * 100 characters, no trailing dots, with the extension the content calls for. Encoding it for the header is
  * content-disposition's job (RFC 6266 with an RFC 5987 `filename*`).
  */
 export function downloadName(title: string, extension: string): string {
@@ -84,7 +84,12 @@ export function downloadName(title: string, extension: string): string {
     .replace(/[/\\]+/g, '_')
     .replace(/\s+/g, ' ')
     .trim();
-  const base = Array.from(cleaned).slice(0, 100).join('').trim() || 'artifact';
+  // Trailing dots and spaces would double up with the extension (and Windows drops them).
+  const base =
+    Array.from(cleaned)
+      .slice(0, 100)
+      .join('')
+      .replace(/[.\s]+$/, '') || 'artifact';
   return extension && !base.toLowerCase().endsWith(extension.toLowerCase()) ? `${base}${extension}` : base;
 }
 

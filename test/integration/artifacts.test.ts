@@ -117,7 +117,7 @@ describe('downloads', () => {
     expect(file.headers.get('x-content-type-options')).toBe('nosniff');
     expect(parseDisposition(file.headers.get('content-disposition') ?? '')).toEqual({
       type: 'attachment',
-      parameters: { filename: 'One fish. Two fish. Red fish, blue fish..json' },
+      parameters: { filename: 'One fish. Two fish. Red fish, blue fish.json' },
     });
     expect(JSON.parse(file.body.toString('utf8'))).toMatchObject({ words: 8 });
     const raw = await download(stats, 'raw');

@@ -39,6 +39,7 @@ describe('titles and download names', () => {
     expect(downloadName('Ré"sumé\r\n東京 / a\\b\u0085x', '.html')).toBe('Ré"sumé 東京 _ a_b x.html');
     expect(downloadName('report.zip', '.zip')).toBe('report.zip');
     expect(downloadName('\n\t', '.txt')).toBe('artifact.txt');
+    expect(downloadName('The end... ', '.zip')).toBe('The end.zip');
     expect(Array.from(downloadName('a'.repeat(300), '.zip'))).toHaveLength(104);
   });
 });
