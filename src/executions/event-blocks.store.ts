@@ -12,7 +12,7 @@ import type { Tables } from '../db/tables.js';
 export const BLOCK_EVENTS = 256;
 const BLOCK_MAX_CHARS = 512 * 1024;
 /** Blocks per read: bounds the memory one replay holds at a time. */
-const BLOCKS_PER_READ = 8;
+const BLOCKS_PER_READ = 16;
 
 /** Writes the blocks completed by events `first` through `last`. */
 export async function sealCompletedBlocks(trx: Kysely<Tables>, executionId: string, first: number, last: number) {

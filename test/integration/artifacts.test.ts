@@ -83,6 +83,15 @@ describe('artifacts written by runs', () => {
     expect(detail.body.contentSize).toBe(manifest.body.files.reduce((sum, file) => sum + file.size, 0));
   });
 
+  it("without a credential every artifact route is 401 in its family's shape", async () => {
+    for (const path of [`/api/v1/artifacts`, `/api/v1/artifacts/${site}`, `/api/v1/artifacts/${site}/download`]) {
+      const reply = await api.get(path);
+      expect([reply.status, reply.body], path).toEqual([401, { error: expect.any(String), isRunning: false }]);
+    }
+    const manifest = await api.get(`/api/v1/artifacts/${site}/manifest`);
+    expect([manifest.status, manifest.body]).toEqual([401, { error: { code: 'UNAUTHORIZED', message: expect.any(String) } }]);
+  });
+
   it('lists as a bare array without paging parameters and in an envelope with them', async () => {
     const bare = await get<Artifact[]>('/api/v1/artifacts');
     expect(bare.status).toBe(200);
