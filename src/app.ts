@@ -10,6 +10,9 @@ import { verificationPageRoutes } from './activation/verification-page.routes.js
 import { artifactRoutes } from './artifacts/artifacts.routes.js';
 import { publicFileRoutes } from './artifacts/public-files.routes.js';
 import { recoverArtifacts } from './artifacts/recovery.js';
+import { billingRoutes } from './billing/billing.routes.js';
+import { checkoutPageRoutes } from './billing/checkout-page.routes.js';
+import { webhookRoutes } from './billing/webhook.routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createAppContext } from './context.js';
@@ -76,6 +79,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(artifactRoutes(ctx), { prefix: '/api/v1' });
   await app.register(publicFileRoutes(ctx));
+  await app.register(billingRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(webhookRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(checkoutPageRoutes(ctx));
   await app.register(streamRoutes(ctx));
   await app.register(controlPlaneRoutes(ctx));
   await app.register(verificationPageRoutes(ctx));

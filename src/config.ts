@@ -36,6 +36,14 @@ export interface Config {
     inputLimitBytes: number;
     heartbeatMs: number;
   };
+  billing: {
+    /** Ds granted to each new user (as a purchase transaction). */
+    signupCredits: number;
+    /** The app's URL scheme, for the payment return pages' deep links. */
+    appScheme: string;
+    /** Absent: the local test-mode checkout. */
+    stripe: { secretKey: string; webhookSecret: string; publishableKey: string; apiUrl: string } | null;
+  };
   rateLimits: {
     executionsPerMinute: number;
     restPerMinute: number;
@@ -132,6 +140,27 @@ async function signingSecret(env: Env, dataDir: string): Promise<string> {
   return (await readFile(file, 'utf8')).trim();
 }
 
+function appScheme(env: Env): string {
+  const raw = read(env, 'APP_SCHEME') ?? 'skillet';
+  if (!/^[a-z][a-z0-9+.-]{0,31}$/.test(raw))
+    throw new ConfigError(`APP_SCHEME must be a URL scheme such as skillet (got "${raw}")`);
+  return raw;
+}
+
+/** Stripe is on when a secret key is set; then the webhook secret is required too. */
+function stripeSettings(env: Env): Config['billing']['stripe'] {
+  const secretKey = read(env, 'STRIPE_SECRET_KEY');
+  if (secretKey === undefined) return null;
+  const webhookSecret = read(env, 'STRIPE_WEBHOOK_SECRET');
+  if (webhookSecret === undefined) throw new ConfigError('STRIPE_WEBHOOK_SECRET must be set when STRIPE_SECRET_KEY is');
+  return {
+    secretKey,
+    webhookSecret,
+    publishableKey: read(env, 'STRIPE_PUBLISHABLE_KEY') ?? '',
+    apiUrl: httpUrl(env, 'STRIPE_API_URL', 'https://api.stripe.com'),
+  };
+}
+
 /** Reads and validates every setting. The only reader of process.env is whoever calls this. */
 export async function loadConfig(env: Env): Promise<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -170,6 +199,11 @@ export async function loadConfig(env: Env): Promise<Config> {
       outputLimitBytes: integer(env, 'SKILL_OUTPUT_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       inputLimitBytes: 100 * 1024,
       heartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+    },
+    billing: {
+      signupCredits: integer(env, 'SIGNUP_CREDITS', 0, 0, 1_000_000),
+      appScheme: appScheme(env),
+      stripe: stripeSettings(env),
     },
     rateLimits: {
       executionsPerMinute: integer(env, 'RATE_LIMIT_EXECUTIONS_PER_MINUTE', 30, 1, 10_000_000),

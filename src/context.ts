@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { type BlobStore, LocalBlobStore } from './artifacts/blob-store.js';
+import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Dialect } from './db/database.js';
@@ -26,10 +27,11 @@ export interface AppContext {
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
   runs: ActiveRuns;
+  payments: PaymentProvider;
   /** Artifact file contents, by SHA-256. */
   blobs: BlobStore;
   /** Purpose-bound keys derived from the signing secret. */
-  keys: { sealing: Buffer; signing: Buffer };
+  keys: { sealing: Buffer; signing: Buffer; byok: Buffer };
 }
 
 export interface ContextParts {
@@ -40,6 +42,7 @@ export interface ContextParts {
   skills?: SkillRegistry;
   bus?: EventBus;
   blobs?: BlobStore;
+  payments?: PaymentProvider;
 }
 
 export function createAppContext(parts: ContextParts): AppContext {
@@ -55,7 +58,12 @@ export function createAppContext(parts: ContextParts): AppContext {
     bus: parts.bus ?? new InProcessChannels(),
     control: new InProcessChannels(),
     runs: new ActiveRuns(),
+    payments: parts.payments ?? paymentProviderFor(config),
     blobs: parts.blobs ?? new LocalBlobStore(path.join(config.dataDir, 'blobs')),
-    keys: { sealing: deriveKey(config.signingSecret, 'sealing'), signing: deriveKey(config.signingSecret, 'url-signing') },
+    keys: {
+      sealing: deriveKey(config.signingSecret, 'sealing'),
+      signing: deriveKey(config.signingSecret, 'url-signing'),
+      byok: deriveKey(config.signingSecret, 'byok'),
+    },
   };
 }

@@ -28,6 +28,12 @@ export class NotFound extends AppError {
   readonly code = 'NOT_FOUND';
 }
 
+/** A priced run for someone who cannot pay for it. */
+export class PaymentRequired extends AppError {
+  readonly status = 402;
+  readonly code = 'INSUFFICIENT_CREDITS';
+}
+
 export class Conflict extends AppError {
   readonly status = 409;
   readonly code = 'CONFLICT';

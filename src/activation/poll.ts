@@ -1,3 +1,4 @@
+import { standingOf } from '../billing/standing.js';
 import { type SubscriptionMode, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';
@@ -50,7 +51,7 @@ export async function pollActivation(ctx: AppContext, deviceCodeHash: string): P
   return {
     status: 'approved',
     api_key: decrypt(ctx.keys.sealing, row.sealed_key),
-    tier: subscriptionModeOf(row.decided_by),
+    tier: subscriptionModeOf(await standingOf(ctx.db, row.decided_by), ctx.clock.now()),
     workspace: { id: row.workspace_id, name: workspace?.name ?? null },
   };
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
-import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
+import { deleteArtifact, filesOf, insertArtifact, insertFiles, unreferenced, updateArtifact } from './artifacts.store.js';
 import type { StagedBlob } from './blob-store.js';
 import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
 
@@ -170,6 +170,28 @@ export class RunOutput {
       const id = await this.#artifactId.catch(() => undefined);
       if (id) await updateArtifact(this.#ctx.db, id, { status: 'failed', execution_time_ms: this.#elapsed() });
     }
+  }
+
+  /**
+   * Takes back a completed artifact whose run could not be paid for: it becomes failed,
+   * loses its files, and blobs nothing else uses go.
+   */
+  async revoke(artifactId: string): Promise<void> {
+    const files = await filesOf(this.#ctx.db, [artifactId]);
+    await this.#ctx.blobs.exclusive(async () => {
+      await this.#ctx.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('artifact_files').where('artifact_id', '=', artifactId).execute();
+        await updateArtifact(trx, artifactId, {
+          status: 'failed',
+          content_size: 0,
+          manifest: null,
+          main_path: null,
+          metadata: null,
+        });
+      });
+      const orphans = await unreferenced(this.#ctx.db, [...new Set(files.map((file) => file.sha256))]);
+      for (const sha256 of orphans) await this.#ctx.blobs.remove(sha256);
+    });
   }
 
   #elapsed(): number {

@@ -1,11 +1,21 @@
 export type SubscriptionMode = 'byokmode' | 'paygmode' | 'basedmode' | 'sitelicense';
 
+/** What a user's mode is computed from. */
+export interface BillingStanding {
+  subscriptionExpiresAt: string | null;
+  siteLicenseUntil: string | null;
+  hasByok: boolean;
+}
+
 /**
- * The mode is derived at request time, never stored. Subscriptions, site licenses and BYOK
- * keys arrive with the billing feature; until then every user is in paygmode.
+ * The mode is derived at request time, never stored: an active site license, else a
+ * subscription that has not expired, else a stored BYOK key, else pay as you go.
  */
-export function subscriptionModeOf(_userId: string): SubscriptionMode {
-  return 'paygmode';
+export function subscriptionModeOf(standing: BillingStanding, now: Date): SubscriptionMode {
+  const nowMs = now.getTime();
+  if (standing.siteLicenseUntil !== null && Date.parse(standing.siteLicenseUntil) > nowMs) return 'sitelicense';
+  if (standing.subscriptionExpiresAt !== null && Date.parse(standing.subscriptionExpiresAt) > nowMs) return 'basedmode';
+  return standing.hasByok ? 'byokmode' : 'paygmode';
 }
 
 /** How many live API keys a user may hold in each mode (null: no limit). */

@@ -5,6 +5,7 @@ import { identityMigration } from './migrations/0001-identity.js';
 import { executionsMigration } from './migrations/0002-executions.js';
 import { eventFramesMigration } from './migrations/0003-event-frames.js';
 import { artifactsMigration } from './migrations/0004-artifacts.js';
+import { billingMigration } from './migrations/0005-billing.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -14,6 +15,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0002-executions': executionsMigration(types),
     '0003-event-frames': eventFramesMigration(types, database.dialect),
     '0004-artifacts': artifactsMigration(types),
+    '0005-billing': billingMigration(types),
   };
 }
 

@@ -18,6 +18,9 @@ export interface Tables {
   artifacts: ArtifactsTable;
   artifact_files: ArtifactFilesTable;
   workspace_skills: WorkspaceSkillsTable;
+  transactions: TransactionsTable;
+  checkout_sessions: CheckoutSessionsTable;
+  payment_events: PaymentEventsTable;
 }
 
 export type ExecutionStatus = 'idle' | 'working' | 'completed' | 'failed';
@@ -67,6 +70,16 @@ export interface UsersTable {
   is_admin: number;
   personal_workspace_id: string;
   created_at: string;
+  /** Always the sum of the user's transactions (see billing/ledger.ts). */
+  balance: Generated<number>;
+  /** The sum of the user's charges, as a positive number. */
+  total_spent: Generated<number>;
+  subscription_expires_at: string | null;
+  site_license_until: string | null;
+  /** The BYOK key, sealed (AES-256-GCM); never returned. */
+  byok_sealed: string | null;
+  byok_preview: string | null;
+  byok_provider: string | null;
 }
 
 export interface WorkspacesTable {
@@ -188,4 +201,49 @@ export interface WorkspaceSkillsTable {
   /** The folder its files were written to. */
   dir: string;
   created_at: string;
+}
+
+export type TransactionType = 'usage' | 'purchase';
+
+/** The ledger: rows are only ever added. */
+export interface TransactionsTable {
+  id: Generated<number>;
+  user_id: string;
+  /** Signed Ds: purchases positive, usage negative. */
+  amount: number;
+  type: TransactionType;
+  description: string;
+  execution_id: string | null;
+  payment_session_id: string | null;
+  created_at: string;
+}
+
+export type CheckoutKind = 'pack' | 'subscription';
+export type CheckoutStatus = 'open' | 'paid' | 'canceled';
+
+/** A checkout started here: what it is for and whom; the provider's events settle it. */
+export interface CheckoutSessionsTable {
+  /** The provider's session id (ours, for the local checkout). */
+  id: string;
+  provider: 'stripe' | 'local';
+  user_id: string;
+  kind: CheckoutKind;
+  pack_id: string | null;
+  credits: number;
+  price_cents: number;
+  email: string;
+  success_url: string;
+  cancel_url: string;
+  status: CheckoutStatus;
+  /** The provider's payment (a payment intent or subscription), which refunds name. */
+  payment_reference: string | null;
+  credits_refunded: number;
+  created_at: string;
+  paid_at: string | null;
+}
+
+export interface PaymentEventsTable {
+  id: string;
+  type: string;
+  received_at: string;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { requireCanExecute } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
@@ -49,6 +50,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
   const skill = await findSkill(ctx, caller.workspaceId, request.skillSlug);
   if (!skill) throw new NotFound(`No skill with slug ${request.skillSlug}`);
   requireInputWithinLimit(ctx, request.input);
+  await requireCanExecute(ctx, caller, skill.price);
   const source = request.source ?? 'api';
   const clientInterface = request.interface ?? 'api';
   const fingerprint = sha256Hex(JSON.stringify([request.skillSlug, request.input, source, clientInterface]));

@@ -1,3 +1,4 @@
+import { requireCanExecute } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
@@ -29,6 +30,8 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
     throw new Conflict(`This execution has ${execution.status}; rerun it to run again`);
   }
   if (execution.status === 'working') throw new ExecutionRunning(BUSY);
+  const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
+  await requireCanExecute(ctx, caller, skill?.price ?? 0);
 
   const nowIso = ctx.clock.now().toISOString();
   let events: ExecutionEvent[];
@@ -58,7 +61,6 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   announce(ctx, executionId, events);
   signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
   invalidate(ctx, execution.workspace_id, ['executions']);
-  const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
   await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, skill, text);
   return events;
 }

@@ -1,4 +1,5 @@
 import { RunOutput } from '../artifacts/run-output.js';
+import { chargeForRun, quoteRun, runCost } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import type { StopReason } from '../db/tables.js';
 import type { SkillMessage } from '../skills/protocol.js';
@@ -38,49 +39,70 @@ export interface RunTarget {
   workspaceId: string;
 }
 
+type RunEnding =
+  | { kind: 'completed'; cost: number; artifactId: string | undefined }
+  | { kind: 'stopped' }
+  | { kind: 'failed'; reason: string; stopReason: 'error' | 'limit_reached' };
+
 /**
- * Ends a run: its files become its artifact (or, when it did not complete, the artifact
- * fails), then its closing events and the execution's new status are stored together.
+ * Settles a run that completed: its files become its artifact, then it is charged. A
+ * charge the balance cannot cover ends the run with limit_reached and takes the artifact
+ * back, so nothing unpaid is delivered.
  */
+async function settle(ctx: AppContext, executionId: string, price: number, output?: RunOutput): Promise<RunEnding> {
+  const quote = await quoteRun(ctx, executionId, runCost(price, { input: 0, output: 0 }, false));
+  let artifactId: string | undefined;
+  try {
+    artifactId = await output?.complete(quote.amount);
+  } catch (error) {
+    return { kind: 'failed', reason: `the run's files could not be stored: ${(error as Error).message}`, stopReason: 'error' };
+  }
+  if (!(await chargeForRun(ctx, executionId, quote))) {
+    if (artifactId) await output?.revoke(artifactId);
+    return { kind: 'failed', reason: `not enough credits to pay for this run (${quote.amount} Ds)`, stopReason: 'limit_reached' };
+  }
+  return { kind: 'completed', cost: quote.amount, artifactId };
+}
+
+/** Ends a run: settles it, then stores its closing events with the execution's new status. */
 export async function finishRun(
   ctx: AppContext,
   target: RunTarget,
-  ending: ScriptOutcome,
+  outcome: ScriptOutcome,
   summary: string,
   price: number,
   output?: RunOutput,
 ) {
   const { executionId, workspaceId } = target;
-  let outcome = ending;
-  let artifactId: string | undefined;
-  if (outcome.kind === 'completed' && output) {
-    try {
-      artifactId = await output.complete(price);
-    } catch (error) {
-      outcome = { kind: 'failed', reason: `the run's files could not be stored: ${(error as Error).message}` };
-    }
-  }
-  if (outcome.kind !== 'completed') await output?.fail();
+  const ending: RunEnding =
+    outcome.kind === 'completed'
+      ? await settle(ctx, executionId, price, output)
+      : outcome.kind === 'failed'
+        ? { kind: 'failed', reason: outcome.reason, stopReason: 'error' }
+        : outcome;
+  if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
-  if (outcome.kind === 'completed') {
-    const result = {
-      type: 'execution.result',
-      // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.
-      payload: { summary, cost: price, tokenUsage: { input_tokens: 0, output_tokens: 0 }, ...(artifactId ? { artifactId } : {}) },
-    };
-    await recordEvents(ctx, executionId, [result, idle('end_turn')], {
+  if (ending.kind === 'completed') {
+    const tokenUsage = { input_tokens: 0, output_tokens: 0 };
+    // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.
+    const payload = { summary, cost: ending.cost, tokenUsage, ...(ending.artifactId ? { artifactId: ending.artifactId } : {}) };
+    await recordEvents(ctx, executionId, [{ type: 'execution.result', payload }, idle('end_turn')], {
       status: 'completed',
       stop_reason: 'end_turn',
       completed_at: nowIso,
-      cost: price,
+      cost: ending.cost,
     });
     signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
-  } else if (outcome.kind === 'stopped') {
+  } else if (ending.kind === 'stopped') {
     await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
     signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
-    const info = { type: 'agent.info', payload: { message: outcome.reason } };
-    await recordEvents(ctx, executionId, [info, idle('error')], { status: 'failed', stop_reason: 'error', completed_at: nowIso });
+    const info = { type: 'agent.info', payload: { message: ending.reason } };
+    await recordEvents(ctx, executionId, [info, idle(ending.stopReason)], {
+      status: 'failed',
+      stop_reason: ending.stopReason,
+      completed_at: nowIso,
+    });
     signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
   }
   invalidate(ctx, workspaceId, ['executions']);

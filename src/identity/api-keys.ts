@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { standingOf } from '../billing/standing.js';
 import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
@@ -62,7 +63,7 @@ export async function mintApiKey(
   owner: { userId: string; workspaceId: string; label: string },
 ): Promise<MintedKey> {
   await lockUser(trx, ctx.dialect, owner.userId);
-  const mode = subscriptionModeOf(owner.userId);
+  const mode = subscriptionModeOf(await standingOf(trx, owner.userId), ctx.clock.now());
   const limit = API_KEY_LIMITS[mode];
   if (limit !== null && (await countLiveKeys(trx, owner.userId)) >= limit) {
     throw new Forbidden(`API key limit reached: ${mode} allows ${limit} key${limit === 1 ? '' : 's'}`);

@@ -1,3 +1,5 @@
+import { standingOfRow } from '../billing/standing.js';
+import type { BillingStanding } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import { preparedLookup } from '../db/prepared-lookup.js';
 import type { WorkspaceRole } from '../db/tables.js';
@@ -19,6 +21,8 @@ export interface Caller {
   workspaceName: string | null;
   workspacePersonal: boolean;
   role: WorkspaceRole;
+  /** What the user's subscription mode is computed from, as of when the credential was read. */
+  billing: BillingStanding;
 }
 
 /** A key is only touched once a minute: enough for the heartbeat, cheap on the hot path. */
@@ -35,6 +39,7 @@ const liveKeyByHash = preparedLookup((db, keyHash: string) =>
     .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
     .select(['k.id', 'k.user_id', 'k.workspace_id', 'k.last_used_at', 'm.role', 'w.name', 'w.is_personal'])
     .select(['u.email', 'u.is_admin', 'u.created_at', 'u.personal_workspace_id'])
+    .select(['u.subscription_expires_at', 'u.site_license_until', 'u.byok_provider'])
     .where('k.key_hash', '=', keyHash)
     .where('k.revoked_at', 'is', null),
 );
@@ -49,6 +54,7 @@ const liveTokenByHash = preparedLookup((db, tokenHash: string, nowIso: string) =
     .leftJoin('workspaces as w', 'w.id', 'm.workspace_id')
     .select(['t.id', 't.user_id', 't.active_workspace_id', 't.expires_at', 'm.role', 'w.name', 'w.is_personal'])
     .select(['u.email', 'u.is_admin', 'u.created_at', 'u.personal_workspace_id'])
+    .select(['u.subscription_expires_at', 'u.site_license_until', 'u.byok_provider'])
     .where('t.token_hash', '=', tokenHash)
     .where('t.revoked_at', 'is', null)
     .where('t.expires_at', '>', nowIso),
@@ -60,6 +66,9 @@ interface UserColumns {
   is_admin: number;
   created_at: string;
   personal_workspace_id: string;
+  subscription_expires_at: string | null;
+  site_license_until: string | null;
+  byok_provider: string | null;
 }
 
 function callerOf(
@@ -80,6 +89,7 @@ function callerOf(
     workspaceName: workspace.name,
     workspacePersonal: workspace.personal,
     role: workspace.role,
+    billing: standingOfRow(user),
   };
 }
 

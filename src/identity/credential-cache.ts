@@ -37,6 +37,13 @@ export class CredentialCache {
     this.#entries.set(secretHash, { caller, expiresAtMs: Math.min(nowMs + this.ttlMs, notAfterMs) });
   }
 
+  /** Drops every credential of one user: their billing standing changed. */
+  forgetUser(userId: string): void {
+    for (const [hash, entry] of this.#entries) {
+      if (entry.caller.userId === userId) this.#entries.delete(hash);
+    }
+  }
+
   /** Drops every entry of one credential (a key or an auth token), by its id. */
   forget(credentialId: string): void {
     for (const [hash, entry] of this.#entries) {

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { grant } from '../billing/ledger.js';
 import type { Tables, UsersTable } from '../db/tables.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -10,6 +11,8 @@ export interface NewUser {
   isAdmin: boolean;
   personalWorkspaceId: string;
   createdAt: string;
+  /** Ds granted at sign-up (SIGNUP_CREDITS), written to the ledger in the same transaction. */
+  signupCredits: number;
 }
 
 /** A user always comes with a personal workspace they own; both are written together. */
@@ -35,6 +38,15 @@ export async function insertUserWithPersonalWorkspace(db: Kysely<Tables>, user: 
       .insertInto('workspace_members')
       .values({ workspace_id: user.personalWorkspaceId, user_id: user.id, role: 'owner', created_at: user.createdAt })
       .execute();
+    if (user.signupCredits > 0) {
+      await grant(trx, {
+        userId: user.id,
+        amount: user.signupCredits,
+        description: `Sign-up credits: ${user.signupCredits} Ds`,
+        paymentSessionId: null,
+        nowIso: user.createdAt,
+      });
+    }
     return row;
   });
 }

@@ -58,6 +58,7 @@ export async function createUser(ctx: AppContext, account: NewAccount): Promise<
       isAdmin: account.isAdmin ?? false,
       personalWorkspaceId: randomUUID(),
       createdAt: ctx.clock.now().toISOString(),
+      signupCredits: ctx.config.billing.signupCredits,
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new Conflict('An account with this email already exists');

@@ -28,6 +28,8 @@ const TEST_ENV: Env = {
   LOG_LEVEL: 'info',
   SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
   EXECUTION_TIMEOUT_MS: '20000',
+  // Most tests run priced skills without buying credits first; billing tests set 0.
+  SIGNUP_CREDITS: '1000',
 };
 
 /** A port free right now; the server then binds it (retrying if another process won it). */

@@ -66,7 +66,7 @@ describe('skillet migrate', () => {
   it('applies the migrations once, then has nothing to do', async () => {
     const first = await skillet('migrate');
     expect(JSON.parse(first.stdout)).toEqual({
-      applied: ['0001-identity', '0002-executions', '0003-event-frames', '0004-artifacts'],
+      applied: ['0001-identity', '0002-executions', '0003-event-frames', '0004-artifacts', '0005-billing'],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
   });

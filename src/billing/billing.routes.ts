@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { NotFound } from '../errors.js';
+import { callerOf } from '../http/credentials.js';
+import { html } from '../http/html.js';
+import { balanceView, modesView, packsView, purchasePack, subscribe, tierView, transactionsView } from './billing.js';
+import {
+  Balance,
+  ByokBody,
+  ByokDeleted,
+  ByokStatus,
+  CheckoutBody,
+  CheckoutCreated,
+  Modes,
+  Packs,
+  PublishableKey,
+  PurchaseBody,
+  ReturnParams,
+  Tier,
+  Transactions,
+} from './billing.schemas.js';
+import { byokStatus, deleteByokKey, storeByokKey } from './byok.js';
+
+const RETURN_TARGETS: Record<string, string> = { success: 'payment-success', cancel: 'payment-cancel' };
+
+export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const user = { auth: 'user' as const };
+
+    app.get('/billing/balance', { config: user, schema: { response: { 200: Balance } } }, async (request) =>
+      balanceView(ctx, callerOf(request)),
+    );
+    app.get('/billing/packs', { config: user, schema: { response: { 200: Packs } } }, async (request) =>
+      packsView(ctx, callerOf(request)),
+    );
+    app.post(
+      '/billing/purchase',
+      { config: user, schema: { body: PurchaseBody, response: { 200: CheckoutCreated } } },
+      async (request) => {
+        const { packId, ...checkout } = request.body;
+        return purchasePack(ctx, callerOf(request), packId, checkout);
+      },
+    );
+    app.post(
+      '/billing/subscribe',
+      { config: user, schema: { body: CheckoutBody, response: { 200: CheckoutCreated } } },
+      async (request) => subscribe(ctx, callerOf(request), request.body),
+    );
+    app.get('/billing/transactions', { config: user, schema: { response: { 200: Transactions } } }, async (request) =>
+      transactionsView(ctx, callerOf(request)),
+    );
+    app.get('/billing/subscription/tier', { config: user, schema: { response: { 200: Tier } } }, async (request) =>
+      tierView(ctx, callerOf(request)),
+    );
+    app.get('/billing/subscription/info', { config: user, schema: { response: { 200: Modes } } }, async () => modesView());
+    app.get('/billing/publishable-key', { config: user, schema: { response: { 200: PublishableKey } } }, async () => ({
+      publishableKey: ctx.payments.publishableKey,
+    }));
+
+    app.get('/byok', { config: user, schema: { response: { 200: ByokStatus } } }, async (request) =>
+      byokStatus(ctx, callerOf(request)),
+    );
+    app.put('/byok', { config: user, schema: { body: ByokBody, response: { 200: ByokStatus } } }, async (request) =>
+      storeByokKey(ctx, callerOf(request), request.body.key),
+    );
+    app.delete('/byok', { config: user, schema: { response: { 200: ByokDeleted } } }, async (request) =>
+      deleteByokKey(ctx, callerOf(request)),
+    );
+
+    // Where a native client's browser lands after paying; it only sends the person back to the app.
+    app.get(
+      '/billing/return/:outcome',
+      { config: { auth: 'public' }, schema: { hide: true, params: ReturnParams } },
+      async (request, reply) => {
+        const target = RETURN_TARGETS[request.params.outcome];
+        if (!target) throw new NotFound('No such return page');
+        const deepLink = `${ctx.config.billing.appScheme}://${target}`;
+        const title = request.params.outcome === 'success' ? 'Payment received' : 'Payment cancelled';
+        const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="0;url=${deepLink}"><title>${title}</title></head>
+<body><h1>${title}</h1><p><a href="${deepLink}">Return to the app</a></p></body></html>`;
+        return reply
+          .header('cache-control', 'no-store')
+          .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
+          .type('text/html; charset=utf-8')
+          .send(page.value);
+      },
+    );
+  };
+}

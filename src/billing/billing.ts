@@ -1,0 +1,123 @@
+import type { AppContext } from '../context.js';
+import { InternalError, InvalidInput } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { insertCheckoutSession } from './checkout-sessions.store.js';
+import { balanceOf, recentTransactions } from './ledger.js';
+import { MODE_INFO, packsFor } from './packs.js';
+import { standingOf } from './standing.js';
+import { type BillingStanding, type SubscriptionMode, subscriptionModeOf } from './subscription-mode.js';
+
+const TRANSACTIONS_SHOWN = 50;
+
+/** Whether a user may start a priced run: credits left, or a standing that does not need them. */
+export function canExecute(balance: number, isAdmin: boolean, mode: SubscriptionMode): boolean {
+  return balance > 0 || isAdmin || mode !== 'paygmode';
+}
+
+/** The standing as stored now (a purchase may have changed it since the credential was cached). */
+async function modeNow(ctx: AppContext, userId: string): Promise<{ mode: SubscriptionMode; standing: BillingStanding }> {
+  const standing = await standingOf(ctx.db, userId);
+  return { mode: subscriptionModeOf(standing, ctx.clock.now()), standing };
+}
+
+export async function balanceView(ctx: AppContext, caller: Caller) {
+  const [{ balance, totalSpent }, { mode }] = await Promise.all([balanceOf(ctx.db, caller.userId), modeNow(ctx, caller.userId)]);
+  return { balance, totalSpent, canExecute: canExecute(balance, caller.isAdmin, mode), isAdmin: caller.isAdmin };
+}
+
+export async function packsView(ctx: AppContext, caller: Caller) {
+  return { packs: packsFor((await modeNow(ctx, caller.userId)).mode) };
+}
+
+export async function transactionsView(ctx: AppContext, caller: Caller) {
+  const rows = await recentTransactions(ctx.db, caller.userId, TRANSACTIONS_SHOWN);
+  return {
+    transactions: rows.map((row) => ({
+      id: row.id,
+      userId: row.user_id,
+      amount: row.amount,
+      type: row.type,
+      description: row.description,
+      executionId: row.execution_id,
+      paymentSessionId: row.payment_session_id,
+      createdAt: row.created_at,
+    })),
+  };
+}
+
+export async function tierView(ctx: AppContext, caller: Caller) {
+  const { mode, standing } = await modeNow(ctx, caller.userId);
+  return {
+    tier: mode,
+    info: MODE_INFO[mode],
+    subscriptionExpiresAt: standing.subscriptionExpiresAt,
+    isTestMode: ctx.payments.isTestMode,
+  };
+}
+
+export function modesView() {
+  return { modes: { byokmode: MODE_INFO.byokmode, paygmode: MODE_INFO.paygmode, basedmode: MODE_INFO.basedmode } };
+}
+
+export interface CheckoutInput {
+  email: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+async function startCheckout(
+  ctx: AppContext,
+  caller: Caller,
+  input: CheckoutInput,
+  what: { kind: 'pack' | 'subscription'; packId: string | null; name: string; credits: number; priceCents: number },
+): Promise<{ checkoutUrl: string }> {
+  let created: { sessionId: string; checkoutUrl: string };
+  try {
+    created = await ctx.payments.createCheckout({ ...what, ...input, userId: caller.userId });
+  } catch (error) {
+    throw new InternalError(`The checkout could not be created: ${(error as Error).message}`);
+  }
+  await insertCheckoutSession(ctx.db, {
+    id: created.sessionId,
+    provider: ctx.payments.name,
+    user_id: caller.userId,
+    kind: what.kind,
+    pack_id: what.packId,
+    credits: what.credits,
+    price_cents: what.priceCents,
+    email: input.email,
+    success_url: input.successUrl,
+    cancel_url: input.cancelUrl,
+    status: 'open',
+    payment_reference: null,
+    credits_refunded: 0,
+    created_at: ctx.clock.now().toISOString(),
+    paid_at: null,
+  });
+  return { checkoutUrl: created.checkoutUrl };
+}
+
+/** Starts paying for a pack, at the caller's mode's price. Only the webhook grants the credits. */
+export async function purchasePack(ctx: AppContext, caller: Caller, packId: string, input: CheckoutInput) {
+  const pack = packsFor((await modeNow(ctx, caller.userId)).mode).find((candidate) => candidate.id === packId);
+  if (!pack) throw new InvalidInput(`Unknown packId: ${packId}`);
+  return startCheckout(ctx, caller, input, {
+    kind: 'pack',
+    packId: pack.id,
+    name: `Skillet credits: ${pack.name}`,
+    credits: pack.credits,
+    priceCents: pack.priceCents,
+  });
+}
+
+/** Starts a basedmode subscription; each paid month grants its credits through the webhook. */
+export function subscribe(ctx: AppContext, caller: Caller, input: CheckoutInput) {
+  const plan = MODE_INFO.basedmode;
+  return startCheckout(ctx, caller, input, {
+    kind: 'subscription',
+    packId: null,
+    name: `Skillet ${plan.name} (${plan.priceDisplay})`,
+    credits: plan.monthlyCredits,
+    priceCents: plan.priceCents,
+  });
+}

@@ -1,0 +1,60 @@
+import type { AppContext } from '../context.js';
+import { InvalidInput, NotFound } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { encrypt } from '../secrets.js';
+
+export interface ByokStatus {
+  hasKey: boolean;
+  keyPreview: string | null;
+  provider: string | null;
+}
+
+const KEY_SHAPE = /^sk-[A-Za-z0-9_-]{16,300}$/;
+
+/** The provider a key belongs to, by its prefix; the longer, vendor-specific one is tested first. */
+export function providerOfKey(key: string): 'anthropic' | 'openai' | null {
+  if (!KEY_SHAPE.test(key)) return null;
+  return key.startsWith('sk-ant-') ? 'anthropic' : 'openai';
+}
+
+/** Enough of a key to recognise it, never enough to use it. */
+export function maskKey(key: string): string {
+  const head = key.startsWith('sk-ant-') ? 'sk-ant-' : 'sk-';
+  return `${head}…${key.slice(-4)}`;
+}
+
+export async function byokStatus(ctx: AppContext, caller: Caller): Promise<ByokStatus> {
+  const row = await ctx.db
+    .selectFrom('users')
+    .select(['byok_preview', 'byok_provider'])
+    .where('id', '=', caller.userId)
+    .executeTakeFirst();
+  if (!row) throw new NotFound('User not found');
+  return { hasKey: row.byok_provider !== null, keyPreview: row.byok_preview, provider: row.byok_provider };
+}
+
+/** Stores the caller's own model key, sealed with AES-256-GCM; it moves paygmode to byokmode. */
+export async function storeByokKey(ctx: AppContext, caller: Caller, key: unknown): Promise<ByokStatus> {
+  if (typeof key !== 'string' || key === '') throw new InvalidInput('key is required');
+  const provider = providerOfKey(key);
+  if (!provider) throw new InvalidInput('key must be an sk- model provider key');
+  const keyPreview = maskKey(key);
+  const updated = await ctx.db
+    .updateTable('users')
+    .set({ byok_sealed: encrypt(ctx.keys.byok, key), byok_preview: keyPreview, byok_provider: provider })
+    .where('id', '=', caller.userId)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) throw new NotFound('User not found');
+  ctx.credentials.forgetUser(caller.userId);
+  return { hasKey: true, keyPreview, provider };
+}
+
+export async function deleteByokKey(ctx: AppContext, caller: Caller): Promise<{ hasKey: false; keyPreview: null }> {
+  await ctx.db
+    .updateTable('users')
+    .set({ byok_sealed: null, byok_preview: null, byok_provider: null })
+    .where('id', '=', caller.userId)
+    .execute();
+  ctx.credentials.forgetUser(caller.userId);
+  return { hasKey: false, keyPreview: null };
+}

@@ -1,0 +1,48 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import type { CheckoutSessionsTable, Tables } from '../db/tables.js';
+
+export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
+
+export async function insertCheckoutSession(db: Kysely<Tables>, row: CheckoutSessionRow): Promise<void> {
+  await db.insertInto('checkout_sessions').values(row).execute();
+}
+
+export function findCheckoutSession(db: Kysely<Tables>, id: string): Promise<CheckoutSessionRow | undefined> {
+  return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The session a payment belongs to, held until the transaction ends (on PostgreSQL; SQLite writes one at a time). */
+export function lockByPaymentReference(trx: Kysely<Tables>, dialect: Dialect, reference: string) {
+  const query = trx.selectFrom('checkout_sessions').selectAll().where('payment_reference', '=', reference);
+  return (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+}
+
+/** Open to paid, once: true only for the call that made the change. */
+export async function markPaid(
+  db: Kysely<Tables>,
+  id: string,
+  paymentReference: string | null,
+  nowIso: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('checkout_sessions')
+    .set({ status: 'paid', payment_reference: paymentReference, paid_at: nowIso })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function markCanceled(db: Kysely<Tables>, id: string): Promise<void> {
+  await db
+    .updateTable('checkout_sessions')
+    .set({ status: 'canceled' })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .execute();
+}
+
+export async function recordRefunded(db: Kysely<Tables>, id: string, creditsRefunded: number): Promise<void> {
+  await db.updateTable('checkout_sessions').set({ credits_refunded: creditsRefunded }).where('id', '=', id).execute();
+}

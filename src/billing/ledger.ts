@@ -1,0 +1,115 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import type { Tables, TransactionsTable } from '../db/tables.js';
+
+export type TransactionRow = Selectable<TransactionsTable>;
+
+/**
+ * The ledger. Transactions are the truth and are only ever added; a user's `balance` is a
+ * cache of their sum. Every function here runs inside the caller's transaction and moves
+ * the balance and writes the transaction that explains it together, so the two never
+ * disagree. Debits never take a balance below zero.
+ */
+
+interface Entry {
+  userId: string;
+  description: string;
+  nowIso: string;
+}
+
+/** Adds credits (a purchase or a grant). */
+export async function grant(trx: Kysely<Tables>, entry: Entry & { amount: number; paymentSessionId: string | null }) {
+  if (!(entry.amount > 0)) throw new Error('a grant must be positive');
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ balance: eb('balance', '+', entry.amount) }))
+    .where('id', '=', entry.userId)
+    .execute();
+  await trx
+    .insertInto('transactions')
+    .values({
+      user_id: entry.userId,
+      amount: entry.amount,
+      type: 'purchase',
+      description: entry.description,
+      execution_id: null,
+      payment_session_id: entry.paymentSessionId,
+      created_at: entry.nowIso,
+    })
+    .execute();
+}
+
+/**
+ * Charges a run. The balance check and the debit are one conditional update, so two runs
+ * of one user in different workspaces cannot both spend the same credits. Returns whether
+ * it was charged (false: not enough credits, and nothing changed).
+ */
+export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: number; executionId: string }): Promise<boolean> {
+  if (!(entry.amount > 0)) throw new Error('a charge must be positive');
+  const debited = await trx
+    .updateTable('users')
+    .set((eb) => ({ balance: eb('balance', '-', entry.amount), total_spent: eb('total_spent', '+', entry.amount) }))
+    .where('id', '=', entry.userId)
+    .where('balance', '>=', entry.amount)
+    .executeTakeFirst();
+  if (Number(debited.numUpdatedRows) !== 1) return false;
+  await trx
+    .insertInto('transactions')
+    .values({
+      user_id: entry.userId,
+      amount: -entry.amount,
+      type: 'usage',
+      description: entry.description,
+      execution_id: entry.executionId,
+      payment_session_id: null,
+      created_at: entry.nowIso,
+    })
+    .execute();
+  return true;
+}
+
+/**
+ * Takes back up to `due` credits (a refund), never below a zero balance; what could not
+ * be taken is written into the description. Returns the amount taken.
+ */
+export async function takeBack(
+  trx: Kysely<Tables>,
+  dialect: Dialect,
+  entry: Entry & { due: number; paymentSessionId: string },
+): Promise<number> {
+  const query = trx.selectFrom('users').select('balance').where('id', '=', entry.userId);
+  // SQLite runs one write transaction at a time; PostgreSQL needs the row held.
+  const { balance } = await (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirstOrThrow();
+  const taken = Math.min(balance, entry.due);
+  const shortfall = entry.due - taken;
+  if (taken > 0) {
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ balance: eb('balance', '-', taken) }))
+      .where('id', '=', entry.userId)
+      .execute();
+  }
+  await trx
+    .insertInto('transactions')
+    .values({
+      user_id: entry.userId,
+      amount: -taken,
+      type: 'usage',
+      description:
+        shortfall > 0 ? `${entry.description} (${shortfall} Ds could not be taken back: balance too low)` : entry.description,
+      execution_id: null,
+      payment_session_id: entry.paymentSessionId,
+      created_at: entry.nowIso,
+    })
+    .execute();
+  return taken;
+}
+
+export function recentTransactions(db: Kysely<Tables>, userId: string, limit: number): Promise<TransactionRow[]> {
+  return db.selectFrom('transactions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+}
+
+export async function balanceOf(db: Kysely<Tables>, userId: string): Promise<{ balance: number; totalSpent: number }> {
+  const row = await db.selectFrom('users').select(['balance', 'total_spent']).where('id', '=', userId).executeTakeFirstOrThrow();
+  return { balance: row.balance, totalSpent: row.total_spent };
+}

@@ -1,0 +1,39 @@
+import type { SubscriptionMode } from './subscription-mode.js';
+
+export interface CreditPack {
+  id: string;
+  name: string;
+  /** Ds granted. */
+  credits: number;
+  priceCents: number;
+}
+
+export interface SubscriptionInfo {
+  name: string;
+  priceCents: number;
+  priceDisplay: string;
+  monthlyCredits: number;
+  /** A fraction: 0.2 is 20% off every pack. */
+  packDiscount: number;
+}
+
+export const PACKS: readonly CreditPack[] = [
+  { id: 'pack_100', name: '100 Ds', credits: 100, priceCents: 100 },
+  { id: 'pack_250', name: '250 Ds', credits: 250, priceCents: 225 },
+  { id: 'pack_500', name: '500 Ds', credits: 500, priceCents: 425 },
+  { id: 'pack_1000', name: '1,000 Ds', credits: 1000, priceCents: 800 },
+  { id: 'pack_5000', name: '5,000 Ds', credits: 5000, priceCents: 3750 },
+];
+
+export const MODE_INFO: Record<SubscriptionMode, SubscriptionInfo> = {
+  byokmode: { name: 'Bring your own key', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
+  paygmode: { name: 'Pay as you go', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
+  basedmode: { name: 'Based', priceCents: 2900, priceDisplay: '$29.00 / month', monthlyCredits: 2000, packDiscount: 0.2 },
+  sitelicense: { name: 'Site license', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
+};
+
+/** The packs as a user in `mode` pays for them. */
+export function packsFor(mode: SubscriptionMode): CreditPack[] {
+  const discount = MODE_INFO[mode].packDiscount;
+  return PACKS.map((pack) => ({ ...pack, priceCents: Math.round(pack.priceCents * (1 - discount)) }));
+}

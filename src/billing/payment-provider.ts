@@ -1,0 +1,114 @@
+import Stripe from 'stripe';
+import type { Config } from '../config.js';
+import { InvalidInput } from '../errors.js';
+import { deriveKey, randomBase64Url } from '../secrets.js';
+
+export interface CheckoutRequest {
+  kind: 'pack' | 'subscription';
+  /** What the buyer sees on the checkout page. */
+  name: string;
+  priceCents: number;
+  email: string;
+  userId: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/**
+ * Where people pay. Stripe when a secret key is configured; otherwise the local test-mode
+ * checkout, a page of this server. Both report payments the same way: Stripe-shaped events
+ * signed with the Stripe scheme, delivered to the one webhook, verified by Stripe's SDK.
+ */
+export interface PaymentProvider {
+  readonly name: 'stripe' | 'local';
+  readonly isTestMode: boolean;
+  readonly publishableKey: string;
+  /** The secret webhook signatures are made with. */
+  readonly webhookSecret: string;
+  /** Creates the checkout; the returned id is the provider's session id. */
+  createCheckout(request: CheckoutRequest): Promise<{ sessionId: string; checkoutUrl: string }>;
+}
+
+/** Webhook signatures older than this are refused (Stripe's own default). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** A delivery as the webhook receives it: the event if genuine, else a 400. */
+export function verifiedEvent(provider: PaymentProvider, rawBody: string, signature: string | undefined, nowMs: number) {
+  if (!signature) throw new InvalidInput('Missing Stripe-Signature header');
+  try {
+    return Stripe.webhooks.constructEvent(
+      rawBody,
+      signature,
+      provider.webhookSecret,
+      WEBHOOK_TOLERANCE_SECONDS,
+      undefined,
+      Math.floor(nowMs / 1000),
+    );
+  } catch (error) {
+    throw new InvalidInput(`Webhook refused: ${(error as Error).message}`);
+  }
+}
+
+class StripeProvider implements PaymentProvider {
+  readonly name = 'stripe';
+  readonly isTestMode: boolean;
+  readonly publishableKey: string;
+  readonly webhookSecret: string;
+  readonly #stripe: Stripe;
+
+  constructor(settings: NonNullable<Config['billing']['stripe']>) {
+    const api = new URL(settings.apiUrl);
+    this.#stripe = new Stripe(settings.secretKey, {
+      host: api.hostname,
+      port: api.port || (api.protocol === 'https:' ? 443 : 80),
+      protocol: api.protocol === 'https:' ? 'https' : 'http',
+      maxNetworkRetries: 1,
+      telemetry: false,
+    });
+    this.isTestMode = settings.secretKey.startsWith('sk_test_');
+    this.publishableKey = settings.publishableKey;
+    this.webhookSecret = settings.webhookSecret;
+  }
+
+  async createCheckout(request: CheckoutRequest) {
+    const recurring = request.kind === 'subscription' ? { recurring: { interval: 'month' as const } } : {};
+    const session = await this.#stripe.checkout.sessions.create({
+      mode: request.kind === 'subscription' ? 'subscription' : 'payment',
+      line_items: [
+        {
+          quantity: 1,
+          price_data: { currency: 'usd', unit_amount: request.priceCents, product_data: { name: request.name }, ...recurring },
+        },
+      ],
+      customer_email: request.email,
+      client_reference_id: request.userId,
+      success_url: request.successUrl,
+      cancel_url: request.cancelUrl,
+    });
+    if (!session.url) throw new Error('Stripe returned a checkout session without a URL');
+    return { sessionId: session.id, checkoutUrl: session.url };
+  }
+}
+
+/** The local checkout: sessions are ours, and the page at /billing/checkout/:id settles them. */
+class LocalProvider implements PaymentProvider {
+  readonly name = 'local';
+  readonly isTestMode = true;
+  readonly publishableKey = 'pk_test_local';
+  readonly webhookSecret: string;
+  readonly #baseUrl: string;
+
+  constructor(config: Config) {
+    this.webhookSecret = `whsec_${deriveKey(config.signingSecret, 'local-checkout-webhook').toString('hex')}`;
+    this.#baseUrl = config.publicUrl;
+  }
+
+  async createCheckout() {
+    const sessionId = `cs_local_${randomBase64Url(18)}`;
+    return { sessionId, checkoutUrl: `${this.#baseUrl}/billing/checkout/${sessionId}` };
+  }
+}
+
+export function paymentProviderFor(config: Config): PaymentProvider {
+  return config.billing.stripe ? new StripeProvider(config.billing.stripe) : new LocalProvider(config);
+}

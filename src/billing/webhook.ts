@@ -1,0 +1,139 @@
+import type { Kysely } from 'kysely';
+import type Stripe from 'stripe';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Tables } from '../db/tables.js';
+import {
+  type CheckoutSessionRow,
+  findCheckoutSession,
+  lockByPaymentReference,
+  markPaid,
+  recordRefunded,
+} from './checkout-sessions.store.js';
+import { grant, takeBack } from './ledger.js';
+import { MODE_INFO } from './packs.js';
+
+export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
+
+interface Applied {
+  outcome: EventOutcome;
+  /** Whose billing standing changed, so their cached credentials are re-read. */
+  userId?: string;
+}
+
+const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : (value?.id ?? null));
+
+/** A month on from the later of now and the current expiry. */
+function extended(currentIso: string | null, now: Date): string {
+  const from = new Date(Math.max(now.getTime(), currentIso ? Date.parse(currentIso) : 0));
+  from.setUTCMonth(from.getUTCMonth() + 1);
+  return from.toISOString();
+}
+
+async function grantMonth(trx: Kysely<Tables>, session: CheckoutSessionRow, paymentId: string, now: Date, what: string) {
+  const user = await trx
+    .selectFrom('users')
+    .select('subscription_expires_at')
+    .where('id', '=', session.user_id)
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable('users')
+    .set({ subscription_expires_at: extended(user.subscription_expires_at, now) })
+    .where('id', '=', session.user_id)
+    .execute();
+  await grant(trx, {
+    userId: session.user_id,
+    amount: MODE_INFO.basedmode.monthlyCredits,
+    description: `basedmode ${what}: ${MODE_INFO.basedmode.monthlyCredits} Ds`,
+    paymentSessionId: paymentId,
+    nowIso: now.toISOString(),
+  });
+}
+
+async function checkoutPaid(trx: Kysely<Tables>, checkout: Stripe.Checkout.Session, now: Date): Promise<Applied> {
+  if (checkout.payment_status !== 'paid') return { outcome: 'ignored' };
+  const session = await findCheckoutSession(trx, checkout.id);
+  if (!session) return { outcome: 'ignored' };
+  const reference = idOf(checkout.payment_intent) ?? idOf(checkout.subscription);
+  // Only the delivery that moves the session from open to paid grants anything.
+  if (!(await markPaid(trx, session.id, reference, now.toISOString()))) return { outcome: 'ignored' };
+  if (session.kind === 'subscription') {
+    await grantMonth(trx, session, session.id, now, 'subscription started');
+  } else {
+    await grant(trx, {
+      userId: session.user_id,
+      amount: session.credits,
+      description: `Bought ${session.credits} Ds (${session.pack_id})`,
+      paymentSessionId: session.id,
+      nowIso: now.toISOString(),
+    });
+  }
+  return { outcome: 'applied', userId: session.user_id };
+}
+
+/** A renewal of a subscription: the invoice names the subscription the first checkout started. */
+async function invoicePaid(ctx: AppContext, trx: Kysely<Tables>, invoice: Stripe.Invoice, now: Date): Promise<Applied> {
+  if (invoice.billing_reason !== 'subscription_cycle' || !invoice.id) return { outcome: 'ignored' };
+  const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
+  const subscription = idOf(legacy) ?? idOf(invoice.parent?.subscription_details?.subscription);
+  if (!subscription) return { outcome: 'ignored' };
+  const session = await lockByPaymentReference(trx, ctx.dialect, subscription);
+  if (session?.kind !== 'subscription') return { outcome: 'ignored' };
+  await grantMonth(trx, session, invoice.id, now, 'renewal');
+  return { outcome: 'applied', userId: session.user_id };
+}
+
+/** Takes back the credits of the refunded share of a pack, once per refunded amount. */
+async function chargeRefunded(ctx: AppContext, trx: Kysely<Tables>, charge: Stripe.Charge, now: Date): Promise<Applied> {
+  const paymentIntent = idOf(charge.payment_intent);
+  if (!paymentIntent || !(charge.amount > 0)) return { outcome: 'ignored' };
+  const session = await lockByPaymentReference(trx, ctx.dialect, paymentIntent);
+  if (session?.kind !== 'pack') return { outcome: 'ignored' };
+  const refundedTotal = Math.floor((session.credits * Math.min(charge.amount_refunded, charge.amount)) / charge.amount);
+  const due = refundedTotal - session.credits_refunded;
+  if (due <= 0) return { outcome: 'ignored' };
+  await recordRefunded(trx, session.id, refundedTotal);
+  await takeBack(trx, ctx.dialect, {
+    userId: session.user_id,
+    due,
+    description: `Refund of ${session.pack_id}: ${due} Ds taken back`,
+    paymentSessionId: session.id,
+    nowIso: now.toISOString(),
+  });
+  return { outcome: 'applied', userId: session.user_id };
+}
+
+function apply(ctx: AppContext, trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<Applied> {
+  switch (event.type) {
+    case 'checkout.session.completed':
+    case 'checkout.session.async_payment_succeeded':
+      return checkoutPaid(trx, event.data.object, now);
+    case 'invoice.paid':
+      return invoicePaid(ctx, trx, event.data.object, now);
+    case 'charge.refunded':
+      return chargeRefunded(ctx, trx, event.data.object, now);
+    default:
+      return Promise.resolve({ outcome: 'ignored' });
+  }
+}
+
+/**
+ * Acts on a verified provider event at most once: its id is claimed in the same
+ * transaction that grants or takes back credits, so a duplicate delivery (concurrent or
+ * later) finds it claimed and changes nothing.
+ */
+export async function handlePaymentEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+  const now = ctx.clock.now();
+  let applied: Applied;
+  try {
+    applied = await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('payment_events').values({ id: event.id, type: event.type, received_at: now.toISOString() }).execute();
+      return apply(ctx, trx, event, now);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return 'duplicate';
+    throw error;
+  }
+  if (applied.userId) ctx.credentials.forgetUser(applied.userId);
+  return applied.outcome;
+}
