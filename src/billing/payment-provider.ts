@@ -42,7 +42,7 @@ export function verifiedEvent(provider: PaymentProvider, rawBody: string, signat
       provider.webhookSecret,
       WEBHOOK_TOLERANCE_SECONDS,
       undefined,
-      Math.floor(nowMs / 1000),
+      nowMs,
     );
   } catch (error) {
     throw new InvalidInput(`Webhook refused: ${(error as Error).message}`);

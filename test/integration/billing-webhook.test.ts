@@ -1,0 +1,232 @@
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runForArtifact } from '../helpers/artifacts.js';
+import { balanceOf, checkoutBody, fakeStripe, transactionsOf } from '../helpers/billing.js';
+import { session, signUp, type TestUser } from '../helpers/factories.js';
+import { type Client, client } from '../helpers/http.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const WEBHOOK_SECRET = 'whsec_test_skillet';
+let stripe: Awaited<ReturnType<typeof fakeStripe>>;
+let server: TestServer;
+let api: Client;
+let eventNumber = 0;
+
+beforeAll(async () => {
+  stripe = await fakeStripe();
+  server = await startServer({
+    SIGNUP_CREDITS: '0',
+    STRIPE_SECRET_KEY: 'sk_test_skillet',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_PUBLISHABLE_KEY: 'pk_test_skillet',
+    STRIPE_API_URL: stripe.url,
+    RATE_LIMIT_REST_PER_MINUTE: '100000',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  });
+  api = client(server.url);
+});
+afterAll(async () => {
+  await server.close();
+  await stripe.close();
+});
+
+const nowSeconds = () => Math.floor(server.clock.now().getTime() / 1000);
+
+function event(type: string, object: Record<string, unknown>, id = `evt_test_${++eventNumber}`) {
+  return { id, object: 'event', type, created: nowSeconds(), livemode: false, data: { object } };
+}
+
+/** Delivers an event the way Stripe does: the JSON body signed with the SDK's own test-header helper. */
+function deliver(body: unknown, options: { secret?: string; timestamp?: number; raw?: string } = {}) {
+  const payload = options.raw ?? JSON.stringify(body);
+  const signature = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? WEBHOOK_SECRET,
+    timestamp: options.timestamp ?? nowSeconds(),
+  });
+  return api.post<{ received: boolean; outcome: string }>('/api/v1/billing/webhook', {
+    raw: payload,
+    headers: { 'stripe-signature': signature },
+  });
+}
+
+async function startPurchase(person: TestUser, packId = 'pack_100'): Promise<string> {
+  const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+    body: checkoutBody({ packId }),
+    headers: session(person),
+  });
+  expect(started.status).toBe(200);
+  const id = started.body.checkoutUrl.split('/').pop() as string;
+  expect(started.body.checkoutUrl).toBe(`https://checkout.stripe.com/c/pay/${id}`);
+  return id;
+}
+
+const completed = (sessionId: string, paymentIntent: string, paymentStatus = 'paid') =>
+  event('checkout.session.completed', {
+    id: sessionId,
+    object: 'checkout.session',
+    mode: 'payment',
+    payment_status: paymentStatus,
+    payment_intent: paymentIntent,
+  });
+
+describe('Stripe checkout', () => {
+  it('creates a Checkout Session in payment mode through the real SDK', async () => {
+    const person = await signUp(api);
+    const sessionId = await startPurchase(person, 'pack_500');
+    const sent = stripe.requests.at(-1);
+    expect(sent?.path).toBe('/v1/checkout/sessions');
+    expect(Object.fromEntries(sent?.form ?? [])).toMatchObject({
+      mode: 'payment',
+      customer_email: 'buyer@example.test',
+      client_reference_id: person.user.id,
+      success_url: 'https://app.example.test/paid',
+      cancel_url: 'https://app.example.test/cancelled',
+      'line_items[0][price_data][unit_amount]': '425',
+      'line_items[0][price_data][currency]': 'usd',
+      'line_items[0][quantity]': '1',
+    });
+    expect(sessionId).toMatch(/^cs_test_/);
+    const tier = await api.get('/api/v1/billing/subscription/tier', { headers: session(person) });
+    expect(tier.body).toMatchObject({ isTestMode: true });
+    expect((await api.get('/api/v1/billing/publishable-key', { headers: session(person) })).body).toEqual({
+      publishableKey: 'pk_test_skillet',
+    });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 0 });
+  });
+});
+
+describe('the webhook', () => {
+  it('the same event delivered 10 times at once credits once', async () => {
+    const person = await signUp(api);
+    const paid = completed(await startPurchase(person), 'pi_same_event');
+    const replies = await Promise.all(Array.from({ length: 10 }, () => deliver(paid)));
+    expect(replies.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+    expect(replies.filter((reply) => reply.body.outcome === 'applied')).toHaveLength(1);
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 100 });
+    expect(await transactionsOf(api, person)).toHaveLength(1);
+  });
+
+  it('two different events for one checkout session credit once, in either order', async () => {
+    const person = await signUp(api);
+    const first = await startPurchase(person);
+    const succeeded = event('checkout.session.async_payment_succeeded', {
+      id: first,
+      object: 'checkout.session',
+      mode: 'payment',
+      payment_status: 'paid',
+      payment_intent: 'pi_two_events',
+    });
+    // Out of order: the payment succeeds before the completion that said it was still unpaid.
+    await Promise.all([
+      deliver(succeeded),
+      deliver(completed(first, 'pi_two_events', 'unpaid')),
+      deliver(completed(first, 'pi_two_events')),
+    ]);
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 100 });
+    expect(await transactionsOf(api, person)).toHaveLength(1);
+  });
+
+  it('refuses a bad signature, a stale timestamp and a malformed body with 400, changing nothing', async () => {
+    const person = await signUp(api);
+    const sessionId = await startPurchase(person);
+    const paid = completed(sessionId, 'pi_refused');
+    const attempts = [
+      deliver(paid, { secret: 'whsec_someone_else' }),
+      deliver(paid, { timestamp: nowSeconds() - 600 }),
+      deliver(undefined, { raw: '{"id": "evt_broken", "type": ' }),
+      api.post('/api/v1/billing/webhook', { raw: JSON.stringify(paid) }),
+      api.post('/api/v1/billing/webhook', { raw: JSON.stringify(paid), headers: { 'stripe-signature': 't=1,v1=deadbeef' } }),
+    ];
+    for (const reply of await Promise.all(attempts)) {
+      expect([reply.status, reply.body]).toEqual([400, { error: { code: 'INVALID_INPUT', message: expect.any(String) } }]);
+    }
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 0 });
+    expect(await transactionsOf(api, person)).toEqual([]);
+    // The genuine delivery still works afterwards: nothing was claimed by the refused ones.
+    expect((await deliver(paid)).body.outcome).toBe('applied');
+  });
+
+  it('a refund takes the credits back, never below zero, once per refunded amount', async () => {
+    const person = await signUp(api);
+    await deliver(completed(await startPurchase(person), 'pi_refund_me'));
+    await runForArtifact(api, person, 'text-stats', 'spend one credit');
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 99, totalSpent: 1 });
+
+    const charge = (refunded: number) =>
+      event('charge.refunded', {
+        id: 'ch_1',
+        object: 'charge',
+        amount: 100,
+        amount_refunded: refunded,
+        payment_intent: 'pi_refund_me',
+      });
+    await deliver(charge(40));
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 59 });
+    const full = charge(100);
+    await Promise.all([deliver(full), deliver(full)]);
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 0 });
+    const [last, partial] = await transactionsOf(api, person);
+    expect(partial).toMatchObject({
+      amount: -40,
+      type: 'usage',
+      executionId: null,
+      description: expect.stringContaining('Refund'),
+    });
+    expect(last).toMatchObject({
+      amount: -59,
+      type: 'usage',
+      executionId: null,
+      description: expect.stringContaining('1 Ds could not be taken back'),
+    });
+    const ledger = await transactionsOf(api, person);
+    expect(ledger.reduce((sum, entry) => sum + entry.amount, 0)).toBe(0);
+  });
+});
+
+describe('a Stripe subscription', () => {
+  it('starts basedmode and each paid renewal grants 2000 Ds and a month, once per invoice', async () => {
+    const person = await signUp(api);
+    const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/subscribe', {
+      body: checkoutBody(),
+      headers: session(person),
+    });
+    const sessionId = started.body.checkoutUrl.split('/').pop() as string;
+    expect(Object.fromEntries(stripe.requests.at(-1)?.form ?? [])).toMatchObject({
+      mode: 'subscription',
+      'line_items[0][price_data][unit_amount]': '2900',
+      'line_items[0][price_data][recurring][interval]': 'month',
+    });
+    await deliver(
+      event('checkout.session.completed', {
+        id: sessionId,
+        object: 'checkout.session',
+        mode: 'subscription',
+        payment_status: 'paid',
+        payment_intent: null,
+        subscription: 'sub_based',
+      }),
+    );
+    const tier = async () =>
+      (
+        await api.get<{ tier: string; subscriptionExpiresAt: string }>('/api/v1/billing/subscription/tier', {
+          headers: session(person),
+        })
+      ).body;
+    const first = await tier();
+    expect(first.tier).toBe('basedmode');
+    const renewal = (id: string) =>
+      event(
+        'invoice.paid',
+        { id: 'in_second_month', object: 'invoice', billing_reason: 'subscription_cycle', subscription: 'sub_based' },
+        id,
+      );
+    await deliver(renewal('evt_renewal_a'));
+    await deliver(renewal('evt_renewal_b'));
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 4000 });
+    const second = await tier();
+    const expected = new Date(first.subscriptionExpiresAt);
+    expected.setUTCMonth(expected.getUTCMonth() + 1);
+    expect(second.subscriptionExpiresAt).toBe(expected.toISOString());
+  });
+});
