@@ -1,3 +1,4 @@
+import { licenseEnd, setSiteLicense } from '../billing/site-license.js';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
 import { type AppContext, createAppContext } from '../context.js';
@@ -47,4 +48,9 @@ export async function createUserCommand(
     });
     return { userId: user.id, workspaceId: user.personal_workspace_id, authToken: await issueAuthToken(ctx, user) };
   });
+}
+
+/** `license grant --email E --until DATE` and `license remove --email E`. */
+export async function siteLicenseCommand(config: Config, email: string, until: string | null) {
+  return withContext(config, (ctx) => setSiteLicense(ctx, email, until === null ? null : licenseEnd(until)));
 }

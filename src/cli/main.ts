@@ -2,13 +2,15 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
-import { createUserCommand, migrateCommand } from './admin.js';
+import { createUserCommand, migrateCommand, siteLicenseCommand } from './admin.js';
 
 const USAGE = `Usage: skillet <command>
 
 Commands:
   migrate                                         apply database migrations
   users create --email E [--password P] [--admin] create a user; prints {userId, workspaceId, authToken}
+  license grant --email E --until DATE            give a user a site license through DATE (a day, or a timestamp)
+  license remove --email E                        take a user's site license away
 `;
 
 class UsageError extends Error {}
@@ -28,6 +30,16 @@ async function run(argv: string[]): Promise<unknown> {
       admin: values.admin ?? false,
       ...(values.password !== undefined ? { password: values.password } : {}),
     });
+  }
+  if (command === 'license' && (subcommand === 'grant' || subcommand === 'remove')) {
+    const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, until: { type: 'string' } }, strict: true });
+    if (!values.email) throw new UsageError(`license ${subcommand} needs --email`);
+    if (subcommand === 'grant' && !values.until) throw new UsageError('license grant needs --until');
+    return siteLicenseCommand(
+      await loadConfig(process.env),
+      values.email,
+      subcommand === 'grant' ? (values.until ?? null) : null,
+    );
   }
   throw new UsageError(command ? `Unknown command: ${[command, subcommand].filter(Boolean).join(' ')}` : 'No command given');
 }

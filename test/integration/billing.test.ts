@@ -158,6 +158,28 @@ describe('charging runs', () => {
   });
 });
 
+describe('a site license', () => {
+  it('puts the user in sitelicense mode: runs cost nothing, keys are unlimited, info omits the mode', async () => {
+    const licensed = await signUp(api);
+    await server.db.db
+      .updateTable('users')
+      .set({ site_license_until: '2099-01-01T00:00:00.000Z' })
+      .where('id', '=', licensed.user.id)
+      .execute();
+    const tier = await api.get('/api/v1/billing/subscription/tier', { headers: session(licensed) });
+    expect(tier.body).toMatchObject({ tier: 'sitelicense', info: { priceCents: 0 } });
+    expect(await balanceOf(api, licensed)).toEqual({ balance: 0, totalSpent: 0, canExecute: true, isAdmin: false });
+    const run = await runForArtifact(api, licensed, 'text-stats', 'licensed words');
+    expect(run.events.find((event) => event.type === 'execution.result')?.payload).toMatchObject({ cost: 0 });
+    expect(await transactionsOf(api, licensed)).toEqual([]);
+    for (let i = 0; i < 11; i++) await createKey(api, licensed, `key ${i}`);
+    const info = await api.get<{ modes: Record<string, unknown> }>('/api/v1/billing/subscription/info', {
+      headers: session(licensed),
+    });
+    expect(Object.keys(info.body.modes)).toEqual(['byokmode', 'paygmode', 'basedmode']);
+  });
+});
+
 describe('basedmode', () => {
   it('a paid subscription grants 2000 Ds, sets the expiry a month on, and makes packs 20% cheaper', async () => {
     const person = await signUp(api);

@@ -112,3 +112,34 @@ describe('skillet users create', () => {
     delete env.PORT;
   });
 });
+
+describe('skillet license', () => {
+  it('grants a site license through a day, which the mode follows, and removes it', async () => {
+    const email = `licensed-${randomBytes(4).toString('hex')}@example.test`;
+    const { userId } = JSON.parse((await skillet('users', 'create', '--email', email)).stdout);
+    const granted = JSON.parse(
+      (await skillet('license', 'grant', '--email', email.toUpperCase(), '--until', '2099-12-31')).stdout,
+    );
+    expect(granted).toEqual({ userId, email, siteLicenseUntil: '2099-12-31T23:59:59.999Z' });
+    const row = await database.db
+      .selectFrom('users')
+      .select('site_license_until')
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
+    expect(row.site_license_until).toBe('2099-12-31T23:59:59.999Z');
+    expect(JSON.parse((await skillet('license', 'remove', '--email', email)).stdout)).toMatchObject({ siteLicenseUntil: null });
+
+    expect(await failure('license', 'grant', '--email', email)).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--until'),
+    });
+    expect(await failure('license', 'grant', '--email', email, '--until', 'someday')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--until must be a date'),
+    });
+    expect(await failure('license', 'grant', '--email', 'nobody@example.test', '--until', '2099-01-01')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('No user'),
+    });
+  });
+});

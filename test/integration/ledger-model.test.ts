@@ -189,7 +189,9 @@ const concurrentRuns = (user: number): Command => ({
 describe('the ledger under random purchases, duplicate webhooks, refunds and runs', () => {
   it('keeps every balance equal to the sum of its transactions and never negative', async () => {
     const user = fc.constantFrom(0, 1);
-    const purchase = fc.tuple(user, fc.constantFrom<keyof typeof PACKS>('pack_100', 'pack_250', 'pack_500')).map(([u, p]) => buy(u, p));
+    const purchase = fc
+      .tuple(user, fc.constantFrom<keyof typeof PACKS>('pack_100', 'pack_250', 'pack_500'))
+      .map(([u, p]) => buy(u, p));
     // Purchases are listed twice so that sequences reach the states where refunds and runs bite.
     const commands = [
       purchase,
