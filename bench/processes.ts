@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
-export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline' | 'file-baseline';
+export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline' | 'file-baseline' | 'webhook-baseline';
 
 export interface Server {
   url: string;

@@ -3,6 +3,7 @@
  * event loop: `skillet` (the real app on a fresh SQLite database) or `baseline` (a bare
  * Fastify app answering the same JSON from memory). Prints its URL on the first line.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, stat } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
@@ -40,7 +41,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function skillet(): Promise<string> {
+async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
   const config = await loadConfig({
     DATA_DIR: await mkdtemp(path.join(tmpdir(), 'skillet-bench-')),
     PORT: String(await freePort()),
@@ -56,6 +57,7 @@ async function skillet(): Promise<string> {
     // `writer`, which writes the artifact bundle the download benchmark fetches.
     SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
     SKILL_OUTPUT_LIMIT_BYTES: String(256 * 1024 * 1024),
+    ...extraEnv,
   });
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
@@ -117,6 +119,28 @@ async function sseBaseline(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/**
+ * A bare Fastify route that only checks a Stripe-scheme webhook signature (HMAC-SHA256 of
+ * "timestamp.body", compared in constant time) and answers; the floor under any webhook.
+ */
+async function webhookBaseline(secret: string): Promise<string> {
+  const app = Fastify({ logger: false });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.post('/api/v1/billing/webhook', async (request, reply) => {
+    const header = String(request.headers['stripe-signature'] ?? '');
+    const timestamp = /(?:^|,)t=(\d+)/.exec(header)?.[1];
+    const given = Buffer.from(/(?:^|,)v1=([0-9a-f]{64})/.exec(header)?.[1] ?? '', 'hex');
+    const expected = createHmac('sha256', secret)
+      .update(`${timestamp}.${String(request.body)}`)
+      .digest();
+    if (!timestamp || given.length !== expected.length || !timingSafeEqual(given, expected))
+      return reply.status(400).send({ ok: false });
+    return { received: true };
+  });
+  return app.listen({ host: '127.0.0.1', port: 0 });
+}
+
 /** A bare Node server streaming one file from disk (the ready-made ZIP), as a static file server would. */
 async function fileBaseline(file: string): Promise<string> {
   const { size } = await stat(file);
@@ -129,13 +153,14 @@ async function fileBaseline(file: string): Promise<string> {
 }
 
 const [mode, argument] = process.argv.slice(2);
-const url = await (mode === 'skillet'
-  ? skillet()
-  : mode === 'sse-baseline'
-    ? sseBaseline()
-    : mode === 'file-baseline'
-      ? fileBaseline(argument ?? '')
-      : baseline());
+const servers: Record<string, () => Promise<string>> = {
+  skillet: () => skillet(argument ? (JSON.parse(argument) as Record<string, string>) : {}),
+  baseline,
+  'sse-baseline': sseBaseline,
+  'file-baseline': () => fileBaseline(argument ?? ''),
+  'webhook-baseline': () => webhookBaseline(argument ?? ''),
+};
+const url = await (servers[mode ?? ''] ?? baseline)();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
 // Memory measures ask for a collection first (the bench starts servers with --expose-gc).
 process.on('SIGUSR2', () => globalThis.gc?.());

@@ -1,7 +1,8 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeStripe } from '../fakes/stripe.js';
 import { runForArtifact } from '../helpers/artifacts.js';
-import { balanceOf, checkoutBody, fakeStripe, transactionsOf } from '../helpers/billing.js';
+import { balanceOf, checkoutBody, transactionsOf } from '../helpers/billing.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
