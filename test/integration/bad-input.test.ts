@@ -37,6 +37,12 @@ const ENDPOINTS = [
   ['PUT', '/api/v1/workspaces/current'],
   ['POST', '/api/v1/keys'],
   ['DELETE', '/api/v1/keys/x'],
+  ['POST', '/api/v1/billing/purchase'],
+  ['POST', '/api/v1/billing/subscribe'],
+  ['POST', '/api/v1/billing/webhook'],
+  ['GET', '/api/v1/billing/balance'],
+  ['PUT', '/api/v1/byok'],
+  ['GET', '/api/v1/billing/return/x'],
 ] as const;
 
 /** A body in either envelope the spec allows for a 4xx here. */
@@ -53,7 +59,15 @@ const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const bodyText = fc.oneof(
   jsonValue.map((value) => JSON.stringify(value)),
   fc
-    .record({ code: jsonValue, device_code: jsonValue, email: jsonValue, password: jsonValue, name: jsonValue })
+    .record({
+      code: jsonValue,
+      device_code: jsonValue,
+      email: jsonValue,
+      password: jsonValue,
+      name: jsonValue,
+      packId: jsonValue,
+      key: jsonValue,
+    })
     .map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 200 }),
   fc.constantFrom('', '{', '{"a":', 'null', '[]', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
@@ -91,7 +105,7 @@ async function injectRandom(
   return app.inject({ method, url: `${path}?${query}`, headers: withToken, ...(method === 'GET' ? {} : { payload: body }) });
 }
 
-describe('random bodies and headers at the activation and auth endpoints', () => {
+describe('random bodies and headers at the activation, auth and billing endpoints', () => {
   it('never produce a 5xx, and every 4xx speaks the envelope', async () => {
     await fc.assert(
       fc.asyncProperty(
