@@ -185,6 +185,28 @@ describe('the webhook', () => {
   });
 });
 
+describe('a checkout Stripe cannot create', () => {
+  it('is a 500 INTERNAL_ERROR and records nothing', async () => {
+    const unreachable = await startServer({
+      STRIPE_SECRET_KEY: 'sk_test_down',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: 'http://127.0.0.1:9',
+    });
+    try {
+      const down = client(unreachable.url);
+      const person = await signUp(down);
+      const reply = await down.post('/api/v1/billing/purchase', {
+        body: checkoutBody({ packId: 'pack_100' }),
+        headers: session(person),
+      });
+      expect([reply.status, reply.body]).toEqual([500, { error: { code: 'INTERNAL_ERROR', message: expect.any(String) } }]);
+      expect(await unreachable.db.db.selectFrom('checkout_sessions').selectAll().execute()).toEqual([]);
+    } finally {
+      await unreachable.close();
+    }
+  });
+});
+
 describe('a Stripe subscription', () => {
   it('starts basedmode and each paid renewal grants 2000 Ds and a month, once per invoice', async () => {
     const person = await signUp(api);
