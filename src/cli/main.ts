@@ -1,66 +1,85 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
+import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { createUserCommand, migrateCommand, siteLicenseCommand } from './admin.js';
+import { accountCommands } from './commands/account.js';
+import { artifactCommands } from './commands/artifacts.js';
+import { billingCommands } from './commands/billing.js';
+import { runCommands } from './commands/run.js';
+import { EXIT, explain, printJson } from './output.js';
+import type { GlobalOptions } from './session.js';
 
-const USAGE = `Usage: skillet <command>
+const program = new Command('skillet')
+  .description('Run Skillet skills from a terminal, and operate a Skillet server.')
+  .option('--base-url <url>', 'the Skillet server (default: SKILLET_URL, else the one you logged in to)')
+  .showHelpAfterError()
+  .exitOverride();
+const global = () => program.opts<GlobalOptions>();
 
-Commands:
-  migrate                                         apply database migrations
-  users create --email E [--password P] [--admin] create a user; prints {userId, workspaceId, authToken}
-  license grant --email E --until DATE            give a user a site license through DATE (a day, or a timestamp)
-  license remove --email E                        take a user's site license away
-`;
+accountCommands(program, global);
+runCommands(program, global);
+artifactCommands(program, global);
+billingCommands(program, global);
 
-class UsageError extends Error {}
+// Operator commands: they use the server's own settings (environment) and database.
+program
+  .command('serve')
+  .description('start the server (settings from the environment; see docs/operations.md)')
+  .action(async () => {
+    await import('../main.js');
+  });
+program
+  .command('migrate')
+  .description('apply database migrations')
+  .action(async () => printJson(await migrateCommand(await loadConfig(process.env))));
+program
+  .command('users')
+  .description('manage users on the server')
+  .command('create')
+  .description('create a user; prints {userId, workspaceId, authToken}')
+  .requiredOption('--email <email>', 'their email')
+  .option('--password <password>', 'their password (default: a random one; use the printed token)')
+  .option('--admin', 'make them a service admin', false)
+  .action(async (options: { email: string; password?: string; admin: boolean }) =>
+    printJson(
+      await createUserCommand(await loadConfig(process.env), {
+        email: options.email,
+        admin: options.admin,
+        ...(options.password !== undefined ? { password: options.password } : {}),
+      }),
+    ),
+  );
+const license = program.command('license').description("manage users' site licenses");
+license
+  .command('grant')
+  .description('give a user a site license through a date (a day, or a timestamp)')
+  .requiredOption('--email <email>', 'their email')
+  .requiredOption('--until <date>', 'e.g. 2027-12-31')
+  .action(async (options: { email: string; until: string }) =>
+    printJson(await siteLicenseCommand(await loadConfig(process.env), options.email, options.until)),
+  );
+license
+  .command('remove')
+  .description("take a user's site license away")
+  .requiredOption('--email <email>', 'their email')
+  .action(async (options: { email: string }) =>
+    printJson(await siteLicenseCommand(await loadConfig(process.env), options.email, null)),
+  );
 
-async function run(argv: string[]): Promise<unknown> {
-  const [command, subcommand, ...rest] = argv;
-  if (command === 'migrate') return migrateCommand(await loadConfig(process.env));
-  if (command === 'users' && subcommand === 'create') {
-    const { values } = parseArgs({
-      args: rest,
-      options: { email: { type: 'string' }, password: { type: 'string' }, admin: { type: 'boolean', default: false } },
-      strict: true,
-    });
-    if (!values.email) throw new UsageError('users create needs --email');
-    return createUserCommand(await loadConfig(process.env), {
-      email: values.email,
-      admin: values.admin ?? false,
-      ...(values.password !== undefined ? { password: values.password } : {}),
-    });
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and version end with code 0; a usage mistake has been explained already.
+    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else if (error instanceof ConfigError) {
+    process.stderr.write(`Invalid configuration: ${error.message}\n`);
+    process.exitCode = EXIT.failure;
+  } else if (error instanceof AppError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exitCode = EXIT.failure;
+  } else {
+    process.exitCode = explain(error);
   }
-  if (command === 'license' && (subcommand === 'grant' || subcommand === 'remove')) {
-    const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, until: { type: 'string' } }, strict: true });
-    if (!values.email) throw new UsageError(`license ${subcommand} needs --email`);
-    if (subcommand === 'grant' && !values.until) throw new UsageError('license grant needs --until');
-    return siteLicenseCommand(
-      await loadConfig(process.env),
-      values.email,
-      subcommand === 'grant' ? (values.until ?? null) : null,
-    );
-  }
-  throw new UsageError(command ? `Unknown command: ${[command, subcommand].filter(Boolean).join(' ')}` : 'No command given');
 }
-
-run(process.argv.slice(2)).then(
-  (result) => {
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-  },
-  (error: unknown) => {
-    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
-      process.stderr.write(`${error.message}\n\n${USAGE}`);
-      process.exitCode = 2;
-    } else if (error instanceof ConfigError) {
-      process.stderr.write(`Invalid configuration: ${error.message}\n`);
-      process.exitCode = 1;
-    } else if (error instanceof AppError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exitCode = 1;
-    } else {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = 1;
-    }
-  },
-);

@@ -105,7 +105,7 @@ describe('skillet users create', () => {
     expect(await failure('users', 'create')).toMatchObject({ code: 2, stderr: expect.stringContaining('Usage: skillet') });
     expect(await failure('frobnicate')).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining('Unknown command: frobnicate'),
+      stderr: expect.stringContaining("unknown command 'frobnicate'"),
     });
     env.PORT = 'eighty';
     expect(await failure('migrate')).toMatchObject({ code: 1, stderr: expect.stringContaining('PORT must be a whole number') });

@@ -1,0 +1,177 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import ora, { type Ora } from 'ora';
+import type { SkilletClient } from '../../sdk/client.js';
+import type { ExecutionEvent } from '../../sdk/types.js';
+import { CliError, EXIT, printJson } from '../output.js';
+import { type GlobalOptions, signedInClient } from '../session.js';
+
+interface RunOptions {
+  json?: boolean;
+  detach?: boolean;
+  file?: string;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The input: --file, else `-` for stdin, else the argument. */
+async function inputOf(argument: string | undefined, options: RunOptions): Promise<string> {
+  if (options.file) return readFile(options.file, 'utf8');
+  if (argument === '-' || (argument === undefined && !process.stdin.isTTY)) return readStdin();
+  if (argument === undefined) throw new CliError('Give the input as an argument, with --file, or on stdin (-).', EXIT.usage);
+  return argument;
+}
+
+function textOf(event: ExecutionEvent): string {
+  const content = event.payload.content as { type: string; text?: string }[] | undefined;
+  return (content ?? []).map((block) => block.text ?? '').join('');
+}
+
+/** How one event reads in a terminal; undefined for those not worth a line. */
+function lineFor(event: ExecutionEvent): string | undefined {
+  switch (event.type) {
+    case 'agent.message':
+      return textOf(event);
+    case 'agent.tool_use':
+      return `  ⚙ ${String(event.payload.label ?? event.payload.name)}`;
+    case 'agent.info':
+      return `  ℹ ${String(event.payload.message ?? '')}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Follows a run to its end. Ctrl-C once sends an interrupt and keeps following until the
+ * run stops; a second Ctrl-C leaves at once. Returns the exit code.
+ */
+async function follow(client: SkilletClient, executionId: string, json: boolean): Promise<number> {
+  const spinner: Ora = ora({ text: 'Running…', stream: process.stderr, isEnabled: !json && process.stderr.isTTY });
+  let interrupting = false;
+  const onInterrupt = () => {
+    if (interrupting) process.exit(130);
+    interrupting = true;
+    spinner.text = 'Interrupting…';
+    process.stderr.write('\nInterrupting the run…\n');
+    client.executions
+      .interrupt(executionId)
+      .catch((error: Error) => process.stderr.write(`Could not interrupt: ${error.message}\n`));
+  };
+  process.on('SIGINT', onInterrupt);
+  let result: Record<string, unknown> | undefined;
+  let stopReason = 'unknown';
+  try {
+    spinner.start();
+    for await (const event of client.executions.events(executionId)) {
+      if (json) {
+        process.stdout.write(`${JSON.stringify(event)}\n`);
+      } else {
+        const line = lineFor(event);
+        if (line !== undefined) {
+          spinner.clear();
+          process.stdout.write(`${line}\n`);
+          spinner.render();
+        }
+      }
+      if (event.type === 'execution.result') result = event.payload;
+      if (event.type === 'session.status_idle') stopReason = String((event.payload.stop_reason as { type?: string })?.type);
+    }
+  } finally {
+    spinner.stop();
+    process.off('SIGINT', onInterrupt);
+  }
+  if (!json) await summarize(client, stopReason, result);
+  return stopReason === 'end_turn' ? EXIT.ok : EXIT.runNotCompleted;
+}
+
+async function summarize(client: SkilletClient, stopReason: string, result: Record<string, unknown> | undefined) {
+  if (stopReason !== 'end_turn') {
+    process.stderr.write(`The run stopped: ${stopReason}.\n`);
+    return;
+  }
+  const lines = [`Done. Cost: ${Number(result?.cost ?? 0)} Ds.`];
+  if (typeof result?.artifactId === 'string') {
+    const artifact = await client.artifacts.get(result.artifactId);
+    const files = artifact.bundleType ? 'bundle' : artifact.fileType;
+    lines.push(`Artifact ${artifact.id} (${files}, ${artifact.contentSize} bytes): skillet artifacts download ${artifact.id}`);
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+export function runCommands(program: Command, global: () => GlobalOptions): void {
+  program
+    .command('skills')
+    .description('list the skills you can run')
+    .option('--json', 'print the answer as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const page = await (await signedInClient(global())).skills.list({ limit: 100 });
+      if (options.json) return printJson(page.items);
+      for (const skill of page.items)
+        process.stdout.write(`${skill.slug.padEnd(20)} ${String(skill.price).padStart(3)} Ds  ${skill.description}\n`);
+    });
+
+  program
+    .command('run <slug> [input]')
+    .description('run a skill and stream it live; input from the argument, --file, or stdin (-)')
+    .option('-f, --file <path>', 'read the input from a file')
+    .option('--json', 'print every event as one JSON line (NDJSON), for scripts')
+    .option('--detach', 'start the run, print its execution id, and return')
+    .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
+      const client = await signedInClient(global());
+      const input = await inputOf(argument, options);
+      const execution = await client.executions.create(slug, input, { interface: 'cli' });
+      await client.executions.send(execution.id, input);
+      if (options.detach) {
+        process.stdout.write(`${execution.id}\n`);
+        return;
+      }
+      process.exitCode = await follow(client, execution.id, options.json === true);
+    });
+
+  program
+    .command('executions')
+    .description('list recent executions')
+    .option('--limit <n>', 'how many', '10')
+    .option('--offset <n>', 'skip this many', '0')
+    .option('--channels <list>', 'only these sources, comma-separated')
+    .option('--interfaces <list>', 'only these interfaces, comma-separated')
+    .option('--json', 'print the answer as JSON')
+    .action(async (options: { limit: string; offset: string; channels?: string; interfaces?: string; json?: boolean }) => {
+      const history = await (await signedInClient(global())).executions.history({
+        limit: Number(options.limit),
+        offset: Number(options.offset),
+        ...(options.channels ? { channels: options.channels } : {}),
+        ...(options.interfaces ? { interfaces: options.interfaces } : {}),
+      });
+      if (options.json) return printJson(history);
+      for (const item of history.items) {
+        process.stdout.write(
+          `${item.executionId}  ${item.status.padEnd(9)} ${item.skillSlug.padEnd(18)} ${item.cost} Ds  ${item.startedAt ?? '-'}\n`,
+        );
+      }
+    });
+
+  program
+    .command('status <executionId>')
+    .description("show an execution's status and output")
+    .action(async (executionId: string) => printJson(await (await signedInClient(global())).executions.status(executionId)));
+
+  program
+    .command('cancel <executionId>')
+    .description('stop a running execution')
+    .action(async (executionId: string) => printJson(await (await signedInClient(global())).executions.cancel(executionId)));
+
+  program
+    .command('rerun <executionId> <input>')
+    .description('run a completed execution again with new input, and follow it')
+    .option('--json', 'print every event as one JSON line')
+    .action(async (executionId: string, input: string, options: { json?: boolean }) => {
+      const client = await signedInClient(global());
+      const rerun = await client.executions.rerun(executionId, input);
+      process.exitCode = await follow(client, rerun.executionId, options.json === true);
+    });
+}

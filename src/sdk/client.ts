@@ -1,0 +1,196 @@
+import { executionEvents, type StreamOptions } from './event-stream.js';
+import { type ClientOptions, Transport } from './transport.js';
+import type {
+  Activation,
+  Artifact,
+  Balance,
+  ByokStatus,
+  CreatedExecution,
+  CreditPack,
+  ExecutionEvent,
+  ExecutionStatus,
+  Manifest,
+  Me,
+  Page,
+  PollResult,
+  SkillItem,
+  SubscriptionInfo,
+  Transaction,
+} from './types.js';
+
+export interface HistoryItem {
+  id: number;
+  executionId: string;
+  skillSlug: string;
+  skillName: string;
+  status: string;
+  cost: number;
+  source: string;
+  interface: string;
+  inputText: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+interface Checkout {
+  email: string;
+  successUrl: string;
+  cancelUrl: string;
+}
+
+const id = (value: string) => encodeURIComponent(value);
+const query = (params: Record<string, string | number | undefined>) => {
+  const entries = Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
+  return entries.length === 0
+    ? ''
+    : `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+};
+
+/**
+ * A typed client for the Skillet HTTP API. It uses the platform's fetch and nothing from
+ * the server. Failures throw SkilletError; rate limits are waited out a few times first.
+ */
+export class SkilletClient {
+  readonly transport: Transport;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  readonly auth = {
+    signup: (email: string, password: string) =>
+      this.transport.json<{ token: string; user: Me['user'] }>('POST', '/api/v1/auth/signup', { email, password }),
+    login: (email: string, password: string) =>
+      this.transport.json<{ token: string; user: Me['user'] }>('POST', '/api/v1/auth/login', { email, password }),
+    logout: () => this.transport.json<{ success: boolean }>('POST', '/api/v1/auth/logout', {}),
+    me: () => this.transport.json<Me>('GET', '/api/v1/me'),
+  };
+
+  readonly keys = {
+    create: (label: string) =>
+      this.transport.json<{ id: string; key: string; keyPreview: string; workspaceId: string }>('POST', '/api/v1/keys', {
+        label,
+      }),
+    list: () => this.transport.json<{ keys: Record<string, unknown>[] }>('GET', '/api/v1/keys'),
+    revoke: (keyId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/keys/${id(keyId)}`),
+  };
+
+  readonly workspaces = {
+    list: () => this.transport.json<{ workspaces: Record<string, unknown>[] }>('GET', '/api/v1/workspaces'),
+    create: (name: string) => this.transport.json<Record<string, unknown>>('POST', '/api/v1/workspaces', { name }),
+    addMember: (workspaceId: string, email: string, role: string) =>
+      this.transport.json<Record<string, unknown>>('POST', `/api/v1/workspaces/${id(workspaceId)}/members`, { email, role }),
+    switchTo: (workspaceId: string) =>
+      this.transport.json<Record<string, unknown>>('PUT', '/api/v1/workspaces/current', { workspaceId }),
+  };
+
+  readonly activation = {
+    start: (clientLabel?: string) =>
+      this.transport.json<Activation>('POST', '/api/v1/activate', clientLabel === undefined ? {} : { client_label: clientLabel }),
+    poll: (deviceCode: string) => this.transport.json<PollResult>('POST', '/api/v1/activate/poll', { device_code: deviceCode }),
+    lookup: (code: string) => this.transport.json<Record<string, unknown>>('GET', `/api/v1/activate/lookup${query({ code })}`),
+    confirm: (code: string) => this.transport.json<Record<string, unknown>>('POST', '/api/v1/activate/confirm', { code }),
+    deny: (code: string) => this.transport.json<Record<string, unknown>>('POST', '/api/v1/activate/deny', { code }),
+  };
+
+  readonly skills = {
+    list: (page: { limit?: number; offset?: number } = {}) =>
+      this.transport.json<Page<SkillItem>>('GET', `/api/v1/marketplace/skills${query(page)}`),
+  };
+
+  readonly executions = {
+    create: (skillSlug: string, input: string, options: { source?: string; interface?: string; idempotencyKey?: string } = {}) =>
+      this.transport.json<CreatedExecution>(
+        'POST',
+        '/api/v1/executions',
+        {
+          skill_slug: skillSlug,
+          input,
+          ...(options.source ? { source: options.source } : {}),
+          ...(options.interface ? { interface: options.interface } : {}),
+        },
+        options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {},
+      ),
+    send: (executionId: string, text: string) =>
+      this.transport.json<{ data: ExecutionEvent[] }>('POST', `/api/v1/executions/${id(executionId)}/events`, {
+        events: [{ type: 'user.message', content: [{ type: 'text', text }] }],
+      }),
+    interrupt: (executionId: string) =>
+      this.transport.json<{ data: ExecutionEvent[] }>('POST', `/api/v1/executions/${id(executionId)}/events`, {
+        events: [{ type: 'user.interrupt' }],
+      }),
+    status: (executionId: string) => this.transport.json<ExecutionStatus>('GET', `/api/v1/executions/${id(executionId)}/status`),
+    history: (filter: { limit?: number; offset?: number; channels?: string; interfaces?: string } = {}) =>
+      this.transport.json<{ items: HistoryItem[]; hasMore: boolean; offset: number; limit: number }>(
+        'GET',
+        `/api/v1/executions${query(filter)}`,
+      ),
+    cancel: (executionId: string) =>
+      this.transport.json<{ success: boolean; message: string; processKilled: boolean; actualStatus: string }>(
+        'POST',
+        `/api/v1/executions/${id(executionId)}/cancel`,
+        {},
+      ),
+    rerun: (executionId: string, input: string) =>
+      this.transport.json<{ executionId: string; parentExecutionId: string; skillName: string; status: string; message: string }>(
+        'POST',
+        `/api/v1/executions/${id(executionId)}/rerun`,
+        { input },
+      ),
+    streamUrl: (executionId: string) =>
+      this.transport.json<{ sseUrl: string }>('GET', `/api/v1/executions/${id(executionId)}/stream-token`),
+    /** Every event of the execution once, in order, across dropped connections. */
+    events: (executionId: string, options?: StreamOptions) => executionEvents(this.transport, executionId, options),
+  };
+
+  readonly artifacts = {
+    list: () => this.transport.json<Artifact[]>('GET', '/api/v1/artifacts'),
+    page: (page: { limit?: number; offset?: number }) =>
+      this.transport.json<Page<Artifact>>('GET', `/api/v1/artifacts${query({ limit: 20, ...page })}`),
+    get: (artifactId: string) => this.transport.json<Artifact>('GET', `/api/v1/artifacts/${id(artifactId)}`),
+    manifest: (artifactId: string) => this.transport.json<Manifest>('GET', `/api/v1/artifacts/${id(artifactId)}/manifest`),
+    /** The download as a response to stream: the file, or a ZIP for a bundle. */
+    download: (artifactId: string) => this.transport.send('GET', `/api/v1/artifacts/${id(artifactId)}/download`),
+    raw: async (artifactId: string) => (await this.transport.send('GET', `/api/v1/artifacts/${id(artifactId)}/raw`)).text(),
+    file: (artifactId: string, path: string) =>
+      this.transport.send('GET', `/api/v1/artifacts/${id(artifactId)}/file/${path.split('/').map(encodeURIComponent).join('/')}`),
+    remove: (artifactId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/artifacts/${id(artifactId)}`),
+    publish: (artifactId: string) =>
+      this.transport.json<{ publicUrl: string; filesCopied: number }>('POST', `/api/v1/artifacts/${id(artifactId)}/publish`, {}),
+    unpublish: (artifactId: string) =>
+      this.transport.json<{ success: boolean }>('POST', `/api/v1/artifacts/${id(artifactId)}/unpublish`, {}),
+    install: (artifactId: string) => this.transport.json<Artifact>('POST', `/api/v1/artifacts/${id(artifactId)}/install`, {}),
+  };
+
+  readonly billing = {
+    balance: () => this.transport.json<Balance>('GET', '/api/v1/billing/balance'),
+    packs: () => this.transport.json<{ packs: CreditPack[] }>('GET', '/api/v1/billing/packs'),
+    purchase: (packId: string, checkout: Checkout) =>
+      this.transport.json<{ checkoutUrl: string }>('POST', '/api/v1/billing/purchase', { packId, ...checkout }),
+    subscribe: (checkout: Checkout) =>
+      this.transport.json<{ checkoutUrl: string }>('POST', '/api/v1/billing/subscribe', checkout),
+    transactions: () => this.transport.json<{ transactions: Transaction[] }>('GET', '/api/v1/billing/transactions'),
+    tier: () =>
+      this.transport.json<{ tier: string; info: SubscriptionInfo; subscriptionExpiresAt: string | null; isTestMode: boolean }>(
+        'GET',
+        '/api/v1/billing/subscription/tier',
+      ),
+    modes: () =>
+      this.transport.json<{ modes: Record<'byokmode' | 'paygmode' | 'basedmode', SubscriptionInfo> }>(
+        'GET',
+        '/api/v1/billing/subscription/info',
+      ),
+    publishableKey: () => this.transport.json<{ publishableKey: string }>('GET', '/api/v1/billing/publishable-key'),
+    byok: () => this.transport.json<ByokStatus>('GET', '/api/v1/byok'),
+    setByok: (key: string) => this.transport.json<ByokStatus>('PUT', '/api/v1/byok', { key }),
+    removeByok: () => this.transport.json<ByokStatus>('DELETE', '/api/v1/byok'),
+  };
+
+  readonly events = {
+    subscribeUrl: () => this.transport.json<{ url: string; expiresInMs: number }>('GET', '/api/v1/events/subscribe-url'),
+  };
+}

@@ -1,0 +1,130 @@
+/** The shapes the service answers with (see the interface specification). */
+
+export interface Me {
+  user: { id: string; email: string; isAdmin: boolean; personalWorkspaceId: string; createdAt: string };
+  workspace: { id: string; name: string | null; personal: boolean; role: string };
+  credential: { type: string; id: string };
+  tier: string;
+}
+
+export interface Activation {
+  device_code: string;
+  user_code: string;
+  verification_url: string;
+  verification_url_complete: string;
+  app_download_url: string;
+  expires_in: number;
+  interval: number;
+}
+
+export type PollResult =
+  | { status: 'approved'; api_key: string; tier: string; workspace: { id: string; name: string | null } }
+  | { status: 'pending' | 'denied' | 'expired' | 'consumed' };
+
+export interface SkillItem {
+  slug: string;
+  name: string;
+  description: string;
+  runtime: string;
+  price: number;
+  installed: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
+export interface CreatedExecution {
+  id: string;
+  skill_slug: string;
+  skill_name: string;
+  status: string;
+}
+
+export interface ExecutionEvent {
+  id: string;
+  type: string;
+  sequence: number;
+  payload: Record<string, unknown>;
+}
+
+export interface ExecutionStatus {
+  executionId: string;
+  status: string;
+  skillSlug: string;
+  skillName: string;
+  startedAt: string | null;
+  outputBlocks: { type: string; text: string }[];
+}
+
+export interface Artifact {
+  id: string;
+  skillSlug: string;
+  skillName: string;
+  title: string;
+  fileType: string;
+  artifactType: string;
+  inputText: string;
+  contentSize: number;
+  createdSkillSlug: string | null;
+  metadata: Record<string, unknown> | null;
+  isInstalled: boolean;
+  bundleType: string | null;
+  status: string;
+  cost: number;
+  executionTimeMs: number;
+  createdAt: string;
+  isPublic: boolean;
+  fileList?: { path: string; size: number }[];
+  content?: string;
+}
+
+export interface Manifest {
+  version: string;
+  bundleType: string;
+  files: { path: string; checksum: string; size: number; mimeType: string }[];
+  createdAt: string;
+}
+
+export interface Balance {
+  balance: number;
+  totalSpent: number;
+  canExecute: boolean;
+  isAdmin: boolean;
+}
+
+export interface CreditPack {
+  id: string;
+  name: string;
+  credits: number;
+  priceCents: number;
+}
+
+export interface Transaction {
+  id: number;
+  userId: string;
+  amount: number;
+  type: string;
+  description: string;
+  executionId: string | null;
+  paymentSessionId: string | null;
+  createdAt: string;
+}
+
+export interface SubscriptionInfo {
+  name: string;
+  priceCents: number;
+  priceDisplay: string;
+  monthlyCredits: number;
+  packDiscount: number;
+}
+
+export interface ByokStatus {
+  hasKey: boolean;
+  keyPreview: string | null;
+  provider?: string | null;
+}
