@@ -7,7 +7,7 @@ import { accountCommands } from './commands/account.js';
 import { artifactCommands } from './commands/artifacts.js';
 import { billingCommands } from './commands/billing.js';
 import { runCommands } from './commands/run.js';
-import { EXIT, explain, printJson } from './output.js';
+import { EXIT, explain, printLine } from './output.js';
 import type { GlobalOptions } from './session.js';
 
 const program = new Command('skillet')
@@ -32,7 +32,7 @@ program
 program
   .command('migrate')
   .description('apply database migrations')
-  .action(async () => printJson(await migrateCommand(await loadConfig(process.env))));
+  .action(async () => printLine(await migrateCommand(await loadConfig(process.env))));
 program
   .command('users')
   .description('manage users on the server')
@@ -42,7 +42,7 @@ program
   .option('--password <password>', 'their password (default: a random one; use the printed token)')
   .option('--admin', 'make them a service admin', false)
   .action(async (options: { email: string; password?: string; admin: boolean }) =>
-    printJson(
+    printLine(
       await createUserCommand(await loadConfig(process.env), {
         email: options.email,
         admin: options.admin,
@@ -57,14 +57,14 @@ license
   .requiredOption('--email <email>', 'their email')
   .requiredOption('--until <date>', 'e.g. 2027-12-31')
   .action(async (options: { email: string; until: string }) =>
-    printJson(await siteLicenseCommand(await loadConfig(process.env), options.email, options.until)),
+    printLine(await siteLicenseCommand(await loadConfig(process.env), options.email, options.until)),
   );
 license
   .command('remove')
   .description("take a user's site license away")
   .requiredOption('--email <email>', 'their email')
   .action(async (options: { email: string }) =>
-    printJson(await siteLicenseCommand(await loadConfig(process.env), options.email, null)),
+    printLine(await siteLicenseCommand(await loadConfig(process.env), options.email, null)),
   );
 
 try {

@@ -23,6 +23,11 @@ export class CliError extends Error {
   }
 }
 
+/** One JSON line, for operator commands whose output scripts read. */
+export function printLine(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
