@@ -10,6 +10,12 @@ import { runCommands } from './commands/run.js';
 import { EXIT, explain, printLine } from './output.js';
 import type { GlobalOptions } from './session.js';
 
+// Output piped into something that stopped reading (`| head`) ends the command quietly.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  throw error;
+});
+
 const program = new Command('skillet')
   .description('Run Skillet skills from a terminal, and operate a Skillet server.')
   .option('--base-url <url>', 'the Skillet server (default: SKILLET_URL, else the one you logged in to)')

@@ -29,7 +29,12 @@ async function login(global: GlobalOptions, options: { label?: string; browser: 
   );
   if (options.browser && (await openInBrowser(activation.verification_url_complete)))
     process.stderr.write('Opened your browser.\n');
-  const spinner = ora({ text: 'Waiting for approval…', stream: process.stderr, isEnabled: process.stderr.isTTY }).start();
+  const spinner = ora({
+    text: 'Waiting for approval…',
+    stream: process.stderr,
+    isEnabled: process.stderr.isTTY,
+    isSilent: !process.stderr.isTTY,
+  }).start();
   const deadline = Date.now() + activation.expires_in * 1000;
   try {
     while (Date.now() < deadline) {

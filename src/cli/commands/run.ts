@@ -50,7 +50,8 @@ function lineFor(event: ExecutionEvent): string | undefined {
  * run stops; a second Ctrl-C leaves at once. Returns the exit code.
  */
 async function follow(client: SkilletClient, executionId: string, json: boolean): Promise<number> {
-  const spinner: Ora = ora({ text: 'Running…', stream: process.stderr, isEnabled: !json && process.stderr.isTTY });
+  const live = !json && process.stderr.isTTY;
+  const spinner: Ora = ora({ text: 'Running…', stream: process.stderr, isEnabled: live, isSilent: !live });
   let interrupting = false;
   const onInterrupt = () => {
     if (interrupting) process.exit(130);
