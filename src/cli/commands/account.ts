@@ -49,8 +49,10 @@ async function login(global: GlobalOptions, options: { label?: string; browser: 
         workspace: result.workspace,
         tier: result.tier,
       });
-      spinner.succeed(
-        `Signed in to ${result.workspace.name ?? 'your personal workspace'} (${result.tier}). Key saved in ${file}.`,
+      // Written directly: a silent spinner (no terminal) would swallow its own success line.
+      spinner.stop();
+      process.stderr.write(
+        `Signed in to ${result.workspace.name ?? 'your personal workspace'} (${result.tier}). Key saved in ${file}.\n`,
       );
       return;
     }
