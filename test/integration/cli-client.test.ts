@@ -116,6 +116,28 @@ describe('skillet run', () => {
     expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
   }, 30_000);
 
+  it('rerun runs a completed execution again and follows it; --base-url wins over SKILLET_URL', async () => {
+    const detached = cli(['run', 'ticker', '1 1', '--detach']);
+    expect(await detached.exited).toBe(0);
+    const executionId = detached.stdout().trim();
+    const sdk = new SkilletClient({ baseUrl: server.url, apiKey: await storedKey() });
+    for await (const _event of sdk.executions.events(executionId)) {
+      // Drained: the run is over once the stream ends.
+    }
+    const saved = env.SKILLET_URL;
+    env.SKILLET_URL = 'http://127.0.0.1:9';
+    try {
+      const rerun = cli(['--base-url', server.url, 'rerun', executionId, '2 1']);
+      expect(await rerun.exited).toBe(0);
+      expect(rerun.stdout().trim().split('\n')).toEqual(['tick 1 of 2', 'tick 2 of 2']);
+      const unreachable = cli(['balance']);
+      expect(await unreachable.exited).toBe(1);
+      expect(unreachable.stderr()).toContain('Could not reach the server');
+    } finally {
+      env.SKILLET_URL = saved;
+    }
+  });
+
   it('--detach prints the execution id and returns', async () => {
     const run = cli(['run', 'ticker', '1 1', '--detach']);
     expect(await run.exited).toBe(0);
