@@ -129,22 +129,21 @@ async function waitForTicks(subscribers: Subscriber[]): Promise<void> {
   }
 }
 
-async function fanOut(skillet: Skillet, base: Server, count: number) {
+/**
+ * Delivery spread of live fan-out. Measured before any memory reading: those force a
+ * garbage collection, which leaves a server slower for a while afterwards.
+ */
+async function fanOutSpread(skillet: Skillet, base: Server, count: number) {
   const run = await newExecution(skillet, 'ticker', `${TICKS} ${TICK_MS}`);
-  await settle(300);
-  const ourBefore = await residentBytes(skillet.server);
   const ours = await subscribe(run.sseUrl, count);
   await settle(500);
-  const ourPerConnection = ((await residentBytes(skillet.server)) - ourBefore) / count;
   await start(skillet, run.id, `${TICKS} ${TICK_MS}`);
   await waitForTicks(ours);
   const ourSpread = spread(ours);
   for (const subscriber of ours) subscriber.response?.destroy();
 
-  const baseBefore = await residentBytes(base);
   const bare = await subscribe(`${base.url}/live`, count);
   await settle(500);
-  const barePerConnection = ((await residentBytes(base)) - baseBefore) / count;
   for (let tick = 1; tick <= TICKS; tick++) {
     await fetch(`${base.url}/broadcast?tick=${tick}`, { method: 'POST' });
     await settle(TICK_MS);
@@ -153,9 +152,25 @@ async function fanOut(skillet: Skillet, base: Server, count: number) {
   const bareSpread = spread(bare);
   for (const subscriber of bare) subscriber.response?.destroy();
   await settle(500);
+  return { ours: percentile(ourSpread, 99), bare: percentile(bareSpread, 99) };
+}
+
+/** Resident growth per idle subscriber, each reading taken after a forced collection. */
+async function memoryPerConnection(server: Server, url: string, count: number): Promise<number> {
+  const before = await residentBytes(server);
+  const subscribers = await subscribe(url, count);
+  await settle(500);
+  const after = await residentBytes(server);
+  for (const subscriber of subscribers) subscriber.response?.destroy();
+  await settle(500);
+  return (after - before) / count;
+}
+
+async function fanOutMemory(skillet: Skillet, base: Server, count: number) {
+  const idle = await newExecution(skillet, 'ticker', '1 1');
   return {
-    memory: { ours: ourPerConnection, bare: barePerConnection },
-    p99: { ours: percentile(ourSpread, 99), bare: percentile(bareSpread, 99) },
+    ours: await memoryPerConnection(skillet.server, idle.sseUrl, count),
+    bare: await memoryPerConnection(base, `${base.url}/live`, count),
   };
 }
 
@@ -174,7 +189,12 @@ async function runCost(skillet: Skillet): Promise<number[]> {
   return timings;
 }
 
-function fanOutRows(count: number, result: Awaited<ReturnType<typeof fanOut>>) {
+interface Measure {
+  ours: number;
+  bare: number;
+}
+
+function fanOutRows(count: number, result: { p99: Measure; memory: Measure }) {
   return [
     {
       measure: `fan-out to ${count}: memory per connection (KiB)`,
@@ -216,7 +236,11 @@ export async function streams(replayOnly = false): Promise<void> {
       },
     ];
     if (!replayOnly) {
-      for (const count of [1000, 10_000]) rows.push(...fanOutRows(count, await fanOut(skillet, base, count)));
+      const spreads = [await fanOutSpread(skillet, base, 1000), await fanOutSpread(skillet, base, 10_000)];
+      const memory = [await fanOutMemory(skillet, base, 1000), await fanOutMemory(skillet, base, 10_000)];
+      [1000, 10_000].forEach((count, i) => {
+        rows.push(...fanOutRows(count, { p99: spreads[i] as Measure, memory: memory[i] as Measure }));
+      });
       const cost = await runCost(skillet);
       rows.push({
         measure: 'run of an empty script skill, user.message to session.status_idle (ms)',

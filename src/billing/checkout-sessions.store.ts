@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Dialect } from '../db/database.js';
+import { preparedWrite } from '../db/prepared-lookup.js';
 import type { CheckoutSessionsTable, Tables } from '../db/tables.js';
 
 export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
@@ -18,20 +19,21 @@ export function lockByPaymentReference(trx: Kysely<Tables>, dialect: Dialect, re
   return (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
 }
 
-/** Open to paid, once: true only for the call that made the change. */
-export async function markPaid(
-  db: Kysely<Tables>,
-  id: string,
-  paymentReference: string | null,
-  nowIso: string,
-): Promise<boolean> {
-  const result = await db
+/**
+ * Open to paid, once: the session as it now is for the call that made the change, nothing
+ * for any other (already paid, cancelled, or unknown).
+ */
+const claimPaidQuery = preparedWrite((db, id: string, paymentReference: string | null, nowIso: string) =>
+  db
     .updateTable('checkout_sessions')
     .set({ status: 'paid', payment_reference: paymentReference, paid_at: nowIso })
     .where('id', '=', id)
     .where('status', '=', 'open')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+    .returningAll(),
+);
+
+export async function claimPaid(db: Kysely<Tables>, id: string, paymentReference: string | null, nowIso: string) {
+  return (await claimPaidQuery(db, id, paymentReference, nowIso)).rows[0];
 }
 
 export async function markCanceled(db: Kysely<Tables>, id: string): Promise<void> {

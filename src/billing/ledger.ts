@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Dialect } from '../db/database.js';
+import { preparedWrite } from '../db/prepared-lookup.js';
 import type { Tables, TransactionsTable } from '../db/tables.js';
 
 export type TransactionRow = Selectable<TransactionsTable>;
@@ -17,26 +18,31 @@ interface Entry {
   nowIso: string;
 }
 
+const addToBalance = preparedWrite((db, userId: string, amount: number) =>
+  db
+    .updateTable('users')
+    .set((eb) => ({ balance: eb('balance', '+', amount) }))
+    .where('id', '=', userId),
+);
+
+const insertPurchase = preparedWrite(
+  (db, userId: string, amount: number, description: string, paymentSessionId: string | null, nowIso: string) =>
+    db.insertInto('transactions').values({
+      user_id: userId,
+      amount,
+      type: 'purchase',
+      description,
+      execution_id: null,
+      payment_session_id: paymentSessionId,
+      created_at: nowIso,
+    }),
+);
+
 /** Adds credits (a purchase or a grant). */
 export async function grant(trx: Kysely<Tables>, entry: Entry & { amount: number; paymentSessionId: string | null }) {
   if (!(entry.amount > 0)) throw new Error('a grant must be positive');
-  await trx
-    .updateTable('users')
-    .set((eb) => ({ balance: eb('balance', '+', entry.amount) }))
-    .where('id', '=', entry.userId)
-    .execute();
-  await trx
-    .insertInto('transactions')
-    .values({
-      user_id: entry.userId,
-      amount: entry.amount,
-      type: 'purchase',
-      description: entry.description,
-      execution_id: null,
-      payment_session_id: entry.paymentSessionId,
-      created_at: entry.nowIso,
-    })
-    .execute();
+  await addToBalance(trx, entry.userId, entry.amount);
+  await insertPurchase(trx, entry.userId, entry.amount, entry.description, entry.paymentSessionId, entry.nowIso);
 }
 
 /**

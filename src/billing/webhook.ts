@@ -2,16 +2,15 @@ import type { Kysely } from 'kysely';
 import type Stripe from 'stripe';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { preparedWrite } from '../db/prepared-lookup.js';
 import type { Tables } from '../db/tables.js';
-import {
-  type CheckoutSessionRow,
-  findCheckoutSession,
-  lockByPaymentReference,
-  markPaid,
-  recordRefunded,
-} from './checkout-sessions.store.js';
+import { type CheckoutSessionRow, claimPaid, lockByPaymentReference, recordRefunded } from './checkout-sessions.store.js';
 import { grant, takeBack } from './ledger.js';
 import { MODE_INFO } from './packs.js';
+
+const claimEvent = preparedWrite((db, id: string, type: string, receivedAt: string) =>
+  db.insertInto('payment_events').values({ id, type, received_at: receivedAt }),
+);
 
 export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
 
@@ -52,11 +51,10 @@ async function grantMonth(trx: Kysely<Tables>, session: CheckoutSessionRow, paym
 
 async function checkoutPaid(trx: Kysely<Tables>, checkout: Stripe.Checkout.Session, now: Date): Promise<Applied> {
   if (checkout.payment_status !== 'paid') return { outcome: 'ignored' };
-  const session = await findCheckoutSession(trx, checkout.id);
-  if (!session) return { outcome: 'ignored' };
   const reference = idOf(checkout.payment_intent) ?? idOf(checkout.subscription);
   // Only the delivery that moves the session from open to paid grants anything.
-  if (!(await markPaid(trx, session.id, reference, now.toISOString()))) return { outcome: 'ignored' };
+  const session = await claimPaid(trx, checkout.id, reference, now.toISOString());
+  if (!session) return { outcome: 'ignored' };
   if (session.kind === 'subscription') {
     await grantMonth(trx, session, session.id, now, 'subscription started');
   } else {
@@ -127,7 +125,7 @@ export async function handlePaymentEvent(ctx: AppContext, event: Stripe.Event): 
   let applied: Applied;
   try {
     applied = await ctx.db.transaction().execute(async (trx) => {
-      await trx.insertInto('payment_events').values({ id: event.id, type: event.type, received_at: now.toISOString() }).execute();
+      await claimEvent(trx, event.id, event.type, now.toISOString());
       return apply(ctx, trx, event, now);
     });
   } catch (error) {

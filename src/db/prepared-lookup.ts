@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 import { directReaderOf } from './sqlite-reader.js';
 import type { Tables } from './tables.js';
 
-type Argument = string | number;
+type Argument = string | number | null;
 
 interface Template<Row> {
   query: CompiledQuery<Row>;
@@ -12,14 +12,15 @@ interface Template<Row> {
 }
 
 /**
- * A read on a hot path, built and compiled once per database and then run with new
- * arguments: building and compiling a Kysely query costs several times more than running
- * a point lookup. The builder is called once with marker values; the markers' positions in
+ * A query on a hot path, built and compiled once per database (a database and its
+ * transactions share one compiled form: the key is their common adapter) and then run
+ * with new arguments: building and compiling a Kysely query costs several times more than
+ * running a point lookup. The builder is called once with marker values; the markers' positions in
  * the compiled parameters are where later arguments go. On SQLite it runs on the read-only
  * connection. No Kysely plugins are configured, so rows need no transforming there.
  */
 function prepare<Args extends Argument[], Row>(build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>) {
-  const templates = new WeakMap<Kysely<Tables>, Template<Row>>();
+  const templates = new WeakMap<object, Template<Row>>();
   const nonce = randomBytes(8).toString('hex');
 
   function compile(db: Kysely<Tables>, arity: number): Template<Row> {
@@ -31,10 +32,11 @@ function prepare<Args extends Argument[], Row>(build: (db: Kysely<Tables>, ...ar
   }
 
   return (db: Kysely<Tables>, args: Args): CompiledQuery<Row> => {
-    let template = templates.get(db);
+    const key = db.getExecutor().adapter;
+    let template = templates.get(key);
     if (!template) {
       template = compile(db, args.length);
-      templates.set(db, template);
+      templates.set(key, template);
     }
     const parameters = [...template.query.parameters];
     template.slots.forEach((slot, i) => {
@@ -68,4 +70,12 @@ export function preparedRows<Args extends Argument[], Row>(
     if (reader) return reader.all(query.sql, query.parameters) as Row[];
     return (await db.executeQuery<Row>(query)).rows;
   };
+}
+
+/** A write on a hot path; `db` may be a transaction. */
+export function preparedWrite<Args extends Argument[], Row>(
+  build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<Tables>, ...args: Args) => Promise<QueryResult<Row>> {
+  const compiled = prepare(build);
+  return (db, ...args) => db.executeQuery(compiled(db, args));
 }
