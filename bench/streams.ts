@@ -11,6 +11,7 @@ const REPLAY_EVENTS = 10_000;
 /** Replay rounds are short: more of them, after a few unmeasured ones to warm both servers up. */
 const REPLAY_WARMUP = 3;
 const REPLAY_ROUNDS = 15;
+const MEMORY_SAMPLES = 3;
 const TICKS = 5;
 const TICK_MS = 300;
 
@@ -129,10 +130,7 @@ async function waitForTicks(subscribers: Subscriber[]): Promise<void> {
   }
 }
 
-/**
- * Delivery spread of live fan-out. Measured before any memory reading: those force a
- * garbage collection, which leaves a server slower for a while afterwards.
- */
+/** Delivery spread of live fan-out (no forced collection in these processes: see fanOutMemory). */
 async function fanOutSpread(skillet: Skillet, base: Server, count: number) {
   const run = await newExecution(skillet, 'ticker', `${TICKS} ${TICK_MS}`);
   const ours = await subscribe(run.sseUrl, count);
@@ -166,12 +164,32 @@ async function memoryPerConnection(server: Server, url: string, count: number): 
   return (after - before) / count;
 }
 
-async function fanOutMemory(skillet: Skillet, base: Server, count: number) {
-  const idle = await newExecution(skillet, 'ticker', '1 1');
-  return {
-    ours: await memoryPerConnection(skillet.server, idle.sseUrl, count),
-    bare: await memoryPerConnection(base, `${base.url}/live`, count),
-  };
+/**
+ * Memory per idle subscriber, on fresh server processes of both kinds: a process that has
+ * already held thousands of connections keeps that memory, and a forced collection slows
+ * the one it happens in, so neither may share a process with other measures.
+ */
+async function freshMemoryPerConnection(count: number) {
+  const ours = await startServer('skillet');
+  const base = await startServer('sse-baseline');
+  try {
+    const skillet: Skillet = { server: ours, apiKey: (await seedUser(ours.url, 'memory@example.test')).apiKey };
+    const idle = await newExecution(skillet, 'ticker', '1 1');
+    return {
+      ours: await memoryPerConnection(ours, idle.sseUrl, count),
+      bare: await memoryPerConnection(base, `${base.url}/live`, count),
+    };
+  } finally {
+    await stop(ours);
+    await stop(base);
+  }
+}
+
+/** The median of MEMORY_SAMPLES fresh-process readings on each side: resident memory is noisy. */
+async function fanOutMemory(count: number) {
+  const samples = [];
+  for (let i = 0; i < MEMORY_SAMPLES; i++) samples.push(await freshMemoryPerConnection(count));
+  return { ours: median(samples.map((sample) => sample.ours)), bare: median(samples.map((sample) => sample.bare)) };
 }
 
 /** From posting the user.message to receiving session.status_idle, for a skill that does nothing. */
@@ -237,7 +255,7 @@ export async function streams(replayOnly = false): Promise<void> {
     ];
     if (!replayOnly) {
       const spreads = [await fanOutSpread(skillet, base, 1000), await fanOutSpread(skillet, base, 10_000)];
-      const memory = [await fanOutMemory(skillet, base, 1000), await fanOutMemory(skillet, base, 10_000)];
+      const memory = [await fanOutMemory(1000), await fanOutMemory(10_000)];
       [1000, 10_000].forEach((count, i) => {
         rows.push(...fanOutRows(count, { p99: spreads[i] as Measure, memory: memory[i] as Measure }));
       });

@@ -9,6 +9,7 @@ import type { Tables } from './db/tables.js';
 import { ActiveRuns } from './executions/active-runs.js';
 import { type Channels, type EventBus, InProcessChannels } from './executions/bus.js';
 import type { ControlMessage } from './executions/control-messages.js';
+import { Heartbeats } from './executions/heartbeats.js';
 import { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { deriveKey } from './secrets.js';
@@ -27,6 +28,8 @@ export interface AppContext {
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
   runs: ActiveRuns;
+  /** The keep-alive comments of every open event stream. */
+  heartbeats: Heartbeats;
   payments: PaymentProvider;
   /** Artifact file contents, by SHA-256. */
   blobs: BlobStore;
@@ -58,6 +61,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     bus: parts.bus ?? new InProcessChannels(),
     control: new InProcessChannels(),
     runs: new ActiveRuns(),
+    heartbeats: new Heartbeats(config.executions.heartbeatMs),
     payments: parts.payments ?? paymentProviderFor(config),
     blobs: parts.blobs ?? new LocalBlobStore(path.join(config.dataDir, 'blobs')),
     keys: {

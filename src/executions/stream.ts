@@ -42,7 +42,7 @@ export async function serveEventStream(
     if (closed) return;
     closed = true;
     unsubscribe();
-    clearInterval(heartbeat);
+    stopHeartbeat();
     raw.end();
   };
   const send = (event: ExecutionEvent) => {
@@ -82,7 +82,7 @@ export async function serveEventStream(
     queue.push(event);
     void drain();
   });
-  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), ctx.config.executions.heartbeatMs);
+  const stopHeartbeat = ctx.heartbeats.add(raw);
   raw.on('close', close);
 
   await replay();
