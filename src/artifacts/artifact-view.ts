@@ -1,25 +1,9 @@
+import type { Static } from 'typebox';
+import type { ArtifactSchema } from './artifacts.schemas.js';
 import type { ArtifactFileRow, ArtifactRow } from './artifacts.store.js';
 
-/** The fields every artifact response has. */
-export interface ArtifactView {
-  id: string;
-  skillSlug: string;
-  skillName: string;
-  title: string;
-  fileType: string;
-  artifactType: string;
-  inputText: string;
-  contentSize: number;
-  createdSkillSlug: string | null;
-  metadata: Record<string, unknown> | null;
-  isInstalled: boolean;
-  bundleType: string | null;
-  status: string;
-  cost: number;
-  executionTimeMs: number;
-  createdAt: string;
-  isPublic: boolean;
-}
+/** The fields every artifact response has: the route schema's shape. */
+export type ArtifactView = Static<typeof ArtifactSchema>;
 
 export function artifactView(row: ArtifactRow): ArtifactView {
   return {

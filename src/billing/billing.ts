@@ -2,9 +2,9 @@ import type { AppContext } from '../context.js';
 import { InternalError, InvalidInput } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
-import { balanceOf, recentTransactions } from './ledger.js';
+import { recentTransactions } from './ledger.js';
 import { MODE_INFO, packsFor } from './packs.js';
-import { standingOf } from './standing.js';
+import { accountOf, standingOf } from './standing.js';
 import { type BillingStanding, type SubscriptionMode, subscriptionModeOf } from './subscription-mode.js';
 
 const TRANSACTIONS_SHOWN = 50;
@@ -21,7 +21,8 @@ async function modeNow(ctx: AppContext, userId: string): Promise<{ mode: Subscri
 }
 
 export async function balanceView(ctx: AppContext, caller: Caller) {
-  const [{ balance, totalSpent }, { mode }] = await Promise.all([balanceOf(ctx.db, caller.userId), modeNow(ctx, caller.userId)]);
+  const { balance, totalSpent, standing } = await accountOf(ctx.db, caller.userId);
+  const mode = subscriptionModeOf(standing, ctx.clock.now());
   return { balance, totalSpent, canExecute: canExecute(balance, caller.isAdmin, mode), isAdmin: caller.isAdmin };
 }
 

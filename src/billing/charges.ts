@@ -4,7 +4,7 @@ import { PaymentRequired } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { canExecute } from './billing.js';
 import { chargeRun } from './ledger.js';
-import { standingOf } from './standing.js';
+import { accountOf, standingOfRow } from './standing.js';
 import { subscriptionModeOf } from './subscription-mode.js';
 
 /** House rates for model calls made on the service's own key: Ds per thousand tokens. */
@@ -20,11 +20,8 @@ export function runCost(price: number, tokens: { input: number; output: number }
 /** Refuses to start a priced run for someone who cannot pay for it (402 INSUFFICIENT_CREDITS). */
 export async function requireCanExecute(ctx: AppContext, caller: Caller, minimumCost: number): Promise<void> {
   if (minimumCost <= 0 || caller.isAdmin) return;
-  const [user, standing] = await Promise.all([
-    ctx.db.selectFrom('users').select('balance').where('id', '=', caller.userId).executeTakeFirstOrThrow(),
-    standingOf(ctx.db, caller.userId),
-  ]);
-  if (!canExecute(user.balance, caller.isAdmin, subscriptionModeOf(standing, ctx.clock.now()))) {
+  const { balance, standing } = await accountOf(ctx.db, caller.userId);
+  if (!canExecute(balance, caller.isAdmin, subscriptionModeOf(standing, ctx.clock.now()))) {
     throw new PaymentRequired('Not enough credits to run this skill: buy a credit pack first');
   }
 }
@@ -37,14 +34,7 @@ export async function quoteRun(ctx: AppContext, executionId: string, cost: numbe
     .select(['u.id', 'u.is_admin', 'u.site_license_until', 'u.subscription_expires_at', 'u.byok_provider'])
     .where('e.execution_id', '=', executionId)
     .executeTakeFirstOrThrow();
-  const mode = subscriptionModeOf(
-    {
-      subscriptionExpiresAt: payer.subscription_expires_at,
-      siteLicenseUntil: payer.site_license_until,
-      hasByok: payer.byok_provider !== null,
-    },
-    ctx.clock.now(),
-  );
+  const mode = subscriptionModeOf(standingOfRow(payer), ctx.clock.now());
   const exempt = payer.is_admin === 1 || mode === 'sitelicense';
   return { userId: payer.id, amount: exempt ? 0 : cost };
 }

@@ -114,8 +114,3 @@ export async function takeBack(
 export function recentTransactions(db: Kysely<Tables>, userId: string, limit: number): Promise<TransactionRow[]> {
   return db.selectFrom('transactions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
 }
-
-export async function balanceOf(db: Kysely<Tables>, userId: string): Promise<{ balance: number; totalSpent: number }> {
-  const row = await db.selectFrom('users').select(['balance', 'total_spent']).where('id', '=', userId).executeTakeFirstOrThrow();
-  return { balance: row.balance, totalSpent: row.total_spent };
-}

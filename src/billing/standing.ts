@@ -21,3 +21,13 @@ export async function standingOf(db: Kysely<Tables>, userId: string): Promise<Bi
     .executeTakeFirstOrThrow();
   return standingOfRow(row);
 }
+
+/** A user's balance and standing from one read of their row. */
+export async function accountOf(db: Kysely<Tables>, userId: string) {
+  const row = await db
+    .selectFrom('users')
+    .select(['balance', 'total_spent', 'subscription_expires_at', 'site_license_until', 'byok_provider'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return { balance: row.balance, totalSpent: row.total_spent, standing: standingOfRow(row) };
+}

@@ -7,35 +7,6 @@ import { session, type TestUser } from './factories.js';
 import type { Client } from './http.js';
 import { openStream, type StreamEvent } from './sse.js';
 
-export interface Artifact {
-  id: string;
-  skillSlug: string;
-  skillName: string;
-  title: string;
-  fileType: string;
-  artifactType: string;
-  inputText: string;
-  contentSize: number;
-  createdSkillSlug: string | null;
-  metadata: Record<string, unknown> | null;
-  isInstalled: boolean;
-  bundleType: string | null;
-  status: string;
-  cost: number;
-  executionTimeMs: number;
-  createdAt: string;
-  isPublic: boolean;
-  fileList?: { path: string; size: number }[];
-  content?: string;
-}
-
-export interface Manifest {
-  version: string;
-  bundleType: string;
-  files: { path: string; checksum: string; size: number; mimeType: string }[];
-  createdAt: string;
-}
-
 /**
  * Runs a skill to its end in the caller's workspace (`headers` may pick another) and
  * returns the artifact the run wrote, as its execution.result names it.

@@ -1,24 +1,7 @@
 import { expect } from 'vitest';
+import type { Balance, Transaction } from '../../src/sdk/types.js';
 import { session, type TestUser } from './factories.js';
 import type { Client } from './http.js';
-
-export interface Balance {
-  balance: number;
-  totalSpent: number;
-  canExecute: boolean;
-  isAdmin: boolean;
-}
-
-export interface Transaction {
-  id: number;
-  userId: string;
-  amount: number;
-  type: string;
-  description: string;
-  executionId: string | null;
-  paymentSessionId: string | null;
-  createdAt: string;
-}
 
 export const balanceOf = async (api: Client, user: TestUser) =>
   (await api.get<Balance>('/api/v1/billing/balance', { headers: session(user) })).body;

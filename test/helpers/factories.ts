@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import type { Activation } from '../../src/sdk/types.js';
 import type { Client } from './http.js';
 import type { TestServer } from './server.js';
 
@@ -8,16 +9,6 @@ export interface TestUser {
   email: string;
   password: string;
   user: { id: string; email: string; isAdmin: boolean; personalWorkspaceId: string; createdAt: string };
-}
-
-export interface Activation {
-  device_code: string;
-  user_code: string;
-  verification_url: string;
-  verification_url_complete: string;
-  app_download_url: string;
-  expires_in: number;
-  interval: number;
 }
 
 export function uniqueEmail(prefix = 'user'): string {

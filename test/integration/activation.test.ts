@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpiredActivations } from '../../src/activation/lifecycle.js';
 import { createAppContext } from '../../src/context.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
-import { type Activation, createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';
+import type { Activation } from '../../src/sdk/types.js';
+import { createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

@@ -4,7 +4,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Artifact } from '../helpers/artifacts.js';
+import type { Artifact } from '../../src/sdk/types.js';
 import { createExecution, sendMessage, streamOf } from '../helpers/executions.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';

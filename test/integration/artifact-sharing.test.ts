@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Artifact, rawGet, runForArtifact } from '../helpers/artifacts.js';
+import type { Artifact } from '../../src/sdk/types.js';
+import { rawGet, runForArtifact } from '../helpers/artifacts.js';
 import { createExecution, sendMessage, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';

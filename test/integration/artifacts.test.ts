@@ -1,6 +1,7 @@
 import { parse as parseDisposition } from 'content-disposition';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Artifact, bytesOf, type Manifest, rawGet, runForArtifact, sha256, unzip } from '../helpers/artifacts.js';
+import type { Artifact, Manifest } from '../../src/sdk/types.js';
+import { bytesOf, rawGet, runForArtifact, sha256, unzip } from '../helpers/artifacts.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Balance } from '../../src/sdk/types.js';
 import { runForArtifact } from '../helpers/artifacts.js';
-import { type Balance, balanceOf, buyWithLocalCheckout, checkoutBody, transactionsOf } from '../helpers/billing.js';
+import { balanceOf, buyWithLocalCheckout, checkoutBody, transactionsOf } from '../helpers/billing.js';
 import { createExecution } from '../helpers/executions.js';
 import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
