@@ -3,13 +3,15 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 
 export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline' | 'file-baseline' | 'webhook-baseline';
 
 export interface Server {
   url: string;
   process: ChildProcess;
+  /** The server's output after its URL: one line per memory reading asked for. */
+  output: Interface;
 }
 
 function commandExists(command: string): boolean {
@@ -40,9 +42,9 @@ export async function startServer(mode: ServerMode, ...modeArgs: string[]): Prom
   const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   started.add(child);
   child.once('exit', () => started.delete(child));
-  const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
-  const [url] = (await once(lines, 'line')) as [string];
-  return { url, process: child };
+  const output = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+  const [url] = (await once(output, 'line')) as [string];
+  return { url, process: child, output };
 }
 
 export async function stop(server: Server): Promise<void> {
@@ -50,14 +52,24 @@ export async function stop(server: Server): Promise<void> {
   await once(server.process, 'exit');
 }
 
+export interface MemoryReading {
+  /** Resident memory (Linux), in bytes. */
+  resident: number;
+  /** What the JavaScript heap holds, plus memory outside it owned by its objects (buffers). */
+  heap: number;
+}
+
 /**
- * Resident memory of a server process, in bytes (Linux), after asking it to collect its
- * garbage (SIGUSR2, see server.ts), so that leftovers of earlier measures do not count.
+ * A server process's memory after asking it to collect its garbage (SIGUSR2, see
+ * server.ts), so that leftovers of earlier work do not count.
  */
-export async function residentBytes(server: Server): Promise<number> {
+export async function memoryAfterCollection(server: Server): Promise<MemoryReading> {
+  const reported = once(server.output, 'line') as Promise<[string]>;
   server.process.kill('SIGUSR2');
+  const { heapUsed, external } = JSON.parse((await reported)[0]) as { heapUsed: number; external: number };
+  // Freed pages go back to the system a moment after the collection.
   await new Promise((resolve) => setTimeout(resolve, 300));
-  return residentNow(server);
+  return { resident: residentNow(server), heap: heapUsed + external };
 }
 
 const PAGE_BYTES = Number(spawnSync('getconf', ['PAGESIZE']).stdout.toString().trim()) || 4096;

@@ -162,6 +162,11 @@ const servers: Record<string, () => Promise<string>> = {
 };
 const url = await (servers[mode ?? ''] ?? baseline)();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
-// Memory measures ask for a collection first (the bench starts servers with --expose-gc).
-process.on('SIGUSR2', () => globalThis.gc?.());
+// Memory measures ask for a collection first (the bench starts servers with --expose-gc),
+// then read the heap the process reports on its next output line.
+process.on('SIGUSR2', () => {
+  globalThis.gc?.();
+  const { heapUsed, external } = process.memoryUsage();
+  process.stdout.write(`${JSON.stringify({ heapUsed, external })}\n`);
+});
 process.stdout.write(`${url}\n`);

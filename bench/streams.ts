@@ -5,7 +5,17 @@
  * empty script skill.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { json, median, percentile, residentBytes, type Server, seedUser, startServer, stop } from './processes.js';
+import {
+  json,
+  type MemoryReading,
+  median,
+  memoryAfterCollection,
+  percentile,
+  type Server,
+  seedUser,
+  startServer,
+  stop,
+} from './processes.js';
 
 const REPLAY_EVENTS = 10_000;
 /** Replay rounds are short: more of them, after a few unmeasured ones to warm both servers up. */
@@ -153,15 +163,20 @@ async function fanOutSpread(skillet: Skillet, base: Server, count: number) {
   return { ours: percentile(ourSpread, 99), bare: percentile(bareSpread, 99) };
 }
 
-/** Resident growth per idle subscriber, each reading taken after a forced collection. */
-async function memoryPerConnection(server: Server, url: string, count: number): Promise<number> {
-  const before = await residentBytes(server);
+/** Connections opened and closed before measuring: the first ones pay for compiling the code path. */
+const WARMUP_CONNECTIONS = 200;
+
+/** Growth per idle subscriber, each reading taken after a forced collection. */
+async function memoryPerConnection(server: Server, url: string, count: number): Promise<MemoryReading> {
+  for (const subscriber of await subscribe(url, WARMUP_CONNECTIONS)) subscriber.response?.destroy();
+  await settle(500);
+  const before = await memoryAfterCollection(server);
   const subscribers = await subscribe(url, count);
   await settle(500);
-  const after = await residentBytes(server);
+  const after = await memoryAfterCollection(server);
   for (const subscriber of subscribers) subscriber.response?.destroy();
   await settle(500);
-  return (after - before) / count;
+  return { resident: (after.resident - before.resident) / count, heap: (after.heap - before.heap) / count };
 }
 
 /**
@@ -185,11 +200,16 @@ async function freshMemoryPerConnection(count: number) {
   }
 }
 
+const medianOf = (readings: MemoryReading[]): MemoryReading => ({
+  resident: median(readings.map((reading) => reading.resident)),
+  heap: median(readings.map((reading) => reading.heap)),
+});
+
 /** The median of MEMORY_SAMPLES fresh-process readings on each side: resident memory is noisy. */
 async function fanOutMemory(count: number) {
   const samples = [];
   for (let i = 0; i < MEMORY_SAMPLES; i++) samples.push(await freshMemoryPerConnection(count));
-  return { ours: median(samples.map((sample) => sample.ours)), bare: median(samples.map((sample) => sample.bare)) };
+  return { ours: medianOf(samples.map((sample) => sample.ours)), bare: medianOf(samples.map((sample) => sample.bare)) };
 }
 
 /** From posting the user.message to receiving session.status_idle, for a skill that does nothing. */
@@ -212,16 +232,18 @@ interface Measure {
   bare: number;
 }
 
-function fanOutRows(count: number, result: { p99: Measure; memory: Measure }) {
+function fanOutRows(count: number, result: { p99: Measure; memory: { ours: MemoryReading; bare: MemoryReading } }) {
+  const memoryRow = (kind: keyof MemoryReading) => ({
+    measure: `fan-out to ${count}: ${kind} memory per connection (KiB)`,
+    skillet: kib(result.memory.ours[kind]),
+    baseline: kib(result.memory.bare[kind]),
+    ratio: ratio(result.memory.ours[kind], result.memory.bare[kind]),
+    target: '<= 1.5',
+    verdict: result.memory.ours[kind] / result.memory.bare[kind] <= 1.5 ? 'met' : 'MISSED',
+  });
   return [
-    {
-      measure: `fan-out to ${count}: memory per connection (KiB)`,
-      skillet: kib(result.memory.ours),
-      baseline: kib(result.memory.bare),
-      ratio: ratio(result.memory.ours, result.memory.bare),
-      target: '<= 1.5',
-      verdict: result.memory.ours / result.memory.bare <= 1.5 ? 'met' : 'MISSED',
-    },
+    memoryRow('resident'),
+    memoryRow('heap'),
     {
       measure: `fan-out to ${count}: p99 delivery spread (ms)`,
       skillet: Number(result.p99.ours.toFixed(1)),
@@ -236,8 +258,20 @@ function fanOutRows(count: number, result: { p99: Measure; memory: Measure }) {
 const kib = (bytes: number) => Number((bytes / 1024).toFixed(1));
 const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
 
-/** `replayOnly` (BENCH_ONLY=replay) skips the fan-out and run-cost measures. */
-export async function streams(replayOnly = false): Promise<void> {
+function memoryRowsOnly(memory: { ours: MemoryReading; bare: MemoryReading }[]) {
+  return [1000, 10_000].flatMap((count, i) =>
+    fanOutRows(count, { p99: { ours: Number.NaN, bare: Number.NaN }, memory: memory[i] as (typeof memory)[number] }).slice(0, 2),
+  );
+}
+
+/** `part` narrows the run to one measure: BENCH_ONLY=replay or BENCH_ONLY=fan-out-memory. */
+export async function streams(part?: 'replay' | 'fan-out-memory'): Promise<void> {
+  if (part === 'fan-out-memory') {
+    const memory = [await fanOutMemory(1000), await fanOutMemory(10_000)];
+    console.log('\nFan-out memory: Skillet vs a bare Node SSE server in the same run; medians\n');
+    console.table(memoryRowsOnly(memory));
+    return;
+  }
   const ours = await startServer('skillet');
   const base = await startServer('sse-baseline');
   try {
@@ -253,11 +287,11 @@ export async function streams(replayOnly = false): Promise<void> {
         verdict: replayed.ours / replayed.bare >= 0.5 ? 'met' : 'MISSED',
       },
     ];
-    if (!replayOnly) {
+    if (part !== 'replay') {
       const spreads = [await fanOutSpread(skillet, base, 1000), await fanOutSpread(skillet, base, 10_000)];
       const memory = [await fanOutMemory(1000), await fanOutMemory(10_000)];
       [1000, 10_000].forEach((count, i) => {
-        rows.push(...fanOutRows(count, { p99: spreads[i] as Measure, memory: memory[i] as Measure }));
+        rows.push(...fanOutRows(count, { p99: spreads[i] as Measure, memory: memory[i] as (typeof memory)[number] }));
       });
       const cost = await runCost(skillet);
       rows.push({

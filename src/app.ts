@@ -2,8 +2,8 @@ import formBody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance } from 'fastify';
-import type { DestinationStream } from 'pino';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { type DestinationStream, pino } from 'pino';
 import { activationRoutes } from './activation/activation.routes.js';
 import { sweepExpiredActivations } from './activation/lifecycle.js';
 import { verificationPageRoutes } from './activation/verification-page.routes.js';
@@ -20,7 +20,8 @@ import type { Database } from './db/database.js';
 import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { failAbandonedRuns } from './executions/runner.js';
-import { streamRoutes } from './executions/stream.routes.js';
+import { streamRoute } from './executions/stream.routes.js';
+import { serverWithFrontRoutes } from './http/front-routes.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
@@ -50,14 +51,13 @@ function requestSummary(request: { method: string; url: string; ip: string }) {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, clock, rateLimits } = deps;
   const { registry: skills, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: config.skillsDir });
-  const ctx = createAppContext({ config, database, clock, rateLimits, skills });
+  const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
+  const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
+  const ctx = createAppContext({ config, database, clock, rateLimits, skills, log });
 
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
-      serializers: { req: requestSummary },
-    },
+    loggerInstance: log,
+    serverFactory: serverWithFrontRoutes([streamRoute(ctx)]),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -82,7 +82,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(billingRoutes(ctx), { prefix: '/api/v1' });
   await app.register(webhookRoutes(ctx), { prefix: '/api/v1' });
   await app.register(checkoutPageRoutes(ctx));
-  await app.register(streamRoutes(ctx));
   await app.register(controlPlaneRoutes(ctx));
   await app.register(verificationPageRoutes(ctx));
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -1,5 +1,7 @@
 import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { pino } from 'pino';
 import { type BlobStore, LocalBlobStore } from './artifacts/blob-store.js';
 import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
@@ -35,6 +37,8 @@ export interface AppContext {
   blobs: BlobStore;
   /** Purpose-bound keys derived from the signing secret. */
   keys: { sealing: Buffer; signing: Buffer; byok: Buffer };
+  /** For work that outlives a request (an open event stream); requests log through Fastify. */
+  log: FastifyBaseLogger;
 }
 
 export interface ContextParts {
@@ -46,6 +50,8 @@ export interface ContextParts {
   bus?: EventBus;
   blobs?: BlobStore;
   payments?: PaymentProvider;
+  /** Silent when absent: the admin CLI and tests that build a context of their own. */
+  log?: FastifyBaseLogger;
 }
 
 export function createAppContext(parts: ContextParts): AppContext {
@@ -69,5 +75,6 @@ export function createAppContext(parts: ContextParts): AppContext {
       signing: deriveKey(config.signingSecret, 'url-signing'),
       byok: deriveKey(config.signingSecret, 'byok'),
     },
+    log: parts.log ?? pino({ level: 'silent' }),
   };
 }

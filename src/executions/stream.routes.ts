@@ -1,39 +1,76 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
+import { clientAddress, type FrontRoute, pathOf, sendError } from '../http/front-routes.js';
+import { limitAnonymousRequest } from '../http/rate-limit.js';
 import { findExecution } from './executions.store.js';
 import { serveEventStream } from './stream.js';
 import { verifyStreamSignature } from './stream-url.js';
 
-const StreamParams = Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) });
-const StreamQuery = Type.Object({
-  ts: Type.Optional(Type.String({ maxLength: 32 })),
-  sig: Type.Optional(Type.String({ maxLength: 128 })),
-  lastSeq: Type.Optional(Type.String({ maxLength: 16 })),
-});
+const STREAM_PATH = /^\/executions\/([^/?]+)\/stream(?:\?|$)/;
+const MAX_EXECUTION_ID = 100;
+const QUERY_LIMITS = { ts: 32, sig: 128, lastSeq: 16 } as const;
+
+interface StreamRequest {
+  executionId: string;
+  ts?: string;
+  sig?: string;
+  lastSeq?: string;
+}
+
+/** The path's execution id and the query, held to the same limits a route schema would set. */
+function parseStreamRequest(encodedId: string, url: string): StreamRequest {
+  let executionId: string;
+  try {
+    executionId = decodeURIComponent(encodedId);
+  } catch {
+    throw new InvalidInput('The execution id in the path is not validly encoded');
+  }
+  if (executionId.length > MAX_EXECUTION_ID) throw new InvalidInput('The execution id in the path is too long');
+  const query = new URLSearchParams(url.slice(url.indexOf('?') + 1 || url.length));
+  const parsed: StreamRequest = { executionId };
+  for (const [name, maxLength] of Object.entries(QUERY_LIMITS) as [keyof typeof QUERY_LIMITS, number][]) {
+    const values = query.getAll(name);
+    if (values.length > 1) throw new InvalidInput(`${name} may be given only once`);
+    const value = values[0];
+    if (value !== undefined && value.length > maxLength) throw new InvalidInput(`${name} is too long`);
+    if (value !== undefined) parsed[name] = value;
+  }
+  return parsed;
+}
 
 /** Where to resume: `lastSeq`, else a reconnecting browser's Last-Event-ID, else the start. */
-function resumeAfter(lastSeq: string | undefined, lastEventId: string | string[] | undefined): number {
-  const given = lastSeq ?? (Array.isArray(lastEventId) ? lastEventId[0] : lastEventId);
+function resumeAfter(lastSeq: string | undefined, lastEventId: string | undefined): number {
+  const given = lastSeq ?? lastEventId;
   if (given === undefined || given === '') return 0;
   if (!/^\d{1,12}$/.test(given)) throw new InvalidInput('lastSeq must be a non-negative integer');
   return Number(given);
 }
 
-/** The signed stream URL: no credential but its signature, which is checked first. */
-export function streamRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    app.get(
-      '/executions/:executionId/stream',
-      { config: { auth: 'public' }, schema: { hide: true, params: StreamParams, querystring: StreamQuery } },
-      async (request, reply) => {
-        const { executionId } = request.params;
-        verifyStreamSignature(ctx, executionId, request.query.ts, request.query.sig);
-        const after = resumeAfter(request.query.lastSeq, request.headers['last-event-id']);
-        if (!(await findExecution(ctx.db, executionId))) throw new NotFound('Execution not found');
-        await serveEventStream(ctx, reply, executionId, after);
-      },
-    );
+/**
+ * GET /executions/:executionId/stream, the signed stream URL. It carries no credential but
+ * its signature, which is checked before anything about the execution is looked at. The
+ * request passes the gates every other request does, in the same order: the rate limit
+ * (per client address), input limits, then the signature.
+ */
+export function streamRoute(ctx: AppContext): FrontRoute {
+  return (request, response) => {
+    const url = request.url ?? '';
+    const match = request.method === 'GET' ? STREAM_PATH.exec(url) : null;
+    if (!match) return false;
+    let headers: Record<string, string> = {};
+    const open = async () => {
+      const limit = await limitAnonymousRequest(ctx, clientAddress(request, ctx.config.trustProxy));
+      headers = limit.headers;
+      if (limit.refusal) throw limit.refusal;
+      const { executionId, ts, sig, lastSeq } = parseStreamRequest(match[1] as string, url);
+      verifyStreamSignature(ctx, executionId, ts, sig);
+      const lastEventId = request.headers['last-event-id'];
+      const after = resumeAfter(lastSeq, typeof lastEventId === 'string' ? lastEventId : undefined);
+      if (!(await findExecution(ctx.db, executionId))) throw new NotFound('Execution not found');
+      ctx.log.info({ method: 'GET', path: pathOf(request), after }, 'event stream opened');
+      await serveEventStream(ctx, response, headers, executionId, after);
+    };
+    open().catch((error: unknown) => sendError(ctx.log, request, response, error, headers));
+    return true;
   };
 }

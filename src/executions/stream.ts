@@ -1,97 +1,126 @@
-import type { FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from './bus.js';
 import { frameChunksAfter } from './event-blocks.store.js';
 import { eventTypeAt, sseFrame } from './events.store.js';
 
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
+
 /**
- * Serves one execution's events as server-sent events: everything stored after
- * `afterSequence`, then live events, with no gap and no duplicate at the hand-over. Live
- * events that arrive during the replay wait in a queue; each is written only if it is the
- * next sequence, and a gap (a missed announcement) is filled from the store. The stream
+ * One subscriber of one execution's events, served as server-sent events: everything stored
+ * after `afterSequence`, then live events, with no gap and no duplicate at the hand-over.
+ * Live events that arrive during the replay wait in a queue; each is written only if it is
+ * the next sequence, and a gap (a missed announcement) is filled from the store. The stream
  * ends after a session.status_idle with nothing newer behind it.
+ *
+ * Tens of thousands of these can sit idle at once, so each is one object with its methods
+ * on the prototype rather than a handful of closures.
+ */
+class EventStream {
+  #lastSent: number;
+  #closed = false;
+  #busy = true;
+  readonly #queue: ExecutionEvent[] = [];
+  #unsubscribe: () => void = () => undefined;
+  #stopHeartbeat: () => void = () => undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly response: ServerResponse,
+    private readonly executionId: string,
+    afterSequence: number,
+  ) {
+    this.#lastSent = afterSequence;
+  }
+
+  async run(): Promise<void> {
+    this.#unsubscribe = this.ctx.bus.subscribe(this.executionId, this.#receive);
+    this.#stopHeartbeat = this.ctx.heartbeats.add(this.response);
+    this.response.on('close', this.close);
+
+    await this.#replay();
+    // Checked also when nothing was replayed: a client resuming after a finished run's last event.
+    const last = this.#lastSent;
+    const endedRun = last > 0 && (await eventTypeAt(this.ctx.db, this.executionId, last))?.type === 'session.status_idle';
+    if (endedRun && !this.#queue.some((next) => next.sequence > last)) {
+      this.close();
+      return;
+    }
+    this.#busy = false;
+    await this.#drain();
+  }
+
+  readonly close = (): void => {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#unsubscribe();
+    this.#stopHeartbeat();
+    this.response.end();
+  };
+
+  readonly #receive = (event: ExecutionEvent): void => {
+    this.#queue.push(event);
+    this.#drain().catch((error: unknown) => this.#fail(error));
+  };
+
+  #fail(error: unknown): void {
+    this.ctx.log.error({ err: error, executionId: this.executionId }, 'event stream failed');
+    this.close();
+  }
+
+  /** Writes stored events after lastSent, a chunk per write, up to `through` (else all stored). */
+  async #replay(through?: number): Promise<void> {
+    for await (const chunk of frameChunksAfter(this.ctx.db, this.executionId, this.#lastSent, through)) {
+      if (this.#closed) return;
+      this.response.write(chunk.text);
+      this.#lastSent = chunk.lastSequence;
+    }
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#busy || this.#closed) return;
+    this.#busy = true;
+    try {
+      while (this.#queue.length > 0 && !this.#closed) {
+        const event = this.#queue.shift() as ExecutionEvent;
+        if (event.sequence <= this.#lastSent) continue;
+        if (event.sequence > this.#lastSent + 1) await this.#replay(event.sequence - 1);
+        if (event.sequence !== this.#lastSent + 1) continue;
+        this.response.write(sseFrame(event));
+        this.#lastSent = event.sequence;
+        if (this.#endsStream(event)) this.close();
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #endsStream(event: ExecutionEvent): boolean {
+    return event.type === 'session.status_idle' && !this.#queue.some((next) => next.sequence > event.sequence);
+  }
+}
+
+/**
+ * Answers with the event stream of an execution already found and authorised; `headers`
+ * (the rate-limit headers) go out beside the stream's own.
  */
 export async function serveEventStream(
   ctx: AppContext,
-  reply: FastifyReply,
+  response: ServerResponse,
+  headers: Record<string, string>,
   executionId: string,
   afterSequence: number,
 ): Promise<void> {
-  const raw = reply.raw;
-  reply.hijack();
-  // The rate-limit headers were set on the reply before it was handed over.
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value !== undefined) raw.setHeader(name, value);
-  }
-  raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-  });
+  response.writeHead(200, { ...headers, ...STREAM_HEADERS });
   // Headers go out now, not with the first event: a client waits for them before it
-  // posts the user.message that produces that event.
-  raw.write(': connected\n\n');
-
-  let lastSent = afterSequence;
-  let closed = false;
-  let busy = true;
-  const queue: ExecutionEvent[] = [];
-
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    unsubscribe();
-    stopHeartbeat();
-    raw.end();
-  };
-  const send = (event: ExecutionEvent) => {
-    raw.write(sseFrame(event));
-    lastSent = event.sequence;
-  };
-  const endsStream = (event: { type: string; sequence: number }) =>
-    event.type === 'session.status_idle' && !queue.some((next) => next.sequence > event.sequence);
-
-  /** Writes stored events after lastSent, a chunk per write, up to `through` (else all stored). */
-  const replay = async (through?: number): Promise<void> => {
-    for await (const chunk of frameChunksAfter(ctx.db, executionId, lastSent, through)) {
-      if (closed) return;
-      raw.write(chunk.text);
-      lastSent = chunk.lastSequence;
-    }
-  };
-
-  const drain = async () => {
-    if (busy || closed) return;
-    busy = true;
-    try {
-      while (queue.length > 0 && !closed) {
-        const event = queue.shift() as ExecutionEvent;
-        if (event.sequence <= lastSent) continue;
-        if (event.sequence > lastSent + 1) await replay(event.sequence - 1);
-        if (event.sequence !== lastSent + 1) continue;
-        send(event);
-        if (endsStream(event)) close();
-      }
-    } finally {
-      busy = false;
-    }
-  };
-
-  const unsubscribe = ctx.bus.subscribe(executionId, (event) => {
-    queue.push(event);
-    void drain();
-  });
-  const stopHeartbeat = ctx.heartbeats.add(raw);
-  raw.on('close', close);
-
-  await replay();
-  // Checked also when nothing was replayed: a client resuming after a finished run's last event.
-  const endedRun = lastSent > 0 && (await eventTypeAt(ctx.db, executionId, lastSent))?.type === 'session.status_idle';
-  if (endedRun && !queue.some((next) => next.sequence > lastSent)) {
-    close();
-    return;
-  }
-  busy = false;
-  await drain();
+  // posts the user.message that produces that event. Sent on their own, the header text
+  // Node keeps for the response's lifetime is flattened into one string as it is written,
+  // rather than staying a tree of a few dozen concatenated pieces per open stream.
+  response.flushHeaders();
+  response.write(': connected\n\n');
+  await new EventStream(ctx, response, executionId, afterSequence).run();
 }

@@ -30,23 +30,49 @@ function rulesOf(config: Config): Rules {
   return rules;
 }
 
+const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';
+
+const anonymousRestKey = (address: string) => `rest:ip:${address}`;
+
 /** REST requests count per credential (a key, or a person for auth tokens), else per IP. */
 function restKey(request: FastifyRequest): string {
   const caller = request.caller;
-  if (!caller) return `rest:ip:${request.ip}`;
+  if (!caller) return anonymousRestKey(request.ip);
   return caller.kind === 'api_key' ? `rest:key:${caller.credentialId}` : `rest:user:${caller.userId}`;
 }
 
-function setHeaders(reply: FastifyReply, decision: RateDecision): void {
-  reply.header('x-ratelimit-limit', decision.limit);
-  reply.header('x-ratelimit-remaining', decision.remaining);
-  reply.header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
+function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(Math.ceil(decision.resetMs / 1000)),
+  };
+}
+
+/** The limiter's answer as response headers, and the error to throw when it says no. */
+async function consume(
+  ctx: AppContext,
+  key: string,
+  rule: RateRule,
+  message: string,
+): Promise<{ headers: Record<string, string>; refusal: RateLimited | null }> {
+  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
+  const refusal = decision.allowed ? null : new RateLimited(message, Math.ceil(decision.retryAfterMs / 1000));
+  return { headers: rateLimitHeaders(decision), refusal };
 }
 
 async function enforce(ctx: AppContext, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> {
-  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
-  setHeaders(reply, decision);
-  if (!decision.allowed) throw new RateLimited(message, Math.ceil(decision.retryAfterMs / 1000));
+  const { headers, refusal } = await consume(ctx, key, rule, message);
+  reply.headers(headers);
+  if (refusal) throw refusal;
+}
+
+/**
+ * The REST limit for a request answered outside Fastify (an event stream, which carries no
+ * credential), counted per client address like any other anonymous request.
+ */
+export function limitAnonymousRequest(ctx: AppContext, address: string) {
+  return consume(ctx, anonymousRestKey(address), rulesOf(ctx.config).rest, REST_LIMIT_MESSAGE);
 }
 
 /** onRequest: the REST limit, or the activation-creation limit per client IP. */
@@ -67,7 +93,7 @@ export async function limitRequest(
     );
     return;
   }
-  await enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, 'Rate limit exceeded; slow down');
+  await enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, REST_LIMIT_MESSAGE);
 }
 
 /**
@@ -96,5 +122,6 @@ export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCode
  */
 export async function ensureRateLimitHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;
-  setHeaders(reply, await ctx.rateLimits.peek(restKey(request), rulesOf(ctx.config).rest, ctx.clock.now().getTime()));
+  const decision = await ctx.rateLimits.peek(restKey(request), rulesOf(ctx.config).rest, ctx.clock.now().getTime());
+  reply.headers(rateLimitHeaders(decision));
 }

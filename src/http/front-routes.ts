@@ -1,0 +1,70 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
+import { renderError } from './error-renderer.js';
+
+/**
+ * A route answered on the bare Node request, ahead of Fastify's routing. Only for requests
+ * that stay open for a long time in great numbers (event streams): Fastify keeps its
+ * request, reply and logger objects alive for as long as a response is open. Returns false
+ * for requests it does not serve, which then go to Fastify.
+ */
+export type FrontRoute = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** Fastify's own defaults, which it applies only to servers it creates itself. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/** An HTTP server that offers each request to the front routes first, then to Fastify. */
+export function serverWithFrontRoutes(routes: FrontRoute[]): FastifyServerFactory {
+  return (fastifyHandler) => {
+    const server = createServer((request, response) => {
+      for (const route of routes) if (route(request, response)) return;
+      fastifyHandler(request, response);
+    });
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.requestTimeout = 0;
+    return server;
+  };
+}
+
+/**
+ * The client's address as Fastify's `request.ip` gives it: the socket's peer, or behind a
+ * trusted proxy the first address of X-Forwarded-For.
+ */
+export function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
+  const peer = request.socket.remoteAddress ?? '';
+  if (!trustProxy) return peer;
+  const forwarded = request.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',')[0]?.trim();
+  return first || peer;
+}
+
+/** The path alone: logged request lines never carry query strings, which hold signatures. */
+export function pathOf(request: IncomingMessage): string {
+  return (request.url ?? '/').split('?')[0] ?? '/';
+}
+
+/** Writes a thrown error the way Fastify's error handler would, in the standard envelope. */
+export function sendError(
+  log: FastifyBaseLogger,
+  request: IncomingMessage,
+  response: ServerResponse,
+  error: unknown,
+  headers: Record<string, string>,
+): void {
+  const rendered = renderError(error, 'standard');
+  const line = { method: request.method, path: pathOf(request), statusCode: rendered.status };
+  if (rendered.unexpected) log.error({ ...line, err: error }, 'request failed');
+  else log.info(line, 'request refused');
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  const body = JSON.stringify(rendered.body);
+  response.writeHead(rendered.status, {
+    ...headers,
+    ...rendered.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(body)),
+  });
+  response.end(body);
+}
