@@ -21,7 +21,7 @@ import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { failAbandonedRuns } from './executions/runner.js';
 import { streamRoute } from './executions/stream.routes.js';
-import { serverWithFrontRoutes } from './http/front-routes.js';
+import { SilentConnections, serverWithFrontRoutes } from './http/front-routes.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
@@ -55,9 +55,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
   const ctx = createAppContext({ config, database, clock, rateLimits, skills, log });
 
+  const silentConnections = new SilentConnections();
   const app = Fastify({
     loggerInstance: log,
-    serverFactory: serverWithFrontRoutes([streamRoute(ctx)]),
+    serverFactory: serverWithFrontRoutes([streamRoute(ctx)], silentConnections),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -97,6 +98,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sweepExpiredActivations(ctx).catch((error: unknown) => app.log.error({ err: error }, 'activation sweep failed'));
     }, SWEEP_INTERVAL_MS);
     sweeper.unref();
+  });
+  // The server's close waits for open connections: a stream would hold it open until its
+  // run ends, and a connection that never sent a request, for good.
+  app.addHook('preClose', async () => {
+    ctx.streams.closeAll();
+    silentConnections.closeAll();
   });
   app.addHook('onClose', async () => {
     clearInterval(sweeper);

@@ -11,7 +11,7 @@ import type { Tables } from './db/tables.js';
 import { ActiveRuns } from './executions/active-runs.js';
 import { type Channels, type EventBus, InProcessChannels } from './executions/bus.js';
 import type { ControlMessage } from './executions/control-messages.js';
-import { Heartbeats } from './executions/heartbeats.js';
+import { OpenStreams } from './executions/open-streams.js';
 import { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { deriveKey } from './secrets.js';
@@ -30,8 +30,8 @@ export interface AppContext {
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
   runs: ActiveRuns;
-  /** The keep-alive comments of every open event stream. */
-  heartbeats: Heartbeats;
+  /** Every open event stream: their keep-alive comments, and ending them at shutdown. */
+  streams: OpenStreams;
   payments: PaymentProvider;
   /** Artifact file contents, by SHA-256. */
   blobs: BlobStore;
@@ -67,7 +67,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     bus: parts.bus ?? new InProcessChannels(),
     control: new InProcessChannels(),
     runs: new ActiveRuns(),
-    heartbeats: new Heartbeats(config.executions.heartbeatMs),
+    streams: new OpenStreams(config.executions.heartbeatMs),
     payments: parts.payments ?? paymentProviderFor(config),
     blobs: parts.blobs ?? new LocalBlobStore(path.join(config.dataDir, 'blobs')),
     keys: {

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from './bus.js';
 import { frameChunksAfter } from './event-blocks.store.js';
 import { eventTypeAt, sseFrame } from './events.store.js';
+import type { OpenStream } from './open-streams.js';
 
 const STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -20,13 +21,12 @@ const STREAM_HEADERS = {
  * Tens of thousands of these can sit idle at once, so each is one object with its methods
  * on the prototype rather than a handful of closures.
  */
-class EventStream {
+class EventStream implements OpenStream {
   #lastSent: number;
   #closed = false;
   #busy = true;
   readonly #queue: ExecutionEvent[] = [];
   #unsubscribe: () => void = () => undefined;
-  #stopHeartbeat: () => void = () => undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -39,7 +39,7 @@ class EventStream {
 
   async run(): Promise<void> {
     this.#unsubscribe = this.ctx.bus.subscribe(this.executionId, this.#receive);
-    this.#stopHeartbeat = this.ctx.heartbeats.add(this.response);
+    this.ctx.streams.add(this);
     this.response.on('close', this.close);
 
     await this.#replay();
@@ -58,9 +58,19 @@ class EventStream {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe();
-    this.#stopHeartbeat();
+    this.ctx.streams.delete(this);
     this.response.end();
   };
+
+  closeConnection(): void {
+    this.close();
+    // Written after the response's last chunk, so the client still sees a complete stream.
+    this.response.socket?.end();
+  }
+
+  keepAlive(): void {
+    this.response.write(': keep-alive\n\n');
+  }
 
   readonly #receive = (event: ExecutionEvent): void => {
     this.#queue.push(event);

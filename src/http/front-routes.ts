@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
 import { renderError } from './error-renderer.js';
 
@@ -13,13 +14,48 @@ export type FrontRoute = (request: IncomingMessage, response: ServerResponse) =>
 /** Fastify's own defaults, which it applies only to servers it creates itself. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
+/**
+ * Connections that have not sent a request yet. Node's server.close() waits for them, and
+ * nothing else would close one, so a client that connects ahead of need (fetch does) or
+ * never speaks would hold a shutdown open for good.
+ */
+export class SilentConnections {
+  readonly #sockets = new Set<Socket>();
+  // One listener shared by every socket, which it gets as `this`: nothing per connection
+  // outlives the connection's first request.
+  readonly #onClose: (this: Socket) => void;
+
+  constructor() {
+    const sockets = this.#sockets;
+    this.#onClose = function (this: Socket) {
+      sockets.delete(this);
+    };
+  }
+
+  connected(socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.on('close', this.#onClose);
+  }
+
+  spoke(socket: Socket): void {
+    if (this.#sockets.delete(socket)) socket.off('close', this.#onClose);
+  }
+
+  closeAll(): void {
+    for (const socket of this.#sockets) socket.destroy();
+    this.#sockets.clear();
+  }
+}
+
 /** An HTTP server that offers each request to the front routes first, then to Fastify. */
-export function serverWithFrontRoutes(routes: FrontRoute[]): FastifyServerFactory {
+export function serverWithFrontRoutes(routes: FrontRoute[], silent: SilentConnections): FastifyServerFactory {
   return (fastifyHandler) => {
     const server = createServer((request, response) => {
+      silent.spoke(request.socket);
       for (const route of routes) if (route(request, response)) return;
       fastifyHandler(request, response);
     });
+    server.on('connection', (socket: Socket) => silent.connected(socket));
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.requestTimeout = 0;
     return server;

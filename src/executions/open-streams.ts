@@ -1,0 +1,51 @@
+/** What the registry needs of an open event stream. */
+export interface OpenStream {
+  /** Writes the keep-alive comment that stops proxies from closing an idle stream. */
+  keepAlive(): void;
+  close(): void;
+  /** Ends the stream and then its connection, which would otherwise idle on as keep-alive. */
+  closeConnection(): void;
+}
+
+/**
+ * Every open event stream of this process. One timer sends all their keep-alive comments,
+ * instead of a timer each: with tens of thousands of idle subscribers, per-connection
+ * timers cost memory and wake-ups. The timer runs only while some stream is open. At
+ * shutdown the streams are ended, so their clients reconnect (to another node, or to this
+ * one once it is back) instead of holding the shutdown open.
+ */
+export class OpenStreams {
+  readonly #streams = new Set<OpenStream>();
+  #timer: NodeJS.Timeout | undefined;
+  #shuttingDown = false;
+
+  constructor(private readonly keepAliveMs: number) {}
+
+  add(stream: OpenStream): void {
+    if (this.#shuttingDown) {
+      stream.closeConnection();
+      return;
+    }
+    this.#streams.add(stream);
+    if (!this.#timer) {
+      this.#timer = setInterval(() => {
+        for (const open of this.#streams) open.keepAlive();
+      }, this.keepAliveMs);
+      this.#timer.unref();
+    }
+  }
+
+  delete(stream: OpenStream): void {
+    this.#streams.delete(stream);
+    if (this.#streams.size === 0 && this.#timer) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  /** Ends every open stream, and any opened from now on. */
+  closeAll(): void {
+    this.#shuttingDown = true;
+    for (const stream of [...this.#streams]) stream.closeConnection();
+  }
+}
