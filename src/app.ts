@@ -17,6 +17,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { createAppContext } from './context.js';
 import type { Database } from './db/database.js';
+import type { EventBus } from './executions/bus.js';
 import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { failAbandonedRuns } from './executions/runner.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   database: Database;
   clock: Clock;
   rateLimits: RateLimitStore;
+  /** Live event announcements; in-process when absent. */
+  bus?: EventBus;
   /** Where log lines go; stdout when absent. */
   logStream?: DestinationStream;
 }
@@ -53,7 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { registry: skills, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: config.skillsDir });
   const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
   const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
-  const ctx = createAppContext({ config, database, clock, rateLimits, skills, log });
+  const ctx = createAppContext({ config, database, clock, rateLimits, skills, log, ...(deps.bus ? { bus: deps.bus } : {}) });
 
   const silentConnections = new SilentConnections();
   const app = Fastify({

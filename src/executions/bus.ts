@@ -19,7 +19,17 @@ export interface Channels<Message> {
   subscribe(channel: string, listener: (message: Message) => void): () => void;
 }
 
-export type EventBus = Channels<ExecutionEvent>;
+/**
+ * A stored event as live subscribers get it: enough to keep order, and its frame rendered
+ * once for all of them rather than once per subscriber.
+ */
+export interface AnnouncedEvent {
+  sequence: number;
+  type: string;
+  frame: string;
+}
+
+export type EventBus = Channels<AnnouncedEvent>;
 
 export class InProcessChannels<Message> implements Channels<Message> {
   readonly #emitter = new EventEmitter().setMaxListeners(0);

@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { ExecutionsTable } from '../db/tables.js';
 import type { ExecutionEvent } from './bus.js';
-import { appendEvents, type NewEvent } from './events.store.js';
+import { appendEvents, type NewEvent, sseFrame } from './events.store.js';
 
 /** Stores events (and any change to the execution that goes with them), then announces them. */
 export async function recordEvents(
@@ -19,7 +19,9 @@ export async function recordEvents(
 
 /** Announces stored events to live subscribers; only ever after they are committed. */
 export function announce(ctx: AppContext, executionId: string, events: ExecutionEvent[]): void {
-  for (const event of events) ctx.bus.publish(executionId, event);
+  for (const event of events) {
+    ctx.bus.publish(executionId, { sequence: event.sequence, type: event.type, frame: sseFrame(event) });
+  }
 }
 
 export function textContent(text: string): Record<string, unknown> {

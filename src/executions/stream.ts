@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
-import type { ExecutionEvent } from './bus.js';
+import type { AnnouncedEvent } from './bus.js';
 import { frameChunksAfter } from './event-blocks.store.js';
-import { eventTypeAt, sseFrame } from './events.store.js';
+import { eventTypeAt } from './events.store.js';
 import type { OpenStream } from './open-streams.js';
 
 const STREAM_HEADERS = {
@@ -25,7 +25,7 @@ class EventStream implements OpenStream {
   #lastSent: number;
   #closed = false;
   #busy = true;
-  readonly #queue: ExecutionEvent[] = [];
+  readonly #queue: AnnouncedEvent[] = [];
   #unsubscribe: () => void = () => undefined;
 
   constructor(
@@ -51,7 +51,7 @@ class EventStream implements OpenStream {
       return;
     }
     this.#busy = false;
-    await this.#drain();
+    this.#drain();
   }
 
   readonly close = (): void => {
@@ -72,9 +72,9 @@ class EventStream implements OpenStream {
     this.response.write(': keep-alive\n\n');
   }
 
-  readonly #receive = (event: ExecutionEvent): void => {
+  readonly #receive = (event: AnnouncedEvent): void => {
     this.#queue.push(event);
-    this.#drain().catch((error: unknown) => this.#fail(error));
+    this.#drain();
   };
 
   #fail(error: unknown): void {
@@ -91,25 +91,41 @@ class EventStream implements OpenStream {
     }
   }
 
-  async #drain(): Promise<void> {
-    if (this.#busy || this.#closed) return;
-    this.#busy = true;
-    try {
-      while (this.#queue.length > 0 && !this.#closed) {
-        const event = this.#queue.shift() as ExecutionEvent;
-        if (event.sequence <= this.#lastSent) continue;
-        if (event.sequence > this.#lastSent + 1) await this.#replay(event.sequence - 1);
-        if (event.sequence !== this.#lastSent + 1) continue;
-        this.response.write(sseFrame(event));
-        this.#lastSent = event.sequence;
-        if (this.#endsStream(event)) this.close();
+  /**
+   * Writes queued events in order. Synchronous unless an event is ahead of the next
+   * sequence: with thousands of subscribers, each announcement reaches every one of them in
+   * a single pass, with no promise per subscriber.
+   */
+  #drain(): void {
+    while (!this.#busy && !this.#closed && this.#queue.length > 0) {
+      const event = this.#queue[0] as AnnouncedEvent;
+      if (event.sequence > this.#lastSent + 1) {
+        this.#fillGap(event.sequence - 1).catch((error: unknown) => this.#fail(error));
+        return;
       }
-    } finally {
-      this.#busy = false;
+      this.#queue.shift();
+      if (event.sequence <= this.#lastSent) continue;
+      this.response.write(event.frame);
+      this.#lastSent = event.sequence;
+      if (this.#endsStream(event)) this.close();
     }
   }
 
-  #endsStream(event: ExecutionEvent): boolean {
+  /** A missed announcement: the events before the queued one come from the store. */
+  async #fillGap(through: number): Promise<void> {
+    this.#busy = true;
+    try {
+      await this.#replay(through);
+    } finally {
+      this.#busy = false;
+    }
+    // Events are stored before they are announced, so this is a broken store; the client
+    // reconnects with Last-Event-ID rather than receive a stream with a hole in it.
+    if (!this.#closed && this.#lastSent < through) throw new Error(`announced events up to ${through} are not stored`);
+    this.#drain();
+  }
+
+  #endsStream(event: AnnouncedEvent): boolean {
     return event.type === 'session.status_idle' && !this.#queue.some((next) => next.sequence > event.sequence);
   }
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
+import type { EventBus } from '../../src/executions/bus.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { freshDatabase, type TestDatabase } from './database.js';
@@ -46,17 +47,17 @@ export async function freePort(): Promise<number> {
  * listens on a port chosen up front, so the URLs it hands out (stream URLs, the
  * verification page) point at itself.
  */
-export async function startServer(env: Env = {}): Promise<TestServer> {
+export async function startServer(env: Env = {}, parts: { bus?: EventBus } = {}): Promise<TestServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnPort(env, await freePort());
+      return await startOnPort(env, await freePort(), parts);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw error;
     }
   }
 }
 
-async function startOnPort(env: Env, port: number): Promise<TestServer> {
+async function startOnPort(env: Env, port: number, parts: { bus?: EventBus }): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-test-'));
   const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, PORT: String(port), ...env });
   const testDb = await freshDatabase(dir);
@@ -68,7 +69,14 @@ async function startOnPort(env: Env, port: number): Promise<TestServer> {
       done();
     },
   });
-  const app = await buildApp({ config, database: testDb.database, clock, rateLimits: new MemoryRateLimitStore(), logStream });
+  const app = await buildApp({
+    config,
+    database: testDb.database,
+    clock,
+    rateLimits: new MemoryRateLimitStore(),
+    logStream,
+    ...parts,
+  });
   try {
     await app.listen({ host: '127.0.0.1', port });
   } catch (error) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AnnouncedEvent, InProcessChannels } from '../../src/executions/bus.js';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client, tamper } from '../helpers/http.js';
@@ -129,5 +130,42 @@ describe('the signed URL', () => {
     const created = await createExecution(api, person, 'ticker', '1 1');
     const stream = await streamOf(api, person, created.id, '&lastSeq=-1');
     expect(stream.status).toBe(400);
+  });
+});
+
+/** Loses every third announcement, the way a cross-node bus might drop a message. */
+class LossyBus extends InProcessChannels<AnnouncedEvent> {
+  #published = 0;
+  dropped = 0;
+
+  override publish(channel: string, message: AnnouncedEvent): void {
+    this.#published += 1;
+    if (this.#published % 3 === 0 && message.type !== 'session.status_idle') {
+      this.dropped += 1;
+      return;
+    }
+    super.publish(channel, message);
+  }
+}
+
+describe('a lost announcement', () => {
+  it('is filled from the store, so every subscriber still gets every event once, in order', async () => {
+    const bus = new LossyBus();
+    const lossy = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '100000' }, { bus });
+    try {
+      const lossyApi = client(lossy.url);
+      const someone = await signUp(lossyApi);
+      const created = await createExecution(lossyApi, someone, 'ticker', '12 5');
+      const streams = await Promise.all(Array.from({ length: 5 }, () => streamOf(lossyApi, someone, created.id)));
+      await sendMessage(lossyApi, someone, created.id, '12 5');
+      await Promise.all(streams.map((stream) => stream.ended));
+      expect(bus.dropped).toBeGreaterThan(2);
+      const replayed = await streamOf(lossyApi, someone, created.id);
+      await replayed.ended;
+      expect(sequences(replayed.events)).toEqual(oneTo(16));
+      for (const stream of streams) expect(stream.events).toEqual(replayed.events);
+    } finally {
+      await lossy.close();
+    }
   });
 });
