@@ -232,14 +232,25 @@ interface Measure {
   bare: number;
 }
 
+/**
+ * Resident growth holds the heap growth, so a resident reading below the heap reading
+ * measured the reuse of pages the process already had, not the connections: it is
+ * reported, not judged. That happens to the bare server at 1,000 connections.
+ */
+function memoryVerdict(kind: keyof MemoryReading, ours: MemoryReading, bare: MemoryReading): string {
+  if (kind === 'resident' && (ours.resident < ours.heap || bare.resident < bare.heap)) return 'page reuse: not judged';
+  return ours[kind] / bare[kind] <= 1.5 ? 'met' : 'MISSED';
+}
+
 function fanOutRows(count: number, result: { p99: Measure; memory: { ours: MemoryReading; bare: MemoryReading } }) {
+  const { ours, bare } = result.memory;
   const memoryRow = (kind: keyof MemoryReading) => ({
     measure: `fan-out to ${count}: ${kind} memory per connection (KiB)`,
-    skillet: kib(result.memory.ours[kind]),
-    baseline: kib(result.memory.bare[kind]),
-    ratio: ratio(result.memory.ours[kind], result.memory.bare[kind]),
+    skillet: kib(ours[kind]),
+    baseline: kib(bare[kind]),
+    ratio: ratio(ours[kind], bare[kind]),
     target: '<= 1.5',
-    verdict: result.memory.ours[kind] / result.memory.bare[kind] <= 1.5 ? 'met' : 'MISSED',
+    verdict: memoryVerdict(kind, ours, bare),
   });
   return [
     memoryRow('resident'),

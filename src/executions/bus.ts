@@ -15,8 +15,9 @@ export interface ExecutionEvent {
  */
 export interface Channels<Message> {
   publish(channel: string, message: Message): void;
-  /** Returns the function that unsubscribes. */
-  subscribe(channel: string, listener: (message: Message) => void): () => void;
+  subscribe(channel: string, listener: (message: Message) => void): void;
+  /** Takes off a listener given to subscribe (the same function). */
+  unsubscribe(channel: string, listener: (message: Message) => void): void;
 }
 
 /**
@@ -38,8 +39,11 @@ export class InProcessChannels<Message> implements Channels<Message> {
     this.#emitter.emit(channel, message);
   }
 
-  subscribe(channel: string, listener: (message: Message) => void): () => void {
+  subscribe(channel: string, listener: (message: Message) => void): void {
     this.#emitter.on(channel, listener);
-    return () => this.#emitter.off(channel, listener);
+  }
+
+  unsubscribe(channel: string, listener: (message: Message) => void): void {
+    this.#emitter.off(channel, listener);
   }
 }

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { type CredentialRef, isCredentialLive } from '../identity/callers.js';
+import type { ControlMessage } from './control-messages.js';
 import { CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 
 /** A client this far behind is dropped (it reconnects); it never slows the others. */
@@ -66,17 +67,18 @@ export function controlPlaneRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           socket.close(1008, 'unauthorized');
           return;
         }
-        const unsubscribe = ctx.control.subscribe(channel.workspaceId, (message) => {
+        const forward = (message: ControlMessage) => {
           if (socket.readyState !== socket.OPEN) return;
           if (socket.bufferedAmount > SLOW_CLIENT_BYTES) {
             socket.terminate();
             return;
           }
           socket.send(JSON.stringify(message));
-        });
+        };
+        ctx.control.subscribe(channel.workspaceId, forward);
         const stopPinging = keepAlive(socket, ctx.config.controlPingMs);
         socket.on('close', () => {
-          unsubscribe();
+          ctx.control.unsubscribe(channel.workspaceId, forward);
           stopPinging();
         });
       },

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
-import { clientAddress, type FrontRoute, pathOf, sendError } from '../http/front-routes.js';
+import { clientAddress, type FrontRoute, headerValues, pathOf, sendError } from '../http/front-routes.js';
 import { limitAnonymousRequest } from '../http/rate-limit.js';
-import { findExecution } from './executions.store.js';
+import { executionIdIfExists } from './executions.store.js';
 import { serveEventStream } from './stream.js';
 import { verifyStreamSignature } from './stream-url.js';
 
@@ -64,9 +64,8 @@ export function streamRoute(ctx: AppContext): FrontRoute {
       if (limit.refusal) throw limit.refusal;
       const { executionId, ts, sig, lastSeq } = parseStreamRequest(match[1] as string, url);
       verifyStreamSignature(ctx, executionId, ts, sig);
-      const lastEventId = request.headers['last-event-id'];
-      const after = resumeAfter(lastSeq, typeof lastEventId === 'string' ? lastEventId : undefined);
-      if (!(await findExecution(ctx.db, executionId))) throw new NotFound('Execution not found');
+      const after = resumeAfter(lastSeq, headerValues(request, 'last-event-id')[0]);
+      if (!(await executionIdIfExists(ctx.db, executionId))) throw new NotFound('Execution not found');
       ctx.log.info({ method: 'GET', path: pathOf(request), after }, 'event stream opened');
       await serveEventStream(ctx, response, headers, executionId, after);
     };

@@ -26,7 +26,6 @@ class EventStream implements OpenStream {
   #closed = false;
   #busy = true;
   readonly #queue: AnnouncedEvent[] = [];
-  #unsubscribe: () => void = () => undefined;
 
   constructor(
     private readonly ctx: AppContext,
@@ -38,7 +37,7 @@ class EventStream implements OpenStream {
   }
 
   async run(): Promise<void> {
-    this.#unsubscribe = this.ctx.bus.subscribe(this.executionId, this.#receive);
+    this.ctx.bus.subscribe(this.executionId, this.#receive);
     this.ctx.streams.add(this);
     this.response.on('close', this.close);
 
@@ -57,7 +56,7 @@ class EventStream implements OpenStream {
   readonly close = (): void => {
     if (this.#closed) return;
     this.#closed = true;
-    this.#unsubscribe();
+    this.ctx.bus.unsubscribe(this.executionId, this.#receive);
     this.ctx.streams.delete(this);
     this.response.end();
   };

@@ -63,14 +63,26 @@ export function serverWithFrontRoutes(routes: FrontRoute[], silent: SilentConnec
 }
 
 /**
+ * A request header's values, read from the raw list: reading `request.headers` would build
+ * an object that then lives as long as the request, which for a stream is hours.
+ */
+export function headerValues(request: IncomingMessage, name: string): string[] {
+  const raw = request.rawHeaders;
+  const values: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === name) values.push(raw[i + 1] as string);
+  }
+  return values;
+}
+
+/**
  * The client's address as Fastify's `request.ip` gives it: the socket's peer, or behind a
  * trusted proxy the first address of X-Forwarded-For.
  */
 export function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
   const peer = request.socket.remoteAddress ?? '';
   if (!trustProxy) return peer;
-  const forwarded = request.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',')[0]?.trim();
+  const first = headerValues(request, 'x-forwarded-for').join(',').split(',')[0]?.trim();
   return first || peer;
 }
 
