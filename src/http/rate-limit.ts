@@ -49,30 +49,31 @@ function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   };
 }
 
-/** The limiter's answer as response headers, and the error to throw when it says no. */
-async function consume(
-  ctx: AppContext,
-  key: string,
-  rule: RateRule,
-  message: string,
-): Promise<{ headers: Record<string, string>; refusal: RateLimited | null }> {
-  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
-  const refusal = decision.allowed ? null : new RateLimited(message, Math.ceil(decision.retryAfterMs / 1000));
-  return { headers: rateLimitHeaders(decision), refusal };
+function refusalOf(decision: RateDecision, message: string): RateLimited | null {
+  return decision.allowed ? null : new RateLimited(message, Math.ceil(decision.retryAfterMs / 1000));
 }
 
+/** On every routed request: the headers go straight onto the reply, with nothing in between. */
 async function enforce(ctx: AppContext, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> {
-  const { headers, refusal } = await consume(ctx, key, rule, message);
-  reply.headers(headers);
+  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
+  reply.header('x-ratelimit-limit', decision.limit);
+  reply.header('x-ratelimit-remaining', decision.remaining);
+  reply.header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
+  const refusal = refusalOf(decision, message);
   if (refusal) throw refusal;
 }
 
 /**
  * The REST limit for a request answered outside Fastify (an event stream, which carries no
- * credential), counted per client address like any other anonymous request.
+ * credential), counted per client address like any other anonymous request: the headers
+ * to send, and the error to throw when the limiter says no.
  */
-export function limitAnonymousRequest(ctx: AppContext, address: string) {
-  return consume(ctx, anonymousRestKey(address), rulesOf(ctx.config).rest, REST_LIMIT_MESSAGE);
+export async function limitAnonymousRequest(
+  ctx: AppContext,
+  address: string,
+): Promise<{ headers: Record<string, string>; refusal: RateLimited | null }> {
+  const decision = await ctx.rateLimits.consume(anonymousRestKey(address), rulesOf(ctx.config).rest, ctx.clock.now().getTime());
+  return { headers: rateLimitHeaders(decision), refusal: refusalOf(decision, REST_LIMIT_MESSAGE) };
 }
 
 /** onRequest: the REST limit, or the activation-creation limit per client IP. */
