@@ -242,45 +242,44 @@ function memoryVerdict(kind: keyof MemoryReading, ours: MemoryReading, bare: Mem
   return ours[kind] / bare[kind] <= 1.5 ? 'met' : 'MISSED';
 }
 
-function fanOutRows(count: number, result: { p99: Measure; memory: { ours: MemoryReading; bare: MemoryReading } }) {
-  const { ours, bare } = result.memory;
-  const memoryRow = (kind: keyof MemoryReading) => ({
+interface MemoryMeasure {
+  ours: MemoryReading;
+  bare: MemoryReading;
+}
+
+function memoryRows(count: number, { ours, bare }: MemoryMeasure) {
+  return (['resident', 'heap'] as const).map((kind) => ({
     measure: `fan-out to ${count}: ${kind} memory per connection (KiB)`,
     skillet: kib(ours[kind]),
     baseline: kib(bare[kind]),
     ratio: ratio(ours[kind], bare[kind]),
     target: '<= 1.5',
     verdict: memoryVerdict(kind, ours, bare),
-  });
-  return [
-    memoryRow('resident'),
-    memoryRow('heap'),
-    {
-      measure: `fan-out to ${count}: p99 delivery spread (ms)`,
-      skillet: Number(result.p99.ours.toFixed(1)),
-      baseline: Number(result.p99.bare.toFixed(1)),
-      ratio: ratio(result.p99.ours, result.p99.bare),
-      target: '<= 1.5',
-      verdict: result.p99.ours / result.p99.bare <= 1.5 ? 'met' : 'MISSED',
-    },
-  ];
+  }));
+}
+
+function spreadRow(count: number, p99: Measure) {
+  return {
+    measure: `fan-out to ${count}: p99 delivery spread (ms)`,
+    skillet: Number(p99.ours.toFixed(1)),
+    baseline: Number(p99.bare.toFixed(1)),
+    ratio: ratio(p99.ours, p99.bare),
+    target: '<= 1.5',
+    verdict: p99.ours / p99.bare <= 1.5 ? 'met' : 'MISSED',
+  };
 }
 
 const kib = (bytes: number) => Number((bytes / 1024).toFixed(1));
 const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
-
-function memoryRowsOnly(memory: { ours: MemoryReading; bare: MemoryReading }[]) {
-  return [1000, 10_000].flatMap((count, i) =>
-    fanOutRows(count, { p99: { ours: Number.NaN, bare: Number.NaN }, memory: memory[i] as (typeof memory)[number] }).slice(0, 2),
-  );
-}
+const FAN_OUT_COUNTS = [1000, 10_000];
 
 /** `part` narrows the run to one measure: BENCH_ONLY=replay or BENCH_ONLY=fan-out-memory. */
 export async function streams(part?: 'replay' | 'fan-out-memory'): Promise<void> {
   if (part === 'fan-out-memory') {
-    const memory = [await fanOutMemory(1000), await fanOutMemory(10_000)];
+    const rows = [];
+    for (const count of FAN_OUT_COUNTS) rows.push(...memoryRows(count, await fanOutMemory(count)));
     console.log('\nFan-out memory: Skillet vs a bare Node SSE server in the same run; medians\n');
-    console.table(memoryRowsOnly(memory));
+    console.table(rows);
     return;
   }
   const ours = await startServer('skillet');
@@ -299,11 +298,11 @@ export async function streams(part?: 'replay' | 'fan-out-memory'): Promise<void>
       },
     ];
     if (part !== 'replay') {
-      const spreads = [await fanOutSpread(skillet, base, 1000), await fanOutSpread(skillet, base, 10_000)];
-      const memory = [await fanOutMemory(1000), await fanOutMemory(10_000)];
-      [1000, 10_000].forEach((count, i) => {
-        rows.push(...fanOutRows(count, { p99: spreads[i] as Measure, memory: memory[i] as (typeof memory)[number] }));
-      });
+      const spreads = [];
+      for (const count of FAN_OUT_COUNTS) spreads.push(await fanOutSpread(skillet, base, count));
+      for (const [i, count] of FAN_OUT_COUNTS.entries()) {
+        rows.push(...memoryRows(count, await fanOutMemory(count)), spreadRow(count, spreads[i] as Measure));
+      }
       const cost = await runCost(skillet);
       rows.push({
         measure: 'run of an empty script skill, user.message to session.status_idle (ms)',

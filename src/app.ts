@@ -22,7 +22,7 @@ import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { failAbandonedRuns } from './executions/runner.js';
 import { streamRoute } from './executions/stream.routes.js';
-import { SilentConnections, serverWithFrontRoutes } from './http/front-routes.js';
+import { pathOf, SilentConnections, serverWithFrontRoutes } from './http/front-routes.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
@@ -47,7 +47,7 @@ const SWEEP_INTERVAL_MS = 60_000;
 
 /** Logged request lines carry the path only: query strings can hold codes and signatures. */
 function requestSummary(request: { method: string; url: string; ip: string }) {
-  return { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip };
+  return { method: request.method, path: pathOf(request.url), remoteAddress: request.ip };
 }
 
 /** Builds the whole application. It never listens: main.ts does, tests use inject or listen. */

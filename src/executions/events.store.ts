@@ -10,6 +10,12 @@ export interface NewEvent {
   payload: Record<string, unknown>;
 }
 
+/** A stored event, with the frame it was stored as: announced as is, never rendered again. */
+export interface StoredEvent {
+  event: ExecutionEvent;
+  frame: string;
+}
+
 /**
  * Stores events under the next sequence numbers of their execution, within `trx`. The
  * counter lives on the execution row and is bumped in the same transaction, so sequences
@@ -22,7 +28,7 @@ export async function appendEvents(
   events: NewEvent[],
   nowIso: string,
   change: Updateable<ExecutionsTable> = {},
-): Promise<ExecutionEvent[]> {
+): Promise<StoredEvent[]> {
   const counter = await trx
     .updateTable('executions')
     .set((eb) => ({ ...change, last_sequence: eb('last_sequence', '+', events.length) }))
@@ -30,17 +36,20 @@ export async function appendEvents(
     .returning('last_sequence')
     .executeTakeFirstOrThrow();
   const first = counter.last_sequence - events.length + 1;
-  const stored = events.map((event, i) => ({ id: randomUUID(), type: event.type, sequence: first + i, payload: event.payload }));
+  const stored = events.map((event, i): StoredEvent => {
+    const stamped = { id: randomUUID(), type: event.type, sequence: first + i, payload: event.payload };
+    return { event: stamped, frame: sseFrame(stamped) };
+  });
   if (stored.length > 0) {
     await trx
       .insertInto('execution_events')
       .values(
-        stored.map((event) => ({
+        stored.map(({ event, frame }) => ({
           execution_id: executionId,
           sequence: event.sequence,
           id: event.id,
           type: event.type,
-          frame: sseFrame(event),
+          frame,
           created_at: nowIso,
         })),
       )

@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { ExecutionsTable } from '../db/tables.js';
 import type { ExecutionEvent } from './bus.js';
-import { appendEvents, type NewEvent, sseFrame } from './events.store.js';
+import { appendEvents, type NewEvent, type StoredEvent } from './events.store.js';
 
 /** Stores events (and any change to the execution that goes with them), then announces them. */
 export async function recordEvents(
@@ -14,14 +14,12 @@ export async function recordEvents(
   const nowIso = ctx.clock.now().toISOString();
   const stored = await ctx.db.transaction().execute((trx) => appendEvents(trx, executionId, events, nowIso, change));
   announce(ctx, executionId, stored);
-  return stored;
+  return stored.map(({ event }) => event);
 }
 
 /** Announces stored events to live subscribers; only ever after they are committed. */
-export function announce(ctx: AppContext, executionId: string, events: ExecutionEvent[]): void {
-  for (const event of events) {
-    ctx.bus.publish(executionId, { sequence: event.sequence, type: event.type, frame: sseFrame(event) });
-  }
+export function announce(ctx: AppContext, executionId: string, stored: StoredEvent[]): void {
+  for (const { event, frame } of stored) ctx.bus.publish(executionId, { sequence: event.sequence, type: event.type, frame });
 }
 
 export function textContent(text: string): Record<string, unknown> {

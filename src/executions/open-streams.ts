@@ -46,6 +46,6 @@ export class OpenStreams {
   /** Ends every open stream, and any opened from now on. */
   closeAll(): void {
     this.#shuttingDown = true;
-    for (const stream of [...this.#streams]) stream.closeConnection();
+    for (const stream of this.#streams) stream.closeConnection();
   }
 }

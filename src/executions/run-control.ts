@@ -8,7 +8,7 @@ import { findSkill } from '../skills/workspace-skills.js';
 import type { ExecutionEvent } from './bus.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import { announce, recordEvents, textContent } from './events.js';
-import { appendEvents } from './events.store.js';
+import { appendEvents, type StoredEvent } from './events.store.js';
 import { createExecution, executionOf, requireInputWithinLimit } from './executions.js';
 import { findExecution } from './executions.store.js';
 import { finishRun, launchRun, type RunTarget } from './runner.js';
@@ -34,9 +34,9 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   await requireCanExecute(ctx, caller, skill?.price ?? 0);
 
   const nowIso = ctx.clock.now().toISOString();
-  let events: ExecutionEvent[];
+  let stored: StoredEvent[];
   try {
-    events = await ctx.db.transaction().execute(async (trx) => {
+    stored = await ctx.db.transaction().execute(async (trx) => {
       const claimed = await trx
         .updateTable('executions')
         .set({ status: 'working', started_at: nowIso, completed_at: null, stop_reason: null })
@@ -58,11 +58,11 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
     if (isUniqueViolation(error) || error instanceof NotIdle) throw new ExecutionRunning(BUSY);
     throw error;
   }
-  announce(ctx, executionId, events);
+  announce(ctx, executionId, stored);
   signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
   invalidate(ctx, execution.workspace_id, ['executions']);
   await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, skill, text);
-  return events;
+  return stored.map(({ event }) => event);
 }
 
 /** Stops a working run, here or (if this process lost it) by closing it in the store. */

@@ -66,7 +66,7 @@ export function streamRoute(ctx: AppContext): FrontRoute {
       verifyStreamSignature(ctx, executionId, ts, sig);
       const after = resumeAfter(lastSeq, headerValues(request, 'last-event-id')[0]);
       if (!(await executionIdIfExists(ctx.db, executionId))) throw new NotFound('Execution not found');
-      ctx.log.info({ method: 'GET', path: pathOf(request), after }, 'event stream opened');
+      ctx.log.info({ method: 'GET', path: pathOf(url), after }, 'event stream opened');
       await serveEventStream(ctx, response, headers, executionId, after);
     };
     open().catch((error: unknown) => sendError(ctx.log, request, response, error, headers));

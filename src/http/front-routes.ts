@@ -87,8 +87,8 @@ export function clientAddress(request: IncomingMessage, trustProxy: boolean): st
 }
 
 /** The path alone: logged request lines never carry query strings, which hold signatures. */
-export function pathOf(request: IncomingMessage): string {
-  return (request.url ?? '/').split('?')[0] ?? '/';
+export function pathOf(url: string | undefined): string {
+  return (url ?? '/').split('?')[0] ?? '/';
 }
 
 /** Writes a thrown error the way Fastify's error handler would, in the standard envelope. */
@@ -100,7 +100,7 @@ export function sendError(
   headers: Record<string, string>,
 ): void {
   const rendered = renderError(error, 'standard');
-  const line = { method: request.method, path: pathOf(request), statusCode: rendered.status };
+  const line = { method: request.method, path: pathOf(request.url), statusCode: rendered.status };
   if (rendered.unexpected) log.error({ ...line, err: error }, 'request failed');
   else log.info(line, 'request refused');
   if (response.headersSent) {

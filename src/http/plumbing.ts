@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, NotFound } from '../errors.js';
 import { resolveCaller } from './credentials.js';
 import { renderError } from './error-renderer.js';
+import { pathOf } from './front-routes.js';
 import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
 
 /**
@@ -41,6 +42,6 @@ export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.setNotFoundHandler(async (request) => {
-    throw new NotFound(`No route for ${request.method} ${request.url.split('?')[0]}`);
+    throw new NotFound(`No route for ${request.method} ${pathOf(request.url)}`);
   });
 }
