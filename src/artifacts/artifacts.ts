@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
-import { Conflict, ExecutionRunning, NotFound } from '../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import { manageableArtifact, readableArtifact } from './access.js';
 import { type ArtifactView, artifactView, fileListOf } from './artifact-view.js';
 import {
   type ArtifactFileRow,
@@ -12,7 +13,6 @@ import {
   deleteArtifact,
   fileAt,
   filesOf,
-  findInWorkspace,
   unreferenced,
 } from './artifacts.store.js';
 import { downloadName, isBundlePath, isText, type Manifest } from './bundle.js';
@@ -28,14 +28,6 @@ export interface Delivery {
   contentType: string;
   size: number | undefined;
   fileName?: string;
-}
-
-/** The caller's artifact: 404 in another workspace, 429 while its run still writes it. */
-export async function readableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
-  const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
-  if (!artifact) throw new NotFound('Artifact not found');
-  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
-  return artifact;
 }
 
 export async function listArtifacts(ctx: AppContext, caller: Caller, limit: number, offset: number) {
@@ -135,7 +127,7 @@ export async function artifactFile(ctx: AppContext, caller: Caller, id: string, 
 
 /** Deletes the artifact for good: its row, its public copy, and any blob nothing else uses. */
 export async function removeArtifact(ctx: AppContext, caller: Caller, id: string): Promise<void> {
-  const artifact = await readableArtifact(ctx, caller, id);
+  const artifact = await manageableArtifact(ctx, caller, id);
   const files = await filesOf(ctx.db, [artifact.id]);
   await removePublicCopy(ctx, artifact.id);
   await ctx.blobs.exclusive(async () => {

@@ -6,8 +6,8 @@ import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { isSlugTaken, recordInstalledSkill } from '../skills/workspace-skills.js';
+import { readableArtifact } from './access.js';
 import { type ArtifactView, artifactView } from './artifact-view.js';
-import { readableArtifact } from './artifacts.js';
 import { filesOf, findArtifact, updateArtifact } from './artifacts.store.js';
 import type { SkillInBundle } from './run-output.js';
 

@@ -3,27 +3,17 @@ import { constants, createReadStream } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import { Conflict, ExecutionRunning, Forbidden, NotFound } from '../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import { manageableArtifact } from './access.js';
 import type { Delivery } from './artifacts.js';
-import { type ArtifactRow, filesOf, findInWorkspace, updateArtifact } from './artifacts.store.js';
+import { filesOf, updateArtifact } from './artifacts.store.js';
 import { isBundlePath, mimeTypeOf } from './bundle.js';
 
 const ARTIFACT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function publicRoot(ctx: AppContext): string {
   return path.join(ctx.config.dataDir, 'public');
-}
-
-/** Publishing and unpublishing are for the workspace's owners and admins (and service admins). */
-async function publishableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
-  const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
-  if (!artifact) throw new NotFound('Artifact not found');
-  if (caller.role === 'member' && !caller.isAdmin) {
-    throw new Forbidden('Only the workspace owner or an admin can publish or unpublish artifacts');
-  }
-  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
-  return artifact;
 }
 
 function publicUrlOf(ctx: AppContext, artifactId: string, filePath: string): string {
@@ -35,7 +25,7 @@ function publicUrlOf(ctx: AppContext, artifactId: string, filePath: string): str
  * and renamed into place, so a reader sees the old files or the new ones, never a mix.
  */
 export async function publishArtifact(ctx: AppContext, caller: Caller, id: string) {
-  const artifact = await publishableArtifact(ctx, caller, id);
+  const artifact = await manageableArtifact(ctx, caller, id);
   if (artifact.status !== 'completed') throw new Conflict('Only a completed artifact can be published');
   const files = await filesOf(ctx.db, [artifact.id]);
   const root = publicRoot(ctx);
@@ -59,7 +49,7 @@ export async function publishArtifact(ctx: AppContext, caller: Caller, id: strin
 }
 
 export async function unpublishArtifact(ctx: AppContext, caller: Caller, id: string): Promise<void> {
-  const artifact = await publishableArtifact(ctx, caller, id);
+  const artifact = await manageableArtifact(ctx, caller, id);
   await removePublicCopy(ctx, artifact.id);
   await updateArtifact(ctx.db, artifact.id, { is_public: 0 });
 }

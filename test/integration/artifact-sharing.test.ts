@@ -110,6 +110,29 @@ describe('publishing', () => {
     expect((await rawGet(server.url, '/public/not-an-id/index.html')).status).toBe(404);
   });
 
+  it("a plain member may not delete the owner's published artifact (nor any other); the owner and an admin may", async () => {
+    const { artifactId } = await runForArtifact(api, owner, 'markdown-to-html', '# Owner page', { 'x-workspace-id': team });
+    const published = await api.post<{ publicUrl: string }>(`/api/v1/artifacts/${artifactId}/publish`, {
+      headers: inTeam(owner),
+    });
+    expect(published.status).toBe(200);
+
+    const refused = await api.delete(`/api/v1/artifacts/${artifactId}`, { headers: inTeam(member) });
+    expect([refused.status, refused.body]).toEqual([403, legacy()]);
+    expect((await fetch(published.body.publicUrl)).status).toBe(200);
+    const kept = await api.get<Artifact>(`/api/v1/artifacts/${artifactId}`, { headers: inTeam(owner) });
+    expect([kept.status, kept.body.isPublic]).toEqual([200, true]);
+    // Delete follows publish's rule, so not even what the member ran themselves.
+    const own = (await runForArtifact(api, member, 'markdown-to-html', '# Member page', { 'x-workspace-id': team })).artifactId;
+    expect((await api.delete(`/api/v1/artifacts/${own}`, { headers: inTeam(member) })).status).toBe(403);
+
+    const byAdmin = await api.delete(`/api/v1/artifacts/${artifactId}`, { headers: inTeam(admin) });
+    expect([byAdmin.status, byAdmin.body]).toEqual([200, { success: true }]);
+    expect((await fetch(published.body.publicUrl)).status).toBe(404);
+    const byOwner = await api.delete(`/api/v1/artifacts/${own}`, { headers: inTeam(owner) });
+    expect([byOwner.status, byOwner.body]).toEqual([200, { success: true }]);
+  });
+
   it('unpublish and delete take the public copy down; delete keeps blobs another artifact still uses', async () => {
     const first = (await runForArtifact(api, owner, 'markdown-to-html', '# Shared bytes')).artifactId;
     const second = (await runForArtifact(api, owner, 'markdown-to-html', '# Shared bytes')).artifactId;

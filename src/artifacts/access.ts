@@ -1,0 +1,27 @@
+import type { AppContext } from '../context.js';
+import { ExecutionRunning, Forbidden, NotFound } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { type ArtifactRow, findInWorkspace } from './artifacts.store.js';
+
+/** The caller's artifact: 404 in another workspace, 429 while its run still writes it. */
+export async function readableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
+  const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
+  if (!artifact) throw new NotFound('Artifact not found');
+  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
+  return artifact;
+}
+
+/**
+ * The caller's artifact, for changing what others can see of it: publishing, unpublishing
+ * and deleting are for the workspace's owners and admins (and service admins). A plain
+ * member who could delete could take down what an owner published, which unpublish forbids.
+ */
+export async function manageableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
+  const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
+  if (!artifact) throw new NotFound('Artifact not found');
+  if (caller.role === 'member' && !caller.isAdmin) {
+    throw new Forbidden('Only the workspace owner or an admin can publish, unpublish or delete artifacts');
+  }
+  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
+  return artifact;
+}
