@@ -28,6 +28,10 @@ export default defineConfig(async () => {
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
         { extends: true as const, test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' } } },
+        {
+          extends: true as const,
+          test: { name: 'security', include: ['test/security/**/*.test.ts'], env: { TEST_DB: 'sqlite' } },
+        },
         ...(withPostgres
           ? [
               {

@@ -11,6 +11,20 @@ export function slugOf(name) {
   return slug || 'new-skill';
 }
 
+/**
+ * The generated entry module, the same for every skill. The description is user text, and
+ * user text spliced into source can become source (a name that closed the module's opening
+ * comment once ran as code), so the name and description go only into SKILL.md, as YAML data.
+ */
+const ENTRY = `/** A starting point written by skill-creator: its name and description are in SKILL.md. Replace the body with the real work. */
+export default async function run({ input, message, writeFile, result }) {
+  const words = input.trim().split(/\\s+/).filter(Boolean).length;
+  message(\`Received \${words} words.\`);
+  await writeFile('echo.txt', input);
+  result('echo.txt');
+}
+`;
+
 export function skillBundle(description) {
   const text = description.trim();
   const [firstLine] = text.split('\n');
@@ -28,15 +42,7 @@ export function skillBundle(description) {
     price: 0,
   });
   const manifest = `---\n${frontMatter}---\n${text}\n`;
-  const entry = `/** ${name.replace(/\*\//g, '')}: a starting point; replace the body with the real work. */
-export default async function run({ input, message, writeFile, result }) {
-  const words = input.trim().split(/\\s+/).filter(Boolean).length;
-  message(\`Received \${words} words.\`);
-  await writeFile('echo.txt', input);
-  result('echo.txt');
-}
-`;
-  return { name, slug: slugOf(name), manifest, entry };
+  return { name, slug: slugOf(name), manifest, entry: ENTRY };
 }
 
 export default async function run({ input, toolUse, writeFile, message, result }) {
