@@ -6,11 +6,7 @@ import { publicFile } from './public-files.js';
 
 const PublicParams = Type.Object({ artifactId: Type.String({ maxLength: 100 }), '*': Type.String({ maxLength: 2048 }) });
 
-/**
- * Published files, without credentials. They are user content on this origin (unless
- * PUBLIC_FILES_URL gives them another), so they are sandboxed: no script of theirs runs
- * with this origin's rights, and nothing is sniffed into a more dangerous type.
- */
+/** Published files, without credentials; `deliver` sandboxes them like every user file. */
 export function publicFileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -18,8 +14,7 @@ export function publicFileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       { config: { auth: 'public' }, schema: { hide: true, params: PublicParams } },
       async (request, reply) => {
         const file = await publicFile(ctx, request.params.artifactId, request.params['*']);
-        reply.header('content-security-policy', 'sandbox').header('cache-control', 'no-cache');
-        return deliver(reply, file);
+        return deliver(reply.header('cache-control', 'no-cache'), file);
       },
     );
   };

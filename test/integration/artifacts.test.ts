@@ -189,6 +189,26 @@ describe('downloads', () => {
     expect(name.endsWith('.txt')).toBe(true);
   });
 
+  it('every response carrying user content is sandboxed and never sniffed: file, raw, download and the published copy', async () => {
+    const page = (await runForArtifact(api, person, 'markdown-to-html', '# Hi\n\n<script>fetch("/api/v1/keys")</script>')).artifactId;
+    const published = await api.post<{ publicUrl: string }>(`/api/v1/artifacts/${page}/publish`, { headers: session(person) });
+    expect(published.status).toBe(200);
+    const responses = {
+      file: await download(page, 'file/index.html'),
+      raw: await download(page, 'raw'),
+      zip: await download(page),
+      single: await download(stats),
+      public: await bytesOf(published.body.publicUrl, {}),
+    };
+    expect(responses.file.headers.get('content-type')).toBe('text/html');
+    expect(responses.file.body.toString('utf8')).toContain('<script>');
+    for (const [name, reply] of Object.entries(responses)) {
+      expect(reply.status, name).toBe(200);
+      expect(reply.headers.get('content-security-policy'), name).toBe('sandbox');
+      expect(reply.headers.get('x-content-type-options'), name).toBe('nosniff');
+    }
+  });
+
   it('file/:path never reads outside the bundle', async () => {
     const base = `/api/v1/artifacts/${site}/file/`;
     const attempts = [
