@@ -190,7 +190,8 @@ describe('downloads', () => {
   });
 
   it('every response carrying user content is sandboxed and never sniffed: file, raw, download and the published copy', async () => {
-    const page = (await runForArtifact(api, person, 'markdown-to-html', '# Hi\n\n<script>fetch("/api/v1/keys")</script>')).artifactId;
+    const input = '# Hi\n\n<script>fetch("/api/v1/keys")</script>';
+    const page = (await runForArtifact(api, person, 'markdown-to-html', input)).artifactId;
     const published = await api.post<{ publicUrl: string }>(`/api/v1/artifacts/${page}/publish`, { headers: session(person) });
     expect(published.status).toBe(200);
     const responses = {
