@@ -66,12 +66,32 @@ export interface CheckoutInput {
   cancelUrl: string;
 }
 
+/**
+ * Where the checkout sends the person back to: a web page or the app itself, as a URL
+ * parsed and written out again. The checkout redirects there from this server (or from
+ * Stripe) for whoever follows the link, so a javascript: or data: URL would run the
+ * requester's script in the victim's browser.
+ */
+function returnUrl(ctx: AppContext, field: string, value: string): string {
+  const app = `${ctx.config.billing.appScheme}:`;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:' && url?.protocol !== app) {
+    throw new InvalidInput(`${field} must be an http or https URL, or a ${app}// link into the app`);
+  }
+  return url.href;
+}
+
 async function startCheckout(
   ctx: AppContext,
   caller: Caller,
-  input: CheckoutInput,
+  given: CheckoutInput,
   what: { kind: 'pack' | 'subscription'; packId: string | null; name: string; credits: number; priceCents: number },
 ): Promise<{ checkoutUrl: string }> {
+  const input = {
+    email: given.email,
+    successUrl: returnUrl(ctx, 'successUrl', given.successUrl),
+    cancelUrl: returnUrl(ctx, 'cancelUrl', given.cancelUrl),
+  };
   let created: { sessionId: string; checkoutUrl: string };
   try {
     created = await ctx.payments.createCheckout({ ...what, ...input, userId: caller.userId });

@@ -10,13 +10,13 @@ import { type CheckoutSessionRow, findCheckoutSession, markCanceled } from './ch
 
 const SessionParams = Type.Object({ sessionId: Type.String({ maxLength: 100 }) });
 
-const PAGE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'",
+/** form-action covers the redirect a form's answer makes, so it names every return URL scheme. */
+const pageHeaders = (appScheme: string) => ({
+  'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https: ${appScheme}:; frame-ancestors 'none'`,
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
-};
+});
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
@@ -74,8 +74,9 @@ export function checkoutPageRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       if (session?.provider !== 'local') throw new NotFound('No such checkout');
       return session;
     }
+    const headers = pageHeaders(ctx.config.billing.appScheme);
     const sendPage = (reply: FastifyReply, session: CheckoutSessionRow) =>
-      reply.headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(page(session).value);
+      reply.headers(headers).type('text/html; charset=utf-8').send(page(session).value);
 
     app.get('/billing/checkout/:sessionId', publicRoute, async (request, reply) =>
       sendPage(reply, await localSession(request.params.sessionId)),

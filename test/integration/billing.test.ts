@@ -85,6 +85,46 @@ describe('a new account', () => {
     expect(anonymous.status).toBe(401);
     expect(await transactionsOf(api, person)).toEqual([]);
   });
+
+  it('refuses return URLs other than http(s) and the app scheme, on purchase and subscribe; the app scheme works', async () => {
+    const person = await signUp(api);
+    const hostile = [
+      'javascript://%0Aalert(document.cookie)',
+      'JavaScript://x/%0Afetch("/api/v1/keys")',
+      'data://text/html,<script>alert(1)</script>',
+      'data:text/html,<script>alert(1)</script>',
+      'file:///etc/passwd',
+      'otherapp://payment-success',
+    ];
+    for (const [path, extra] of [
+      ['/api/v1/billing/purchase', { packId: 'pack_100' }],
+      ['/api/v1/billing/subscribe', {}],
+    ] as const) {
+      for (const url of hostile) {
+        for (const field of ['successUrl', 'cancelUrl']) {
+          const reply = await api.post(path, { body: checkoutBody({ ...extra, [field]: url }), headers: session(person) });
+          expect([reply.status, reply.body], `${path} ${field} ${url}`).toEqual([400, standard('INVALID_INPUT')]);
+        }
+      }
+    }
+    const stored = await server.db.db
+      .selectFrom('checkout_sessions')
+      .select('id')
+      .where('user_id', '=', person.user.id)
+      .execute();
+    expect(stored).toEqual([]);
+
+    const native = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+      body: checkoutBody({ packId: 'pack_100', successUrl: 'skillet://payment-success', cancelUrl: 'skillet://payment-cancel' }),
+      headers: session(person),
+    });
+    expect(native.status).toBe(200);
+    // The page's forms may lead to the app: browsers apply form-action to the redirect a form's answer makes.
+    const page = await fetch(native.body.checkoutUrl);
+    expect(page.headers.get('content-security-policy')).toMatch(/form-action 'self' http: https: skillet:;/);
+    const cancelled = await fetch(`${native.body.checkoutUrl}/cancel`, { method: 'POST', redirect: 'manual' });
+    expect([cancelled.status, cancelled.headers.get('location')]).toEqual([303, 'skillet://payment-cancel']);
+  });
 });
 
 describe('the local test-mode checkout', () => {
