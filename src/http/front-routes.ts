@@ -86,9 +86,19 @@ export function clientAddress(request: IncomingMessage, trustProxy: boolean): st
   return first || peer;
 }
 
-/** The path alone: logged request lines never carry query strings, which hold signatures. */
+/**
+ * A path segment that is a secret in itself: a local checkout's session id is all it takes
+ * to pay that checkout (in test mode, to grant credits) or to cancel it.
+ */
+const CHECKOUT_SESSION = /^\/billing\/checkout\/[^/]+/;
+
+/**
+ * The path as logged or reported: never its query string, which holds signatures, and
+ * never a checkout session id.
+ */
 export function pathOf(url: string | undefined): string {
-  return (url ?? '/').split('?')[0] ?? '/';
+  const path = (url ?? '/').split('?')[0] ?? '/';
+  return path.replace(CHECKOUT_SESSION, '/billing/checkout/:sessionId');
 }
 
 /** Writes a thrown error the way Fastify's error handler would, in the standard envelope. */

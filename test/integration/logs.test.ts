@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkoutBody } from '../helpers/billing.js';
 import { session, signUp, startActivation } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -47,5 +48,28 @@ describe('logs', () => {
       expect(logs).not.toContain(secret);
     }
     expect(logs).toContain('/api/v1/activate/lookup');
+  });
+
+  it('hold no checkout session id: in test mode it is all it takes to pay or cancel that checkout', async () => {
+    const person = await signUp(api);
+    const start = () =>
+      api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+        body: checkoutBody({ packId: 'pack_100' }),
+        headers: session(person),
+      });
+    const [paid, cancelled] = [(await start()).body.checkoutUrl, (await start()).body.checkoutUrl];
+    expect((await fetch(paid)).status).toBe(200);
+    expect((await fetch(`${paid}?from=mail`)).status).toBe(200);
+    expect((await fetch(`${paid}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect((await fetch(`${cancelled}/cancel`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect((await fetch(`${cancelled}/elsewhere`)).status).toBe(404);
+
+    const logs = server.logs.join('\n');
+    for (const url of [paid, cancelled]) {
+      const sessionId = url.split('/').pop() as string;
+      expect(sessionId).toMatch(/^cs_local_/);
+      expect(logs).not.toContain(sessionId);
+    }
+    expect(logs).toContain('"path":"/billing/checkout/:sessionId/pay"');
   });
 });
