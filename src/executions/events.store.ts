@@ -64,9 +64,12 @@ export function sseFrame(event: ExecutionEvent): string {
   return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-/** The type of one stored event. */
-export const eventTypeAt = preparedLookup((db, executionId: string, sequence: number) =>
-  db.selectFrom('execution_events').select('type').where('execution_id', '=', executionId).where('sequence', '=', sequence),
+/**
+ * Where an execution stands: its status and the sequence of its last stored event, read
+ * together (they move in one transaction). Every stream opened asks, so it is prepared once.
+ */
+export const executionProgress = preparedLookup((db, executionId: string) =>
+  db.selectFrom('executions').select(['status', 'last_sequence']).where('execution_id', '=', executionId),
 );
 
 /** The event inside a stored frame. */

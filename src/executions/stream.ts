@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { AnnouncedEvent } from './bus.js';
 import { frameChunksAfter } from './event-blocks.store.js';
-import { eventTypeAt } from './events.store.js';
+import { executionProgress } from './events.store.js';
 import type { OpenStream } from './open-streams.js';
 
 const STREAM_HEADERS = {
@@ -15,8 +15,12 @@ const STREAM_HEADERS = {
  * One subscriber of one execution's events, served as server-sent events: everything stored
  * after `afterSequence`, then live events, with no gap and no duplicate at the hand-over.
  * Live events that arrive during the replay wait in a queue; each is written only if it is
- * the next sequence, and a gap (a missed announcement) is filled from the store. The stream
- * ends after a session.status_idle with nothing newer behind it.
+ * the next sequence, and a gap (a missed announcement) is filled from the store.
+ *
+ * When it ends: a finished (completed or failed) execution's stream ends after its last
+ * event. Any other stream ends after a live session.status_idle with nothing newer behind
+ * it; a replayed one (an interrupted run, before a resume) does not end it, so a client that
+ * opens the stream and then posts the next user.message sees that run.
  *
  * Tens of thousands of these can sit idle at once, so each is one object with its methods
  * on the prototype rather than a handful of closures.
@@ -41,11 +45,11 @@ class EventStream implements OpenStream {
     this.ctx.streams.add(this);
     this.response.on('close', this.close);
 
-    await this.#replay();
-    // Checked also when nothing was replayed: a client resuming after a finished run's last event.
-    const last = this.#lastSent;
-    const endedRun = last > 0 && (await eventTypeAt(this.ctx.db, this.executionId, last))?.type === 'session.status_idle';
-    if (endedRun && !this.#queue.some((next) => next.sequence > last)) {
+    // Read once subscribed: every event stored after this point is announced to this stream,
+    // so the replay goes up to here and the queue takes over from the next sequence.
+    const progress = await executionProgress(this.ctx.db, this.executionId);
+    await this.#replay(progress?.last_sequence ?? 0);
+    if (!progress || progress.status === 'completed' || progress.status === 'failed') {
       this.close();
       return;
     }
@@ -81,8 +85,8 @@ class EventStream implements OpenStream {
     this.close();
   }
 
-  /** Writes stored events after lastSent, a chunk per write, up to `through` (else all stored). */
-  async #replay(through?: number): Promise<void> {
+  /** Writes stored events after lastSent, a chunk per write, up to `through`. */
+  async #replay(through: number): Promise<void> {
     for await (const chunk of frameChunksAfter(this.ctx.db, this.executionId, this.#lastSent, through)) {
       if (this.#closed) return;
       this.response.write(chunk.text);

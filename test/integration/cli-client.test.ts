@@ -113,7 +113,11 @@ describe('skillet run', () => {
     const [latest] = (await sdk.executions.history({ limit: 1 })).items;
     expect(latest?.status).toBe('idle');
     const events = [];
-    for await (const event of sdk.executions.events(latest?.executionId as string)) events.push(event);
+    // An idle execution's stream waits for its next run, so the reading stops at the interrupt.
+    for await (const event of sdk.executions.events(latest?.executionId as string)) {
+      events.push(event);
+      if (event.type === 'session.status_idle') break;
+    }
     expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
   }, 30_000);
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type AnnouncedEvent, InProcessChannels } from '../../src/executions/bus.js';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
@@ -23,6 +23,34 @@ afterAll(() => server.close());
 
 const sequences = (events: { sequence: number }[]) => events.map((event) => event.sequence);
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+const interrupt = (executionId: string) =>
+  api.post(`/api/v1/executions/${executionId}/events`, {
+    body: { events: [{ type: 'user.interrupt' }] },
+    headers: session(person),
+  });
+
+/** A ticker run interrupted after a few ticks: its execution is idle again, and the live stream ended on the interrupt. */
+async function interruptedTicker() {
+  const created = await createExecution(api, person, 'ticker', '200 20');
+  const live = await streamOf(api, person, created.id);
+  await sendMessage(api, person, created.id, '200 20');
+  await live.waitFor(4);
+  expect((await interrupt(created.id)).status).toBe(200);
+  await live.ended;
+  expect(live.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
+  expect(sequences(live.events)).toEqual(oneTo(live.events.length));
+  return { created, events: live.events };
+}
+
+/** Opens a stream expected to be refused, and answers its status and error body (closing it if it was not refused). */
+async function refusedStream(executionId: string, suffix: string, headers: Record<string, string> = {}) {
+  const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${executionId}/stream-token`, { headers: session(person) });
+  const stream = await openStream(token.body.sseUrl + suffix, headers);
+  stream.close();
+  return [stream.status, stream.body === '' ? stream.body : JSON.parse(stream.body)];
+}
+
+const beyondLast = [400, { error: { code: 'INVALID_INPUT', message: expect.stringContaining('beyond the last event') } }];
 
 describe('replay', () => {
   it('replays a finished execution from sequence 1 without gaps, then ends at once', async () => {
@@ -71,6 +99,71 @@ describe('replay', () => {
     await sendMessage(api, person, created.id, '2 150');
     await stream.ended;
     expect(stream.comments).toBeGreaterThan(2);
+  });
+});
+
+describe('a lastSeq beyond the last event', () => {
+  it('is 400 INVALID_INPUT for a finished execution, given as lastSeq or Last-Event-ID; the last event itself ends the stream at once', async () => {
+    const { created, stream } = await runToEnd(api, person, 'ticker', '2 1');
+    const last = stream.events.length;
+    expect(await refusedStream(created.id, `&lastSeq=${last + 1}`)).toEqual(beyondLast);
+    expect(await refusedStream(created.id, '&lastSeq=999999999999')).toEqual(beyondLast);
+    expect(await refusedStream(created.id, '', { 'last-event-id': String(last + 1) })).toEqual(beyondLast);
+    const { created: failed, stream: failedRun } = await runToEnd(api, person, 'crashes', 'x');
+    expect(await refusedStream(failed.id, `&lastSeq=${failedRun.events.length + 1}`)).toEqual(beyondLast);
+
+    const atEnd = await streamOf(api, person, created.id, `&lastSeq=${last}`);
+    await atEnd.ended;
+    expect([atEnd.status, atEnd.events]).toEqual([200, []]);
+  });
+
+  it('is 400 INVALID_INPUT for an idle or working execution too: no event with that sequence was ever sent', async () => {
+    const fresh = await createExecution(api, person, 'ticker', '1 1');
+    expect(await refusedStream(fresh.id, '&lastSeq=1')).toEqual(beyondLast);
+
+    const { created: interrupted, events } = await interruptedTicker();
+    expect(await refusedStream(interrupted.id, `&lastSeq=${events.length + 1}`)).toEqual(beyondLast);
+
+    const working = await createExecution(api, person, 'ticker', '200 20');
+    const live = await streamOf(api, person, working.id);
+    await sendMessage(api, person, working.id, '200 20');
+    await live.waitFor(3);
+    expect(await refusedStream(working.id, '&lastSeq=100000')).toEqual(beyondLast);
+    await api.post(`/api/v1/executions/${working.id}/cancel`, { headers: session(person) });
+    await live.ended;
+  });
+});
+
+describe('resuming an interrupted execution', () => {
+  it('a stream opened after the interrupt waits for the next run, delivers it, and ends after its session.status_idle', async () => {
+    const { created, events } = await interruptedTicker();
+    const last = events.length;
+    const resumed = await streamOf(api, person, created.id, `&lastSeq=${last}`);
+    const replayed = await streamOf(api, person, created.id);
+    let over = false;
+    void Promise.all([resumed.ended, replayed.ended]).then(() => {
+      over = true;
+    });
+    // Several heartbeats go by: both streams wait instead of ending on the replayed interrupt.
+    await vi.waitFor(() => expect(Math.min(resumed.comments, replayed.comments)).toBeGreaterThan(4));
+    expect(over).toBe(false);
+    expect(resumed.events).toEqual([]);
+    expect(replayed.events).toEqual(events);
+
+    expect((await sendMessage(api, person, created.id, '3 1')).status).toBe(200);
+    await Promise.all([resumed.ended, replayed.ended]);
+    expect(resumed.events.map((event) => event.type)).toEqual([
+      'user.message',
+      'session.status_running',
+      'agent.message',
+      'agent.message',
+      'agent.message',
+      'execution.result',
+      'session.status_idle',
+    ]);
+    expect(sequences(resumed.events)).toEqual(oneTo(last + 7).slice(last));
+    expect(resumed.events.at(-1)).toMatchObject({ payload: { stop_reason: { type: 'end_turn' } } });
+    expect(replayed.events).toEqual([...events, ...resumed.events]);
   });
 });
 
