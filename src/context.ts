@@ -16,6 +16,7 @@ import { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { deriveKey } from './secrets.js';
 import { SkillRegistry } from './skills/registry.js';
+import { BUILT_INS_ONLY, type SkillSandbox } from './skills/sandbox.js';
 
 /** What every domain function is handed: no globals, so tests swap any part. */
 export interface AppContext {
@@ -26,6 +27,8 @@ export interface AppContext {
   rateLimits: RateLimitStore;
   credentials: CredentialCache;
   skills: SkillRegistry;
+  /** How skills are confined on this server. */
+  sandbox: SkillSandbox;
   bus: EventBus;
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
@@ -47,6 +50,8 @@ export interface ContextParts {
   clock: Clock;
   rateLimits: RateLimitStore;
   skills?: SkillRegistry;
+  /** Built-in skills on the permission model alone when absent (the admin CLI runs none). */
+  sandbox?: SkillSandbox;
   bus?: EventBus;
   blobs?: BlobStore;
   payments?: PaymentProvider;
@@ -64,6 +69,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     rateLimits: parts.rateLimits,
     credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
     skills: parts.skills ?? new SkillRegistry([]),
+    sandbox: parts.sandbox ?? BUILT_INS_ONLY,
     bus: parts.bus ?? new InProcessChannels(),
     control: new InProcessChannels(),
     runs: new ActiveRuns(),

@@ -1,11 +1,14 @@
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
-import { isUniqueViolation } from '../db/errors.js';
+import { lockUserRow } from '../db/locks.js';
+import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
-import { canExecute } from './billing.js';
-import { chargeRun } from './ledger.js';
+import { chargeRun, grant } from './ledger.js';
 import { accountOf, standingOfRow } from './standing.js';
 import { subscriptionModeOf } from './subscription-mode.js';
+
+const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack first';
 
 /** House rates for model calls made on the service's own key: Ds per thousand tokens. */
 export const HOUSE_RATES = { inputPerThousand: 1, outputPerThousand: 4 };
@@ -17,13 +20,16 @@ export function runCost(price: number, tokens: { input: number; output: number }
   return price + Math.ceil(model);
 }
 
-/** Refuses to start a priced run for someone who cannot pay for it (402 INSUFFICIENT_CREDITS). */
+/**
+ * Refuses a priced run for someone whose balance cannot cover its price (402
+ * INSUFFICIENT_CREDITS). A skill's price is paid in credits whatever the mode: a BYOK key
+ * only makes model tokens free. Admins and site-license holders are not charged.
+ */
 export async function requireCanExecute(ctx: AppContext, caller: Caller, minimumCost: number): Promise<void> {
   if (minimumCost <= 0 || caller.isAdmin) return;
   const { balance, standing } = await accountOf(ctx.db, caller.userId);
-  if (!canExecute(balance, caller.isAdmin, subscriptionModeOf(standing, ctx.clock.now()))) {
-    throw new PaymentRequired('Not enough credits to run this skill: buy a credit pack first');
-  }
+  if (subscriptionModeOf(standing, ctx.clock.now()) === 'sitelicense') return;
+  if (balance < minimumCost) throw new PaymentRequired(INSUFFICIENT);
 }
 
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */
@@ -40,23 +46,62 @@ export async function quoteRun(ctx: AppContext, executionId: string, cost: numbe
 }
 
 /**
- * Debits a run's charge as a usage transaction with its execution id. False when the
- * balance cannot cover it (nothing is debited). A run is charged at most once.
+ * Holds a run's price before the run starts, inside the transaction that claims it, so
+ * nothing is delivered unpaid. An execution pays once: a run resumed after an interrupt
+ * was paid for by its first run. False when the balance cannot cover it (nothing changes).
  */
-export async function chargeForRun(ctx: AppContext, executionId: string, quote: { userId: string; amount: number }) {
-  if (quote.amount <= 0) return true;
-  try {
-    return await ctx.db.transaction().execute((trx) =>
-      chargeRun(trx, {
-        userId: quote.userId,
-        amount: quote.amount,
-        executionId,
-        description: `Run ${executionId}: ${quote.amount} Ds`,
-        nowIso: ctx.clock.now().toISOString(),
-      }),
-    );
-  } catch (error) {
-    if (isUniqueViolation(error)) return true;
-    throw error;
-  }
+export async function holdRunPrice(
+  trx: Kysely<Tables>,
+  quote: { userId: string; amount: number },
+  executionId: string,
+  nowIso: string,
+): Promise<boolean> {
+  if (quote.amount <= 0 || (await heldCharge(trx, executionId)) > 0) return true;
+  return chargeRun(trx, {
+    userId: quote.userId,
+    amount: quote.amount,
+    executionId,
+    description: `Run ${executionId}: ${quote.amount} Ds`,
+    nowIso,
+  });
+}
+
+/** The credits an execution's runs were charged (0 when none). */
+export async function heldCharge(db: Kysely<Tables>, executionId: string): Promise<number> {
+  const row = await db.selectFrom('transactions').select('amount').where('execution_id', '=', executionId).executeTakeFirst();
+  return row ? -row.amount : 0;
+}
+
+/**
+ * Gives back what an execution was charged when the service, not the skill, failed its run
+ * (the server stopped, the sandbox could not start it, its files could not be stored).
+ * Written once: a second call finds the refund already there.
+ */
+export async function refundRun(ctx: AppContext, executionId: string): Promise<number> {
+  return ctx.db.transaction().execute(async (trx) => {
+    const charge = await trx
+      .selectFrom('transactions')
+      .select(['user_id', 'amount'])
+      .where('execution_id', '=', executionId)
+      .executeTakeFirst();
+    if (!charge || charge.amount >= 0) return 0;
+    await lockUserRow(trx, ctx.dialect, charge.user_id);
+    const description = `Refund of run ${executionId}: the service failed it`;
+    const done = await trx
+      .selectFrom('transactions')
+      .select('id')
+      .where('user_id', '=', charge.user_id)
+      .where('description', '=', description)
+      .executeTakeFirst();
+    if (done) return 0;
+    const amount = -charge.amount;
+    await grant(trx, {
+      userId: charge.user_id,
+      amount,
+      description,
+      paymentSessionId: null,
+      nowIso: ctx.clock.now().toISOString(),
+    });
+    return amount;
+  });
 }

@@ -8,6 +8,20 @@ export interface ActiveRun {
 /** The runs this process is executing, by execution id: what cancel and interrupt reach. */
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
+  /** Runs being started: counted against the limit before they are added. */
+  #starting = 0;
+
+  /** Takes a place for a run about to start; false when `limit` runs already have one. */
+  reserve(limit: number): boolean {
+    if (this.#runs.size + this.#starting >= limit) return false;
+    this.#starting += 1;
+    return true;
+  }
+
+  /** Gives back a place taken by reserve, once the run was added or did not start. */
+  release(): void {
+    this.#starting -= 1;
+  }
 
   add(executionId: string, run: ActiveRun): void {
     this.#runs.set(executionId, run);

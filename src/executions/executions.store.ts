@@ -73,3 +73,14 @@ export async function agentMessageFrames(db: Kysely<Tables>, executionId: string
     .execute();
   return rows.map((row) => row.frame);
 }
+
+/** How many executions of one user (in any workspace) are running now. */
+export async function countWorkingForUser(db: Kysely<Tables>, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('executions')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('user_id', '=', userId)
+    .where('status', '=', 'working')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

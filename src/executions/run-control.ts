@@ -1,8 +1,9 @@
-import { requireCanExecute } from '../billing/charges.js';
+import { holdRunPrice, quoteRun, requireCanExecute } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { lockUserRow } from '../db/locks.js';
 import type { ExecutionStatus } from '../db/tables.js';
-import { Conflict, ExecutionRunning } from '../errors.js';
+import { Conflict, ExecutionRunning, PaymentRequired } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import type { ExecutionEvent } from './bus.js';
@@ -10,7 +11,7 @@ import { invalidate, signalExecution } from './control-messages.js';
 import { announce, recordEvents, textContent } from './events.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
 import { createExecution, executionOf, requireInputWithinLimit } from './executions.js';
-import { findExecution } from './executions.store.js';
+import { countWorkingForUser, findExecution } from './executions.store.js';
 import { finishRun, launchRun, type RunTarget } from './runner.js';
 
 const BUSY = 'An execution is already running in this workspace';
@@ -19,9 +20,12 @@ const BUSY = 'An execution is already running in this workspace';
 class NotIdle extends Error {}
 
 /**
- * Starts a run of an idle execution with `text`: the claim (idle to working), the echoed
- * user.message and session.status_running are stored together. A second working execution
- * in the workspace is refused by the database's one-working index.
+ * Starts a run of an idle execution with `text`. The claim (idle to working), the price
+ * held from the payer's balance, the echoed user.message and session.status_running are
+ * stored together. Refused with 429 EXECUTION_RUNNING: a second working execution in the
+ * workspace (the database's one-working index), more running executions for one user than
+ * RUNS_PER_USER (counted under a lock on the user), more runs on this process than
+ * RUNS_PER_SERVER.
  */
 export async function startRun(ctx: AppContext, caller: Caller, executionId: string, text: string): Promise<ExecutionEvent[]> {
   const execution = await executionOf(ctx, caller, executionId);
@@ -32,11 +36,36 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   if (execution.status === 'working') throw new ExecutionRunning(BUSY);
   const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
   await requireCanExecute(ctx, caller, skill?.price ?? 0);
-
-  const nowIso = ctx.clock.now().toISOString();
-  let stored: StoredEvent[];
+  const quote = await quoteRun(ctx, executionId, skill?.price ?? 0);
+  const { runsPerUser, runsPerServer } = ctx.config.executions;
+  if (!ctx.runs.reserve(runsPerServer)) {
+    throw new ExecutionRunning(
+      `This server is already running as many skills as it may at once (${runsPerServer}); try again shortly`,
+    );
+  }
   try {
-    stored = await ctx.db.transaction().execute(async (trx) => {
+    const stored = await claimRun(ctx, executionId, text, quote, runsPerUser);
+    announce(ctx, executionId, stored);
+    signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
+    invalidate(ctx, execution.workspace_id, ['executions']);
+    await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, skill, text);
+    return stored.map(({ event }) => event);
+  } finally {
+    ctx.runs.release();
+  }
+}
+
+async function claimRun(
+  ctx: AppContext,
+  executionId: string,
+  text: string,
+  quote: { userId: string; amount: number },
+  runsPerUser: number,
+): Promise<StoredEvent[]> {
+  const nowIso = ctx.clock.now().toISOString();
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      await lockUserRow(trx, ctx.dialect, quote.userId);
       const claimed = await trx
         .updateTable('executions')
         .set({ status: 'working', started_at: nowIso, completed_at: null, stop_reason: null })
@@ -44,6 +73,14 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
         .where('status', '=', 'idle')
         .executeTakeFirst();
       if (Number(claimed.numUpdatedRows) !== 1) throw new NotIdle();
+      if ((await countWorkingForUser(trx, quote.userId)) > runsPerUser) {
+        throw new ExecutionRunning(
+          `You already have ${runsPerUser} runs in progress, the most one user may run at once; wait for one to finish`,
+        );
+      }
+      if (!(await holdRunPrice(trx, quote, executionId, nowIso))) {
+        throw new PaymentRequired('Not enough credits to run this skill: buy a credit pack first');
+      }
       return appendEvents(
         trx,
         executionId,
@@ -58,11 +95,6 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
     if (isUniqueViolation(error) || error instanceof NotIdle) throw new ExecutionRunning(BUSY);
     throw error;
   }
-  announce(ctx, executionId, stored);
-  signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
-  invalidate(ctx, execution.workspace_id, ['executions']);
-  await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, skill, text);
-  return stored.map(({ event }) => event);
 }
 
 /** Stops a working run, here or (if this process lost it) by closing it in the store. */
@@ -74,7 +106,7 @@ async function stopRun(ctx: AppContext, target: RunTarget): Promise<boolean> {
     await active.settled;
     return true;
   }
-  await finishRun(ctx, target, { kind: 'stopped' }, '', 0);
+  await finishRun(ctx, target, { kind: 'stopped' }, '');
   return false;
 }
 

@@ -1,10 +1,10 @@
 import { RunOutput } from '../artifacts/run-output.js';
-import { chargeForRun, quoteRun, runCost } from '../billing/charges.js';
+import { heldCharge, refundRun } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import type { StopReason } from '../db/tables.js';
 import type { SkillMessage } from '../skills/protocol.js';
 import type { Skill } from '../skills/registry.js';
-import { type ScriptOutcome, startScript } from '../skills/script-runtime.js';
+import { type ScriptOutcome, SkillRefused, startScript } from '../skills/script-runtime.js';
 import type { ActiveRun } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import { recordEvents, textContent } from './events.js';
@@ -42,43 +42,27 @@ export interface RunTarget {
 type RunEnding =
   | { kind: 'completed'; cost: number; artifactId: string | undefined }
   | { kind: 'stopped' }
-  | { kind: 'failed'; reason: string; stopReason: 'error' | 'limit_reached' };
+  | { kind: 'failed'; reason: string; stopReason: 'error'; refund: boolean };
 
-/**
- * Settles a run that completed: its files become its artifact, then it is charged. A
- * charge the balance cannot cover ends the run with limit_reached and takes the artifact
- * back, so nothing unpaid is delivered.
- */
-async function settle(ctx: AppContext, executionId: string, price: number, output?: RunOutput): Promise<RunEnding> {
-  const quote = await quoteRun(ctx, executionId, runCost(price, { input: 0, output: 0 }, false));
-  let artifactId: string | undefined;
+/** Settles a run that completed: its files become its artifact. Its price was held at start. */
+async function settle(ctx: AppContext, executionId: string, output?: RunOutput): Promise<RunEnding> {
+  const cost = await heldCharge(ctx.db, executionId);
   try {
-    artifactId = await output?.complete(quote.amount);
+    return { kind: 'completed', cost, artifactId: await output?.complete(cost) };
   } catch (error) {
-    return { kind: 'failed', reason: `the run's files could not be stored: ${(error as Error).message}`, stopReason: 'error' };
+    const reason = `the run's files could not be stored: ${(error as Error).message}`;
+    return { kind: 'failed', reason, stopReason: 'error', refund: true };
   }
-  if (!(await chargeForRun(ctx, executionId, quote))) {
-    if (artifactId) await output?.revoke(artifactId);
-    return { kind: 'failed', reason: `not enough credits to pay for this run (${quote.amount} Ds)`, stopReason: 'limit_reached' };
-  }
-  return { kind: 'completed', cost: quote.amount, artifactId };
 }
 
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
-export async function finishRun(
-  ctx: AppContext,
-  target: RunTarget,
-  outcome: ScriptOutcome,
-  summary: string,
-  price: number,
-  output?: RunOutput,
-) {
+export async function finishRun(ctx: AppContext, target: RunTarget, outcome: ScriptOutcome, summary: string, output?: RunOutput) {
   const { executionId, workspaceId } = target;
   const ending: RunEnding =
     outcome.kind === 'completed'
-      ? await settle(ctx, executionId, price, output)
+      ? await settle(ctx, executionId, output)
       : outcome.kind === 'failed'
-        ? { kind: 'failed', reason: outcome.reason, stopReason: 'error' }
+        ? { kind: 'failed', reason: outcome.reason, stopReason: 'error', refund: outcome.fault === 'service' }
         : outcome;
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
@@ -104,6 +88,7 @@ export async function finishRun(
       completed_at: nowIso,
     });
     signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
+    if (ending.refund) await refundRun(ctx, executionId);
   }
   invalidate(ctx, workspaceId, ['executions']);
 }
@@ -112,15 +97,15 @@ export async function finishRun(
 export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill | undefined, text: string): Promise<void> {
   const { executionId, workspaceId } = target;
   if (skill?.runtime !== 'script') {
-    await finishRun(ctx, target, { kind: 'failed', reason: 'this skill cannot run on this server' }, '', 0);
+    await finishRun(ctx, target, { kind: 'failed', reason: 'this skill cannot run on this server', fault: 'service' }, '');
     return;
   }
   let summary = '';
   const output = new RunOutput(ctx, { executionId, workspaceId, skillSlug: skill.slug, skillName: skill.name, input: text });
-  const limits = ctx.config.executions;
+  const options = { limits: ctx.config.executions, sandbox: ctx.sandbox };
   let script: Awaited<ReturnType<typeof startScript>>;
   try {
-    script = await startScript(skill, text, output.scratchDir, limits, async (message) => {
+    script = await startScript(skill, text, output.scratchDir, options, async (message) => {
       if (message.type === 'result') {
         summary = message.summary;
         return;
@@ -130,14 +115,14 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
       signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
     });
   } catch (error) {
-    const reason = `the skill could not start: ${(error as Error).message}`;
-    await finishRun(ctx, target, { kind: 'failed', reason }, '', 0, output);
+    const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;
+    await finishRun(ctx, target, { kind: 'failed', reason, fault: 'service' }, '', output);
     return;
   }
   const run: ActiveRun = {
     stop: () => script.stop(),
     settled: script.finished
-      .then((outcome) => finishRun(ctx, target, outcome, summary, skill.price, output))
+      .then((outcome) => finishRun(ctx, target, outcome, summary, output))
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);
@@ -150,8 +135,12 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
 export async function failAbandonedRuns(ctx: AppContext): Promise<number> {
   const abandoned = await workingExecutions(ctx.db);
   for (const execution of abandoned) {
-    const outcome: ScriptOutcome = { kind: 'failed', reason: 'the server stopped while this run was in progress' };
-    await finishRun(ctx, { executionId: execution.execution_id, workspaceId: execution.workspace_id }, outcome, '', 0);
+    const outcome: ScriptOutcome = {
+      kind: 'failed',
+      reason: 'the server stopped while this run was in progress',
+      fault: 'service',
+    };
+    await finishRun(ctx, { executionId: execution.execution_id, workspaceId: execution.workspace_id }, outcome, '');
   }
   return abandoned.length;
 }

@@ -1,18 +1,29 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { PROJECT_ROOT, SKILL_HARNESS } from '../paths.js';
 import { parseSkillMessage, type SkillMessage } from './protocol.js';
+import { boundedLines, LineTooLong } from './protocol-lines.js';
 import type { Skill } from './registry.js';
+import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
+import { skillCommand } from './skill-command.js';
+import { inspectOutput, type LimitBreach, watchRun } from './watchdog.js';
 
 export interface ScriptLimits {
   timeoutMs: number;
   memoryMb: number;
+  cpuSeconds: number;
   outputLimitBytes: number;
+  outputFileLimit: number;
+  lineLimitBytes: number;
+  eventBytesPerRun: number;
+  processLimit: number;
 }
 
-export type ScriptOutcome = { kind: 'completed' } | { kind: 'stopped' } | { kind: 'failed'; reason: string };
+/**
+ * How a run ended. A failure is the skill's own unless `fault` says the service failed it
+ * (it could not be started or confined); those runs are not charged.
+ */
+export type ScriptOutcome = { kind: 'completed' } | { kind: 'stopped' } | { kind: 'failed'; reason: string; fault?: 'service' };
 
 export interface ScriptRun {
   finished: Promise<ScriptOutcome>;
@@ -20,17 +31,13 @@ export interface ScriptRun {
   stop(): void;
 }
 
-// Node 20 names the permission model experimental; later versions dropped the prefix.
-const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
-const STDERR_KEPT = 2048;
+/** A skill that cannot run here at all; the run fails without being charged. */
+export class SkillRefused extends Error {}
 
-async function directorySize(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await stat(path.join(entry.parentPath ?? dir, entry.name))).size;
-  }
-  return total;
-}
+const STDERR_KEPT = 2048;
+/** What one streamed event costs beyond its line: its row, its frame, its announcement. */
+const EVENT_OVERHEAD_BYTES = 100;
+const MIB = 1024 * 1024;
 
 /** The error line of what the child printed last, without stack frames or Node's banner. */
 function errorLine(stderr: string): string | undefined {
@@ -41,44 +48,56 @@ function errorLine(stderr: string): string | undefined {
   return lines.findLast((line) => /^\w*(Error|Exception)\b.*:/.test(line)) ?? lines.at(-1);
 }
 
-function failureReason(code: number | null, signal: NodeJS.Signals | null, stderr: string): string {
-  if (/heap out of memory|Allocation failed/i.test(stderr)) return 'the skill ran out of memory';
+function breachReason(breach: LimitBreach, limits: ScriptLimits): string {
+  switch (breach.limit) {
+    case 'memory':
+      return `the skill went over its memory limit of ${limits.memoryMb} MiB`;
+    case 'cpu':
+      return `the skill used more than its CPU time limit of ${limits.cpuSeconds} seconds`;
+    case 'processes':
+      return `the skill started more processes than its limit of ${limits.processLimit}`;
+    case 'output-bytes':
+      return `the skill wrote more than its output limit of ${limits.outputLimitBytes} bytes`;
+    case 'output-files':
+      return `the skill wrote more files than its limit of ${limits.outputFileLimit}`;
+  }
+}
+
+function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: ScriptLimits): string {
+  if (/heap out of memory|Allocation failed|allocation failed/i.test(stderr))
+    return breachReason({ limit: 'memory', bytes: 0 }, limits);
+  if (signal === 'SIGXCPU') return breachReason({ limit: 'cpu', seconds: limits.cpuSeconds }, limits);
+  // Node ignores SIGXFSZ, so a write past the file-size rlimit fails with EFBIG instead.
+  if (signal === 'SIGXFSZ' || /\bEFBIG\b/.test(stderr))
+    return breachReason({ limit: 'output-bytes', bytes: limits.outputLimitBytes }, limits);
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
   const detail = errorLine(stderr);
   return detail ? `the skill ${how}: ${detail.slice(0, 300)}` : `the skill ${how}`;
 }
 
 /**
- * Runs a script skill in a child process: Node's permission model lets it read its own
- * folder (and the shared packages) and write only `outputDir`; it gets no environment,
- * so no server secret reaches it. Messages are handed to `onMessage` one at a time, in order.
+ * Runs a script skill in a child process confined by `sandbox` (see sandbox.ts and
+ * skill-command.ts). It gets no environment, so no server secret reaches it. Every limit
+ * is enforced while it runs, and every kill names the limit. Messages are handed to
+ * `onMessage` one at a time, in order.
  */
 export async function startScript(
   skill: Skill,
   input: string,
   outputDir: string,
-  limits: ScriptLimits,
+  options: { limits: ScriptLimits; sandbox: SkillSandbox },
   onMessage: (message: SkillMessage) => Promise<void>,
 ): Promise<ScriptRun> {
+  const { limits, sandbox } = options;
+  if (!skill.builtIn && !sandbox.runsUntrusted) {
+    throw new SkillRefused(
+      `the skill sandbox is not available on this server, so only built-in skills run; to enable it, ${ENABLE_SANDBOX_HINT}`,
+    );
+  }
   await mkdir(outputDir, { recursive: true });
   const entry = path.join(skill.dir, skill.entry ?? '');
-  const child = spawn(
-    process.execPath,
-    [
-      PERMISSION_FLAG,
-      `--allow-fs-read=${skill.dir}`,
-      `--allow-fs-read=${path.dirname(SKILL_HARNESS)}`,
-      `--allow-fs-read=${path.join(PROJECT_ROOT, 'node_modules')}`,
-      `--allow-fs-read=${outputDir}`,
-      `--allow-fs-write=${outputDir}`,
-      `--max-old-space-size=${limits.memoryMb}`,
-      SKILL_HARNESS,
-      entry,
-      outputDir,
-      String(limits.outputLimitBytes),
-    ],
-    { cwd: outputDir, env: {}, stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir }, limits);
+  const child = spawn(command.file, command.args, { cwd: outputDir, env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
 
   let ending: ScriptOutcome | undefined;
   const end = (outcome: ScriptOutcome) => {
@@ -89,6 +108,17 @@ export async function startScript(
     () => end({ kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` }),
     limits.timeoutMs,
   );
+  const watched = {
+    memoryBytes: limits.memoryMb * MIB,
+    cpuSeconds: limits.cpuSeconds,
+    processes: limits.processLimit,
+    outputDir,
+    outputBytes: limits.outputLimitBytes,
+    outputFiles: limits.outputFileLimit,
+  };
+  const stopWatching = child.pid
+    ? watchRun(child.pid, watched, (breach) => end({ kind: 'failed', reason: breachReason(breach, limits) }))
+    : () => undefined;
 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -100,31 +130,48 @@ export async function startScript(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
+  const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
 
-  const finished = (async (): Promise<ScriptOutcome> => {
-    let reported = 0;
-    for await (const line of createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
-      if (ending) break;
+  const relay = async (): Promise<void> => {
+    let eventBytes = 0;
+    for await (const line of boundedLines(child.stdout, limits.lineLimitBytes)) {
+      if (ending) return;
       if (line.trim() === '') continue;
+      eventBytes += Buffer.byteLength(line) + EVENT_OVERHEAD_BYTES;
+      if (eventBytes > limits.eventBytesPerRun) {
+        return end({
+          kind: 'failed',
+          reason: `the skill sent more than its limit of ${limits.eventBytesPerRun} bytes of events`,
+        });
+      }
       const message = parseSkillMessage(line);
       if (!message) {
-        end({ kind: 'failed', reason: `the skill printed something that is not a protocol message: ${line.slice(0, 120)}` });
-        break;
-      }
-      if (message.type === 'file') reported += message.size;
-      if (reported > limits.outputLimitBytes) {
-        end({ kind: 'failed', reason: `the skill wrote more than its output limit of ${limits.outputLimitBytes} bytes` });
-        break;
+        return end({
+          kind: 'failed',
+          reason: `the skill printed something that is not a protocol message: ${line.slice(0, 120)}`,
+        });
       }
       await onMessage(message);
     }
-    const { code, signal } = await exited;
-    clearTimeout(timer);
-    if (ending) return ending;
-    if (code !== 0) return { kind: 'failed', reason: failureReason(code, signal, stderr) };
-    if ((await directorySize(outputDir)) > limits.outputLimitBytes) {
-      return { kind: 'failed', reason: `the skill wrote more than its output limit of ${limits.outputLimitBytes} bytes` };
+  };
+
+  const finished = (async (): Promise<ScriptOutcome> => {
+    try {
+      await relay();
+    } catch (error) {
+      if (!(error instanceof LineTooLong)) throw error;
+      end({ kind: 'failed', reason: `the skill sent a protocol line longer than its limit of ${limits.lineLimitBytes} bytes` });
     }
+    const result = await Promise.race([exited, spawnFailed]);
+    clearTimeout(timer);
+    stopWatching();
+    if (result instanceof Error)
+      return { kind: 'failed', reason: `the skill could not start: ${result.message}`, fault: 'service' };
+    if (ending) return ending;
+    // A last look at the output: files written after the last tick.
+    const breach = await inspectOutput(watched);
+    if (breach) return { kind: 'failed', reason: breachReason(breach, limits) };
+    if (result.code !== 0) return { kind: 'failed', reason: exitReason(result.code, result.signal, stderr, limits) };
     return { kind: 'completed' };
   })();
 

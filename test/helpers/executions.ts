@@ -16,17 +16,21 @@ export async function createExecution(
   skill: string,
   input: string,
   extra: Record<string, unknown> = {},
+  headers: Record<string, string> = session(user),
 ) {
-  const reply = await api.post<Created>('/api/v1/executions', {
-    body: { skill_slug: skill, input, ...extra },
-    headers: session(user),
-  });
+  const reply = await api.post<Created>('/api/v1/executions', { body: { skill_slug: skill, input, ...extra }, headers });
   expect(reply.status).toBe(200);
   return reply.body;
 }
 
-export async function streamOf(api: Client, user: TestUser, executionId: string, suffix = ''): Promise<OpenStream> {
-  const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${executionId}/stream-token`, { headers: session(user) });
+export async function streamOf(
+  api: Client,
+  user: TestUser,
+  executionId: string,
+  suffix = '',
+  headers: Record<string, string> = session(user),
+): Promise<OpenStream> {
+  const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${executionId}/stream-token`, { headers });
   expect(token.status).toBe(200);
   return openStream(token.body.sseUrl + suffix);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { buildProject } from './build.js';
 import { createSchema, engineUnderTest, postgresUrl } from './database.js';
+import { TEST_SANDBOX_SETTING } from './sandbox.js';
 import { freePort } from './server.js';
 
 /**
@@ -18,7 +19,7 @@ export interface ServerProcesses {
   cleanUp(): Promise<void>;
 }
 
-export async function serverProcesses(name: string): Promise<ServerProcesses> {
+export async function serverProcesses(name: string, settings: NodeJS.ProcessEnv = {}): Promise<ServerProcesses> {
   const build = await buildProject();
   const dataDir = await mkdtemp(path.join(tmpdir(), `skillet-${name}-`));
   const port = await freePort();
@@ -31,6 +32,8 @@ export async function serverProcesses(name: string): Promise<ServerProcesses> {
     PASSWORD_HASH_LOG_N: '10',
     DATABASE_URL: '',
     SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
+    SKILL_SANDBOX: TEST_SANDBOX_SETTING,
+    ...settings,
   };
   let dropSchema: () => Promise<void> = async () => undefined;
   if (engineUnderTest() === 'postgres') {

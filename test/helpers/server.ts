@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { type AppDeps, buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
-import type { EventBus } from '../../src/executions/bus.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { freshDatabase, type TestDatabase } from './database.js';
+import { TEST_SANDBOX_SETTING } from './sandbox.js';
 
 export interface TestServer {
   app: FastifyInstance;
@@ -23,6 +23,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Parts a test swaps: a bus that loses announcements, a sandbox this machine lacks. */
+type ServerParts = Pick<AppDeps, 'bus' | 'sandbox'>;
+
 /** Settings for tests: a cheap password hash, and the rest as shipped unless a test says otherwise. */
 const TEST_ENV: Env = {
   PASSWORD_HASH_LOG_N: '10',
@@ -31,6 +34,7 @@ const TEST_ENV: Env = {
   EXECUTION_TIMEOUT_MS: '20000',
   // Most tests run priced skills without buying credits first; billing tests set 0.
   SIGNUP_CREDITS: '1000',
+  SKILL_SANDBOX: TEST_SANDBOX_SETTING,
 };
 
 /** A port free right now; the server then binds it (retrying if another process won it). */
@@ -47,7 +51,7 @@ export async function freePort(): Promise<number> {
  * listens on a port chosen up front, so the URLs it hands out (stream URLs, the
  * verification page) point at itself.
  */
-export async function startServer(env: Env = {}, parts: { bus?: EventBus } = {}): Promise<TestServer> {
+export async function startServer(env: Env = {}, parts: ServerParts = {}): Promise<TestServer> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnPort(env, await freePort(), parts);
@@ -57,7 +61,7 @@ export async function startServer(env: Env = {}, parts: { bus?: EventBus } = {})
   }
 }
 
-async function startOnPort(env: Env, port: number, parts: { bus?: EventBus }): Promise<TestServer> {
+async function startOnPort(env: Env, port: number, parts: ServerParts): Promise<TestServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-test-'));
   const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, PORT: String(port), ...env });
   const testDb = await freshDatabase(dir);

@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ConfigError, type SandboxSetting } from '../config.js';
+
+const run = promisify(execFile);
+
+/**
+ * How this server confines skills.
+ * - `bwrap`: bubblewrap namespaces (no network, own PIDs, read-only view of exactly what a
+ *   skill may read) around Node's permission model. Every skill runs.
+ * - `permissions`: Node's permission model alone. Only built-in skills run, unless the
+ *   operator opted out of the sandbox with SKILL_SANDBOX=none (`unconfined` then).
+ */
+export interface SkillSandbox {
+  kind: 'bwrap' | 'permissions';
+  /** Skills that are not built in may run (true with bwrap, or with SKILL_SANDBOX=none). */
+  runsUntrusted: boolean;
+  /** Absolute paths of the Node binary and the shared libraries it loads, bound read-only. */
+  runtimeFiles: string[];
+  /** prlimit's path when present: the hard resource limits that hold without a watchdog. */
+  prlimit: string | undefined;
+  /** Said loudly at start when the sandbox is weaker than it should be. */
+  warning: string | undefined;
+  /** bwrap's path, when kind is bwrap. */
+  bwrapPath: string | undefined;
+}
+
+/** Node's permission model alone, for built-in skills only: what a context gets by default. */
+export const BUILT_INS_ONLY: SkillSandbox = {
+  kind: 'permissions',
+  runsUntrusted: false,
+  runtimeFiles: [],
+  prlimit: undefined,
+  warning: undefined,
+  bwrapPath: undefined,
+};
+
+export const ENABLE_SANDBOX_HINT =
+  'install bubblewrap (Debian: apt-get install bubblewrap) and allow unprivileged user namespaces, ' +
+  'or set SKILL_SANDBOX=none to run such skills without a sandbox';
+
+async function locate(command: string): Promise<string | undefined> {
+  for (const dir of ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin', '/sbin']) {
+    const candidate = path.join(dir, command);
+    try {
+      await run(candidate, ['--version'], { timeout: 5000 });
+      return candidate;
+    } catch {
+      // not here (or not runnable): try the next folder
+    }
+  }
+  return undefined;
+}
+
+/** The Node binary and every library `ldd` says it loads (none for a static build). */
+async function nodeRuntimeFiles(): Promise<string[]> {
+  const node = realpathSync(process.execPath);
+  const files = new Set([node]);
+  try {
+    const { stdout } = await run('ldd', [node], { timeout: 5000 });
+    for (const match of stdout.matchAll(/(\/\S+)\s+\(0x/g)) {
+      if (match[1]) files.add(match[1]);
+    }
+  } catch {
+    // ldd exits 1 on a static binary: there is nothing more to bind
+  }
+  return [...files];
+}
+
+/** Starts `node -e ''` inside the sandbox exactly as a skill would be: proof it works here. */
+async function bubblewrapWorks(bwrap: string, runtimeFiles: string[]): Promise<string | undefined> {
+  const node = realpathSync(process.execPath);
+  try {
+    await run(bwrap, [...namespaceArgs(runtimeFiles, [], []), node, '-e', ''], { timeout: 10_000, env: {} });
+    return undefined;
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
+    return detail.split('\n')[0];
+  }
+}
+
+/** bubblewrap's arguments up to the command: namespaces, and the only paths the skill sees. */
+export function namespaceArgs(runtimeFiles: string[], readOnly: string[], writable: string[]): string[] {
+  const args = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--disable-userns',
+    '--uid',
+    '65534',
+    '--gid',
+    '65534',
+    '--hostname',
+    'skillet-sandbox',
+    '--die-with-parent',
+    '--new-session',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--size',
+    String(TMP_BYTES),
+    '--tmpfs',
+    '/tmp',
+  ];
+  for (const file of [...runtimeFiles, ...readOnly]) args.push('--ro-bind', file, file);
+  for (const dir of writable) args.push('--bind', dir, dir);
+  // The root bubblewrap builds is a tmpfs: read-only, so nothing is written outside the binds.
+  args.push('--remount-ro', '/');
+  return args;
+}
+
+/** The sandbox's private /tmp: memory-backed, so kept small. */
+const TMP_BYTES = 16 * 1024 * 1024;
+
+let detected:
+  | Promise<{ bwrap: string | undefined; failure: string | undefined; runtimeFiles: string[]; prlimit: string | undefined }>
+  | undefined;
+
+/** Probes once per process: bwrap, whether it can build a namespace here, and prlimit. */
+function probe() {
+  detected ??= (async () => {
+    const [bwrap, prlimit, runtimeFiles] = await Promise.all([locate('bwrap'), locate('prlimit'), nodeRuntimeFiles()]);
+    const failure = bwrap ? await bubblewrapWorks(bwrap, runtimeFiles) : 'bwrap is not installed';
+    return { bwrap, failure, runtimeFiles, prlimit };
+  })();
+  return detected;
+}
+
+/** Decides how skills run on this server; throws when SKILL_SANDBOX=bwrap cannot be honoured. */
+export async function detectSandbox(setting: SandboxSetting): Promise<SkillSandbox> {
+  const found = await probe();
+  const base = { runtimeFiles: found.runtimeFiles, prlimit: found.prlimit };
+  const noPrlimit = found.prlimit ? '' : ' prlimit (util-linux) is missing too, so memory and CPU are held by a watchdog alone.';
+  if (setting === 'none') {
+    return {
+      ...base,
+      kind: 'permissions',
+      runsUntrusted: true,
+      bwrapPath: undefined,
+      warning: `SKILL_SANDBOX=none: every skill, including installed ones, runs on Node's permission model alone, with the network and this server's processes in reach.${noPrlimit}`,
+    };
+  }
+  if (found.bwrap && !found.failure) {
+    return { ...base, kind: 'bwrap', runsUntrusted: true, bwrapPath: found.bwrap, warning: noPrlimit.trim() || undefined };
+  }
+  if (setting === 'bwrap') throw new ConfigError(`SKILL_SANDBOX=bwrap, but the sandbox cannot start: ${found.failure}`);
+  return {
+    ...base,
+    kind: 'permissions',
+    runsUntrusted: false,
+    bwrapPath: undefined,
+    warning: `The skill sandbox is unavailable (${found.failure}): built-in skills run on Node's permission model alone, and installed skills are refused. To enable it, ${ENABLE_SANDBOX_HINT}.${noPrlimit}`,
+  };
+}

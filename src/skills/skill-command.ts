@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { PROJECT_ROOT, SKILL_HARNESS } from '../paths.js';
+import { namespaceArgs, type SkillSandbox } from './sandbox.js';
+
+export interface CommandLimits {
+  memoryMb: number;
+  cpuSeconds: number;
+  outputLimitBytes: number;
+}
+
+// Node 20 names the permission model experimental; later versions dropped the prefix.
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+/** Room above the heap limit for Node's own data (about 50 MiB at start) before allocations fail. */
+const DATA_HEADROOM_BYTES = 128 * 1024 * 1024;
+
+/**
+ * The command that runs one script skill: Node with the permission model (reads the skill,
+ * the harness and the shared packages; writes only the output folder), inside bubblewrap
+ * when the sandbox has it, under prlimit's hard limits when prlimit is there.
+ */
+export function skillCommand(
+  sandbox: SkillSandbox,
+  run: { skillDir: string; entry: string; outputDir: string },
+  limits: CommandLimits,
+): { file: string; args: string[] } {
+  const readable = [run.skillDir, path.dirname(SKILL_HARNESS), path.join(PROJECT_ROOT, 'node_modules')];
+  const node = sandbox.runtimeFiles[0] ?? process.execPath;
+  const nodeArgs = [
+    PERMISSION_FLAG,
+    ...[...readable, run.outputDir].map((dir) => `--allow-fs-read=${dir}`),
+    `--allow-fs-write=${run.outputDir}`,
+    `--max-old-space-size=${limits.memoryMb}`,
+    SKILL_HARNESS,
+    run.entry,
+    run.outputDir,
+    String(limits.outputLimitBytes),
+  ];
+  let command = { file: node, args: nodeArgs };
+  if (sandbox.kind === 'bwrap' && sandbox.bwrapPath) {
+    const isolation = namespaceArgs(sandbox.runtimeFiles, readable, [run.outputDir]);
+    command = { file: sandbox.bwrapPath, args: [...isolation, '--chdir', run.outputDir, node, ...nodeArgs] };
+  }
+  if (!sandbox.prlimit) return command;
+  const rlimits = [
+    `--data=${limits.memoryMb * 1024 * 1024 + DATA_HEADROOM_BYTES}`,
+    // SIGXCPU at the limit, SIGKILL a second later for a skill that catches it.
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--fsize=${limits.outputLimitBytes}`,
+    '--core=0',
+  ];
+  return { file: sandbox.prlimit, args: [...rlimits, '--', command.file, ...command.args] };
+}

@@ -1,0 +1,128 @@
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** What a run may use; each is checked on every tick. */
+export interface WatchedLimits {
+  memoryBytes: number;
+  cpuSeconds: number;
+  processes: number;
+  outputDir: string;
+  outputBytes: number;
+  outputFiles: number;
+}
+
+export type LimitBreach =
+  | { limit: 'memory'; bytes: number }
+  | { limit: 'cpu'; seconds: number }
+  | { limit: 'processes'; count: number }
+  | { limit: 'output-bytes'; bytes: number }
+  | { limit: 'output-files'; count: number };
+
+const PAGE_BYTES = 4096;
+// USER_HZ: the unit of /proc's CPU times, 100 on every Linux build Node supports.
+const TICKS_PER_SECOND = 100;
+const TICK_MS = 100;
+
+async function readProc(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return undefined; // the process ended between two reads
+  }
+}
+
+/** Every process under `root` (itself included), found through /proc's children lists. */
+async function processTree(root: number): Promise<number[]> {
+  const found: number[] = [];
+  const pending = [root];
+  while (pending.length > 0 && found.length < 10_000) {
+    const pid = pending.pop() as number;
+    found.push(pid);
+    const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+    for (const task of tasks) {
+      const children = await readProc(`/proc/${pid}/task/${task}/children`);
+      for (const child of children?.split(' ') ?? []) if (child.trim() !== '') pending.push(Number(child));
+    }
+  }
+  return found;
+}
+
+interface Usage {
+  residentBytes: number;
+  cpuTicks: number;
+}
+
+async function usageOf(pid: number): Promise<Usage> {
+  const [statm, stat] = await Promise.all([readProc(`/proc/${pid}/statm`), readProc(`/proc/${pid}/stat`)]);
+  const residentPages = Number(statm?.split(' ')[1] ?? 0);
+  // The command name in parentheses may hold spaces; the fields after it are fixed.
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ') ?? [];
+  // utime, stime, cutime, cstime: fields 14 to 17 of the line, 11 to 14 after the name.
+  const cpuTicks = [11, 12, 13, 14].reduce((sum, index) => sum + Number(fields[index] ?? 0), 0);
+  return { residentBytes: residentPages * PAGE_BYTES, cpuTicks };
+}
+
+/** Bytes and regular files under `dir`, without following links. */
+async function folderUsage(dir: string): Promise<{ bytes: number; files: number }> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  let bytes = 0;
+  let files = 0;
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    files += 1;
+    bytes += await lstat(path.join(entry.parentPath, entry.name)).then(
+      (stats) => stats.size,
+      () => 0,
+    );
+  }
+  return { bytes, files };
+}
+
+/** The output folder against its limits. */
+export async function inspectOutput(limits: WatchedLimits): Promise<LimitBreach | undefined> {
+  const output = await folderUsage(limits.outputDir);
+  if (output.bytes > limits.outputBytes) return { limit: 'output-bytes', bytes: output.bytes };
+  if (output.files > limits.outputFiles) return { limit: 'output-files', count: output.files };
+  return undefined;
+}
+
+/** One look at a run: the first limit it is over, if any. */
+async function inspectRun(rootPid: number, limits: WatchedLimits): Promise<LimitBreach | undefined> {
+  const pids = await processTree(rootPid);
+  if (pids.length > limits.processes) return { limit: 'processes', count: pids.length };
+  const usages = await Promise.all(pids.map(usageOf));
+  const residentBytes = usages.reduce((sum, usage) => sum + usage.residentBytes, 0);
+  if (residentBytes > limits.memoryBytes) return { limit: 'memory', bytes: residentBytes };
+  const seconds = usages.reduce((sum, usage) => sum + usage.cpuTicks, 0) / TICKS_PER_SECOND;
+  if (seconds > limits.cpuSeconds) return { limit: 'cpu', seconds };
+  return inspectOutput(limits);
+}
+
+/**
+ * Watches a running skill's process tree and output folder every 100 ms, and reports the
+ * first limit it goes over. Hard rlimits (prlimit) stop what a tick is too slow to catch;
+ * this names the limit and covers what rlimits cannot (resident memory, folder totals).
+ */
+export function watchRun(rootPid: number, limits: WatchedLimits, onBreach: (breach: LimitBreach) => void): () => void {
+  let stopped = false;
+  let inspecting = false;
+  const timer = setInterval(() => {
+    if (inspecting || stopped) return;
+    inspecting = true;
+    inspectRun(rootPid, limits)
+      .then((breach) => {
+        if (breach && !stopped) {
+          stopped = true;
+          clearInterval(timer);
+          onBreach(breach);
+        }
+      })
+      .finally(() => {
+        inspecting = false;
+      });
+  }, TICK_MS);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+}

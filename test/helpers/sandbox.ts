@@ -1,0 +1,15 @@
+import { detectSandbox } from '../../src/skills/sandbox.js';
+
+const here = await detectSandbox('auto');
+if (here.kind !== 'bwrap') {
+  console.warn(`\n[skillet] ${here.warning}\n[skillet] Tests run the test skills with SKILL_SANDBOX=none on this machine.\n`);
+}
+
+/**
+ * SKILL_SANDBOX for test servers. The test skills are not built in, so without bubblewrap
+ * they would be refused: such a machine runs them unconfined, and says so above.
+ */
+export const TEST_SANDBOX_SETTING = here.kind === 'bwrap' ? 'auto' : 'none';
+
+/** Whether this machine runs skills inside bubblewrap. */
+export const BUBBLEWRAP_HERE = here.kind === 'bwrap';
