@@ -68,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const problem of problems) app.log.warn({ problem }, 'skill left out');
+  if (ctx.payments.startupWarning) app.log.warn({ payments: ctx.payments.name }, ctx.payments.startupWarning);
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

@@ -14,6 +14,8 @@ export interface Config {
   databaseUrl: string | undefined;
   signingSecret: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** production turns off what is only safe on a local install: the test-mode checkout. */
+  environment: 'development' | 'production';
   trustProxy: boolean;
   bodyLimitBytes: number;
   appDownloadUrl: string;
@@ -59,6 +61,7 @@ export type Env = Record<string, string | undefined>;
 export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const ENVIRONMENTS = ['development', 'production'] as const;
 
 function read(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -117,6 +120,13 @@ function logLevel(env: Env): Config['logLevel'] {
   const level = LOG_LEVELS.find((candidate) => candidate === raw);
   if (!level) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${raw}")`);
   return level;
+}
+
+function environment(env: Env): Config['environment'] {
+  const raw = read(env, 'SKILLET_ENV') ?? 'development';
+  const found = ENVIRONMENTS.find((candidate) => candidate === raw);
+  if (!found) throw new ConfigError(`SKILLET_ENV must be one of ${ENVIRONMENTS.join(', ')} (got "${raw}")`);
+  return found;
 }
 
 /** A configured secret wins; otherwise one is generated once and kept in the data folder. */
@@ -179,6 +189,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     databaseUrl: databaseUrl(env),
     signingSecret: await signingSecret(env, dataDir),
     logLevel: logLevel(env),
+    environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),

@@ -67,6 +67,12 @@ export class InternalError extends AppError {
   readonly code = 'INTERNAL_ERROR';
 }
 
+/** Something this server is not set up to do, by its operator's settings (payments without a provider). */
+export class ServiceUnavailable extends AppError {
+  readonly status = 503;
+  readonly code = 'SERVICE_UNAVAILABLE';
+}
+
 /** A second run in a workspace that already has one. Has its own legacy 429 body. */
 export class ExecutionRunning extends AppError {
   readonly status = 429;

@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
-import { InternalError, InvalidInput } from '../errors.js';
+import { AppError, InternalError, InvalidInput } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
 import { recentTransactions } from './ledger.js';
 import { MODE_INFO, packsFor } from './packs.js';
+import type { CreatedCheckout } from './payment-provider.js';
 import { accountOf, standingOf } from './standing.js';
 import { type BillingStanding, type SubscriptionMode, subscriptionModeOf } from './subscription-mode.js';
 
@@ -92,15 +93,17 @@ async function startCheckout(
     successUrl: returnUrl(ctx, 'successUrl', given.successUrl),
     cancelUrl: returnUrl(ctx, 'cancelUrl', given.cancelUrl),
   };
-  let created: { sessionId: string; checkoutUrl: string };
+  let created: CreatedCheckout;
   try {
     created = await ctx.payments.createCheckout({ ...what, ...input, userId: caller.userId });
   } catch (error) {
+    // A refusal of our own (payments off) keeps its status; anything else is the provider failing.
+    if (error instanceof AppError) throw error;
     throw new InternalError(`The checkout could not be created: ${(error as Error).message}`);
   }
   await insertCheckoutSession(ctx.db, {
     id: created.sessionId,
-    provider: ctx.payments.name,
+    provider: created.provider,
     user_id: caller.userId,
     kind: what.kind,
     pack_id: what.packId,

@@ -31,8 +31,10 @@ function page(session: CheckoutSessionRow) {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Skillet test checkout</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}form{display:inline-block;margin-right:.5rem}</style></head>
-<body><h1>Test checkout</h1><p>Test mode: no money moves.</p>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}form{display:inline-block;margin-right:.5rem}
+.banner{background:#ffd400;color:#000;border:3px solid #000;padding:.75rem 1rem;font-weight:700;text-align:center}</style></head>
+<body><p class="banner" role="alert">TEST MODE: no money moves, and Pay grants the credits for nothing.</p>
+<h1>Test checkout</h1>
 <p><strong>${what}</strong> for ${dollars(session.price_cents)}, receipt to ${session.email}.</p>
 ${actions}</body></html>`;
 }

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import type { Config } from '../config.js';
-import { InvalidInput } from '../errors.js';
+import { InvalidInput, ServiceUnavailable } from '../errors.js';
 import { deriveKey, randomBase64Url } from '../secrets.js';
 
 export interface CheckoutRequest {
@@ -16,17 +16,26 @@ export interface CheckoutRequest {
 
 /**
  * Where people pay. Stripe when a secret key is configured; otherwise the local test-mode
- * checkout, a page of this server. Both report payments the same way: Stripe-shaped events
- * signed with the Stripe scheme, delivered to the one webhook, verified by Stripe's SDK.
+ * checkout, a page of this server, or in production nowhere. Stripe and the local checkout
+ * report payments the same way: Stripe-shaped events signed with the Stripe scheme,
+ * delivered to the one webhook, verified by Stripe's SDK.
  */
 export interface PaymentProvider {
-  readonly name: 'stripe' | 'local';
+  readonly name: 'stripe' | 'local' | 'none';
   readonly isTestMode: boolean;
+  /** What the operator must be told at start, if anything. */
+  readonly startupWarning: string | undefined;
   readonly publishableKey: string;
   /** The secret webhook signatures are made with. */
   readonly webhookSecret: string;
-  /** Creates the checkout; the returned id is the provider's session id. */
-  createCheckout(request: CheckoutRequest): Promise<{ sessionId: string; checkoutUrl: string }>;
+  /** Creates the checkout; the returned id is the session id of the provider that made it. */
+  createCheckout(request: CheckoutRequest): Promise<CreatedCheckout>;
+}
+
+export interface CreatedCheckout {
+  provider: 'stripe' | 'local';
+  sessionId: string;
+  checkoutUrl: string;
 }
 
 /** Webhook signatures older than this are refused (Stripe's own default). */
@@ -52,6 +61,7 @@ export function verifiedEvent(provider: PaymentProvider, rawBody: string, signat
 class StripeProvider implements PaymentProvider {
   readonly name = 'stripe';
   readonly isTestMode: boolean;
+  readonly startupWarning = undefined;
   readonly publishableKey: string;
   readonly webhookSecret: string;
   readonly #stripe: Stripe;
@@ -70,7 +80,7 @@ class StripeProvider implements PaymentProvider {
     this.webhookSecret = settings.webhookSecret;
   }
 
-  async createCheckout(request: CheckoutRequest) {
+  async createCheckout(request: CheckoutRequest): Promise<CreatedCheckout> {
     const recurring = request.kind === 'subscription' ? { recurring: { interval: 'month' as const } } : {};
     const session = await this.#stripe.checkout.sessions.create({
       mode: request.kind === 'subscription' ? 'subscription' : 'payment',
@@ -86,14 +96,21 @@ class StripeProvider implements PaymentProvider {
       cancel_url: request.cancelUrl,
     });
     if (!session.url) throw new Error('Stripe returned a checkout session without a URL');
-    return { sessionId: session.id, checkoutUrl: session.url };
+    return { provider: this.name, sessionId: session.id, checkoutUrl: session.url };
   }
 }
 
-/** The local checkout: sessions are ours, and the page at /billing/checkout/:id settles them. */
+/**
+ * The local checkout: sessions are ours, and the page at /billing/checkout/:id settles them.
+ * Its Pay button grants credits for nothing, which is what a local install wants and what an
+ * operator must know: hence the warning.
+ */
 class LocalProvider implements PaymentProvider {
   readonly name = 'local';
   readonly isTestMode = true;
+  readonly startupWarning =
+    'Test-mode checkout is on (no STRIPE_SECRET_KEY): anyone who can reach this server can grant themselves credits ' +
+    'by pressing Pay on its own checkout page. Set STRIPE_SECRET_KEY to take payments, or SKILLET_ENV=production to refuse them.';
   readonly publishableKey = 'pk_test_local';
   readonly webhookSecret: string;
   readonly #baseUrl: string;
@@ -103,12 +120,28 @@ class LocalProvider implements PaymentProvider {
     this.#baseUrl = config.publicUrl;
   }
 
-  async createCheckout() {
+  async createCheckout(): Promise<CreatedCheckout> {
     const sessionId = `cs_local_${randomBase64Url(18)}`;
-    return { sessionId, checkoutUrl: `${this.#baseUrl}/billing/checkout/${sessionId}` };
+    return { provider: this.name, sessionId, checkoutUrl: `${this.#baseUrl}/billing/checkout/${sessionId}` };
+  }
+}
+
+/** Production without Stripe: nobody can pay, so checkouts are refused and no webhook is believed. */
+class NoProvider implements PaymentProvider {
+  readonly name = 'none';
+  readonly isTestMode = false;
+  readonly publishableKey = '';
+  /** A secret nobody holds, so every webhook delivery is refused. */
+  readonly webhookSecret = `whsec_${randomBase64Url(32)}`;
+  readonly startupWarning =
+    'Payments are off: SKILLET_ENV is production and no STRIPE_SECRET_KEY is set, so purchases and subscriptions answer 503.';
+
+  async createCheckout(): Promise<never> {
+    throw new ServiceUnavailable('Payments are not set up on this server: its operator has not configured a payment provider');
   }
 }
 
 export function paymentProviderFor(config: Config): PaymentProvider {
-  return config.billing.stripe ? new StripeProvider(config.billing.stripe) : new LocalProvider(config);
+  if (config.billing.stripe) return new StripeProvider(config.billing.stripe);
+  return config.environment === 'production' ? new NoProvider() : new LocalProvider(config);
 }

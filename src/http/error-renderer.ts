@@ -1,4 +1,13 @@
-import { AppError, ExecutionRunning, InternalError, InvalidInput, NotFound, PayloadTooLarge, RateLimited } from '../errors.js';
+import {
+  AppError,
+  ExecutionRunning,
+  InternalError,
+  InvalidInput,
+  NotFound,
+  PayloadTooLarge,
+  RateLimited,
+  ServiceUnavailable,
+} from '../errors.js';
 import type { ErrorFamily } from './route-config.js';
 
 export interface RenderedError {
@@ -32,7 +41,8 @@ function fromFramework(error: FrameworkError): AppError | null {
 }
 
 function asAppError(error: unknown): { error: AppError; unexpected: boolean } {
-  if (error instanceof AppError) return { error, unexpected: error.status >= 500 };
+  // A 503 is the operator's settings speaking (and was warned about at start), not a bug.
+  if (error instanceof AppError) return { error, unexpected: error.status >= 500 && !(error instanceof ServiceUnavailable) };
   const mapped = isFrameworkError(error) ? fromFramework(error) : null;
   if (mapped) return { error: mapped, unexpected: false };
   return { error: new InternalError('Internal server error'), unexpected: true };

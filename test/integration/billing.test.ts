@@ -177,6 +177,54 @@ describe('the local test-mode checkout', () => {
   });
 });
 
+describe('test mode and SKILLET_ENV', () => {
+  const warnings = (logs: string[]) =>
+    logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
+
+  it('a local install warns at start that anyone can grant themselves credits, and its checkout page says TEST MODE', async () => {
+    expect(warnings(server.logs)).toContainEqual(
+      expect.objectContaining({
+        payments: 'local',
+        msg: expect.stringMatching(/^Test-mode checkout is on .*grant themselves credits/),
+      }),
+    );
+    const person = await signUp(api);
+    const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+      body: checkoutBody({ packId: 'pack_100' }),
+      headers: session(person),
+    });
+    const text = await (await fetch(started.body.checkoutUrl)).text();
+    expect(text).toMatch(/<body><p class="banner" role="alert">TEST MODE: /);
+  });
+
+  it('in production without a Stripe key, purchase and subscribe answer 503 and no checkout page or webhook grants anything', async () => {
+    const production = await startServer({ SIGNUP_CREDITS: '0', SKILLET_ENV: 'production' });
+    try {
+      const api1 = client(production.url);
+      expect(warnings(production.logs)).toContainEqual(
+        expect.objectContaining({ payments: 'none', msg: expect.stringMatching(/^Payments are off/) }),
+      );
+      expect(warnings(production.logs).some((line) => line.msg.startsWith('Test-mode checkout'))).toBe(false);
+      const person = await signUp(api1);
+      for (const [path, body] of [
+        ['/api/v1/billing/purchase', checkoutBody({ packId: 'pack_100' })],
+        ['/api/v1/billing/subscribe', checkoutBody()],
+      ] as const) {
+        const reply = await api1.post(path, { body, headers: session(person) });
+        expect([reply.status, reply.body], path).toEqual([503, standard('SERVICE_UNAVAILABLE')]);
+      }
+      const tier = await api1.get('/api/v1/billing/subscription/tier', { headers: session(person) });
+      expect(tier.body).toMatchObject({ isTestMode: false });
+      expect((await fetch(`${production.url}/billing/checkout/cs_local_any/pay`, { method: 'POST' })).status).toBe(404);
+      expect(await balanceOf(api1, person)).toMatchObject({ balance: 0 });
+      // A refusal the operator chose and was told about at start, not a failure to log with a stack.
+      expect(production.logs.some((line) => (JSON.parse(line) as { level: number }).level >= 50)).toBe(false);
+    } finally {
+      await production.close();
+    }
+  });
+});
+
 describe('charging runs', () => {
   it('a priced run costs its price as a usage transaction with its execution id', async () => {
     const person = await signUp(api);

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
     [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL must be an absolute URL'],
     [{ PUBLIC_URL: 'ftp://example.test' }, 'PUBLIC_URL must be an http or https URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ SKILLET_ENV: 'prod' }, 'SKILLET_ENV must be one of development, production (got "prod")'],
     [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY must be true or false'],
     [{ SIGNING_SECRET: 'short' }, 'SIGNING_SECRET must be at least 32 characters'],
     [{ RATE_LIMIT_REST_PER_MINUTE: '0' }, 'RATE_LIMIT_REST_PER_MINUTE must be a whole number'],

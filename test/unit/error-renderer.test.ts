@@ -9,6 +9,7 @@ import {
   NotFound,
   PayloadTooLarge,
   RateLimited,
+  ServiceUnavailable,
   Unauthorized,
 } from '../../src/errors.js';
 import { renderError } from '../../src/http/error-renderer.js';
@@ -22,6 +23,7 @@ describe('renderError', () => {
     [new Conflict('taken'), 409, 'CONFLICT'],
     [new PayloadTooLarge('big'), 413, 'PAYLOAD_TOO_LARGE'],
     [new InternalError('broke'), 500, 'INTERNAL_ERROR'],
+    [new ServiceUnavailable('payments are off'), 503, 'SERVICE_UNAVAILABLE'],
   ])('writes %s in the standard envelope', (error: AppError, status, code) => {
     const rendered = renderError(error, 'standard');
     expect(rendered.status).toBe(status);
@@ -76,5 +78,10 @@ describe('renderError', () => {
       unexpected: true,
     });
     expect(renderError('a thrown string', 'standard').status).toBe(500);
+  });
+
+  it('does not flag a 503 the settings chose (payments off) as a bug, but does flag a 500', () => {
+    expect(renderError(new ServiceUnavailable('payments are off'), 'standard').unexpected).toBe(false);
+    expect(renderError(new InternalError('broke'), 'standard').unexpected).toBe(true);
   });
 });
