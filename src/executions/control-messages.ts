@@ -3,10 +3,15 @@ import type { ExecutionStatus } from '../db/tables.js';
 
 export type ExecutionSignal = 'execution-started' | 'execution-progress' | 'execution-completed' | 'execution-failed';
 
-/** What the control-plane WebSocket carries, as bare JSON objects. */
+/**
+ * What the control channel carries. On a workspace's channel: what its WebSocket clients
+ * get, as bare JSON objects. On a credential's channel: its revocation, which closes the
+ * sockets opened with it and is never sent to a client.
+ */
 export type ControlMessage =
   | { type: ExecutionSignal; executionId: string; workspaceId: string; status: ExecutionStatus; at: string }
-  | { type: 'cache-invalidate'; keys: string[]; workspaceId: string; at: string };
+  | { type: 'cache-invalidate'; keys: string[]; workspaceId: string; at: string }
+  | { type: 'credential-revoked'; credentialId: string; at: string };
 
 export function signalExecution(
   ctx: AppContext,
@@ -21,4 +26,23 @@ export function signalExecution(
 /** Tells a workspace's clients that their cached copies of these collections are stale. */
 export function invalidate(ctx: AppContext, workspaceId: string, keys: string[]): void {
   ctx.control.publish(workspaceId, { type: 'cache-invalidate', keys, workspaceId, at: ctx.clock.now().toISOString() });
+}
+
+/** The channel of one credential (beside the workspace channels, which are named by id alone). */
+export function credentialChannel(credentialId: string): string {
+  return `credential:${credentialId}`;
+}
+
+/**
+ * Announces that a credential was revoked (a key deleted, a session logged out), so every
+ * control-plane socket opened with it closes. It goes over the control channel rather
+ * than to this process's sockets directly, so that on a cluster, where that channel is
+ * shared, the node holding the socket hears it.
+ */
+export function announceRevocation(ctx: AppContext, credentialId: string): void {
+  ctx.control.publish(credentialChannel(credentialId), {
+    type: 'credential-revoked',
+    credentialId,
+    at: ctx.clock.now().toISOString(),
+  });
 }

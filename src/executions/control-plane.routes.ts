@@ -5,11 +5,16 @@ import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { type CredentialRef, isCredentialLive } from '../identity/callers.js';
-import type { ControlMessage } from './control-messages.js';
+import { type ControlMessage, credentialChannel } from './control-messages.js';
 import { CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 
 /** A client this far behind is dropped (it reconnects); it never slows the others. */
 const SLOW_CLIENT_BYTES = 1024 * 1024;
+/**
+ * How a socket whose credential was revoked is closed: a code of the application range
+ * that reads like HTTP 401, since a new upgrade with that credential is refused with one.
+ */
+const REVOKED = { code: 4401, reason: 'credential revoked' } as const;
 
 const SubscribeUrl = Type.Object({ url: Type.String(), expiresInMs: Type.Integer() });
 const UpgradeQuery = Type.Object({
@@ -75,12 +80,29 @@ export function controlPlaneRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           }
           socket.send(JSON.stringify(message));
         };
+        // The socket is registered under its credential too, so revoking that credential
+        // (announced on the control channel, which a cluster shares) closes it.
+        const ownChannel = credentialChannel(channel.credentialId);
+        const revoked = () => socket.close(REVOKED.code, REVOKED.reason);
         ctx.control.subscribe(channel.workspaceId, forward);
+        ctx.control.subscribe(ownChannel, revoked);
         const stopPinging = keepAlive(socket, ctx.config.controlPingMs);
         socket.on('close', () => {
           ctx.control.unsubscribe(channel.workspaceId, forward);
+          ctx.control.unsubscribe(ownChannel, revoked);
           stopPinging();
         });
+        // A revocation between the check before the upgrade and the subscription just made
+        // was announced to no one: looked at once more, now that it would be heard.
+        isCredentialLive(ctx, channel).then(
+          (live) => {
+            if (!live) revoked();
+          },
+          (error: unknown) => {
+            request.log.error({ err: error }, 'control-plane credential check failed');
+            socket.close(1011, 'internal error');
+          },
+        );
       },
     );
   };

@@ -5,6 +5,7 @@ import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import { Forbidden, NotFound } from '../errors.js';
+import { announceRevocation } from '../executions/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import { type ApiKeyRow, countLiveKeys, insertApiKey, listLiveKeys, lockUser, revokeKey } from './api-keys.store.js';
 import type { Caller } from './callers.js';
@@ -100,4 +101,5 @@ export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: strin
   const revoked = await revokeKey(ctx.db, caller.userId, keyId, ctx.clock.now().toISOString());
   if (!revoked) throw new NotFound('API key not found');
   ctx.credentials.forget(keyId);
+  announceRevocation(ctx, keyId);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import { announceRevocation } from '../executions/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import type { UserRow } from './users.store.js';
 
@@ -25,7 +26,10 @@ export async function issueAuthToken(ctx: AppContext, user: UserRow): Promise<st
   return token;
 }
 
-/** Forgotten by the cache only once the revocation is written, so nothing re-caches it. */
+/**
+ * Forgotten by the cache only once the revocation is written, so nothing re-caches it;
+ * then announced, so the control-plane sockets opened with it close.
+ */
 export async function revokeAuthToken(ctx: AppContext, tokenId: string): Promise<void> {
   await ctx.db
     .updateTable('auth_tokens')
@@ -34,6 +38,7 @@ export async function revokeAuthToken(ctx: AppContext, tokenId: string): Promise
     .where('revoked_at', 'is', null)
     .execute();
   ctx.credentials.forget(tokenId);
+  announceRevocation(ctx, tokenId);
 }
 
 export async function setActiveWorkspace(ctx: AppContext, tokenId: string, workspaceId: string): Promise<void> {

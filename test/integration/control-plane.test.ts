@@ -45,6 +45,23 @@ async function connect(url: string): Promise<Listener> {
   return listener;
 }
 
+/** How a socket was closed ([code, reason]), or 'still open' if it is open after `ms`. */
+async function closing(listener: Listener, ms = 2000): Promise<[number, string] | 'still open'> {
+  const closed = once(listener.socket, 'close').then(([code, reason]) => [code as number, String(reason)] as [number, string]);
+  const timer = new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), ms));
+  return Promise.race([closed, timer]);
+}
+
+const REVOKED: [number, string] = [4401, 'credential revoked'];
+
+/** A cache-invalidate in the person's workspace: creating an execution announces one. */
+async function announceSomething(person: TestUser) {
+  await createExecution(api, person, 'ticker', '1 1');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+const invalidation = expect.objectContaining({ type: 'cache-invalidate', keys: ['executions'] });
+
 /** The HTTP status a refused upgrade answers with. */
 async function refusal(url: string): Promise<number> {
   const socket = new WebSocket(url);
@@ -159,5 +176,52 @@ describe('the signature, checked at the upgrade only', () => {
     // Already open: the signature is not checked again.
     expect(open.socket.readyState).toBe(WebSocket.OPEN);
     open.socket.close();
+  });
+});
+
+describe('a socket whose credential is revoked', () => {
+  it('closes when its API key is revoked and hears nothing more; sockets of other credentials stay open', async () => {
+    const person = await signUp(api);
+    const key = await createKey(api, person, 'revoked agent');
+    const otherKey = await createKey(api, person, 'other agent');
+    const revoked = await connect(await subscribeUrl({ 'x-api-key': key.key }));
+    const byOtherKey = await connect(await subscribeUrl({ 'x-api-key': otherKey.key }));
+    const bySession = await connect(await subscribeUrl(session(person)));
+
+    const closed = closing(revoked);
+    expect((await api.delete(`/api/v1/keys/${key.id}`, { headers: session(person) })).status).toBe(200);
+    expect(await closed).toEqual(REVOKED);
+    const heard = revoked.messages.length;
+    await announceSomething(person);
+    expect(revoked.messages).toHaveLength(heard);
+    for (const staying of [byOtherKey, bySession]) {
+      expect(staying.socket.readyState).toBe(WebSocket.OPEN);
+      expect(staying.messages.at(-1)).toEqual(invalidation);
+      staying.socket.close();
+    }
+  });
+
+  it('closes when its session logs out and hears nothing more; another session of the same user stays open', async () => {
+    const person = await signUp(api);
+    const login = await api.post<{ token: string }>('/api/v1/auth/login', {
+      body: { email: person.email, password: person.password },
+    });
+    expect(login.status).toBe(200);
+    const loggingOut = await connect(await subscribeUrl(session(person)));
+    const otherSession = await connect(await subscribeUrl({ 'x-auth-token': login.body.token }));
+    const key = await createKey(api, person, 'agent', { 'x-auth-token': login.body.token });
+    const byKey = await connect(await subscribeUrl({ 'x-api-key': key.key }));
+
+    const closed = closing(loggingOut);
+    expect((await api.post('/api/v1/auth/logout', { headers: session(person) })).status).toBe(200);
+    expect(await closed).toEqual(REVOKED);
+    const heard = loggingOut.messages.length;
+    await announceSomething({ ...person, token: login.body.token });
+    expect(loggingOut.messages).toHaveLength(heard);
+    for (const staying of [otherSession, byKey]) {
+      expect(staying.socket.readyState).toBe(WebSocket.OPEN);
+      expect(staying.messages.at(-1)).toEqual(invalidation);
+      staying.socket.close();
+    }
   });
 });
