@@ -31,6 +31,7 @@ import { BUILTIN_SKILLS_DIR } from './paths.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import { marketplaceRoutes } from './skills/marketplace.routes.js';
 import { loadSkillRegistry } from './skills/registry.js';
+import { detectSandbox, type SkillSandbox } from './skills/sandbox.js';
 
 export interface AppDeps {
   config: Config;
@@ -41,6 +42,8 @@ export interface AppDeps {
   bus?: EventBus;
   /** Where log lines go; stdout when absent. */
   logStream?: DestinationStream;
+  /** How skills are confined; detected on this machine from SKILL_SANDBOX when absent. */
+  sandbox?: SkillSandbox;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -54,9 +57,19 @@ function requestSummary(request: { method: string; url: string; ip: string }) {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, clock, rateLimits } = deps;
   const { registry: skills, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: config.skillsDir });
+  const sandbox = deps.sandbox ?? (await detectSandbox(config.executions.sandbox));
   const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
   const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
-  const ctx = createAppContext({ config, database, clock, rateLimits, skills, log, ...(deps.bus ? { bus: deps.bus } : {}) });
+  const ctx = createAppContext({
+    config,
+    database,
+    clock,
+    rateLimits,
+    skills,
+    sandbox,
+    log,
+    ...(deps.bus ? { bus: deps.bus } : {}),
+  });
 
   const silentConnections = new SilentConnections();
   const app = Fastify({
@@ -69,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   for (const problem of problems) app.log.warn({ problem }, 'skill left out');
   if (ctx.payments.startupWarning) app.log.warn({ payments: ctx.payments.name }, ctx.payments.startupWarning);
+  if (sandbox.warning) app.log.warn({ sandbox: sandbox.kind }, sandbox.warning);
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

@@ -1,4 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { randomBase64Url } from './secrets.js';
 
@@ -37,6 +38,22 @@ export interface Config {
     outputLimitBytes: number;
     inputLimitBytes: number;
     heartbeatMs: number;
+    /** CPU seconds one run may use. */
+    cpuSeconds: number;
+    /** Longest line a skill may send its runner. */
+    lineLimitBytes: number;
+    /** Bytes of events one run may stream (each event counts its line plus a fixed overhead). */
+    eventBytesPerRun: number;
+    /** Files one run may write. */
+    outputFileLimit: number;
+    /** Processes a run's sandbox may hold at once. */
+    processLimit: number;
+    /** How skills are confined: see src/skills/sandbox.ts. */
+    sandbox: SandboxSetting;
+    /** Running executions one user may have at once, across workspaces. */
+    runsPerUser: number;
+    /** Runs this process executes at once. */
+    runsPerServer: number;
   };
   billing: {
     /** Ds granted to each new user (as a purchase transaction). */
@@ -57,6 +74,10 @@ export interface Config {
 }
 
 export type Env = Record<string, string | undefined>;
+
+/** auto: bubblewrap when it works here; bwrap: refuse to start without it; none: the permission model alone. */
+export type SandboxSetting = 'auto' | 'bwrap' | 'none';
+const SANDBOX_SETTINGS = ['auto', 'bwrap', 'none'] as const;
 
 export class ConfigError extends Error {}
 
@@ -104,6 +125,13 @@ function wsUrl(env: Env, name: string, fallback: string): string {
   const raw = read(env, name) ?? fallback;
   if (!/^wss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError(`${name} must be a ws:// or wss:// URL (got "${raw}")`);
   return raw.replace(/\/+$/, '');
+}
+
+function sandboxSetting(env: Env): SandboxSetting {
+  const raw = read(env, 'SKILL_SANDBOX') ?? 'auto';
+  const setting = SANDBOX_SETTINGS.find((candidate) => candidate === raw);
+  if (!setting) throw new ConfigError(`SKILL_SANDBOX must be one of ${SANDBOX_SETTINGS.join(', ')} (got "${raw}")`);
+  return setting;
 }
 
 function databaseUrl(env: Env): string | undefined {
@@ -210,6 +238,14 @@ export async function loadConfig(env: Env): Promise<Config> {
       outputLimitBytes: integer(env, 'SKILL_OUTPUT_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       inputLimitBytes: 100 * 1024,
       heartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+      cpuSeconds: integer(env, 'SKILL_CPU_SECONDS', 300, 1, 86_400),
+      lineLimitBytes: integer(env, 'SKILL_LINE_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      eventBytesPerRun: integer(env, 'SKILL_EVENT_BYTES_PER_RUN', 8 * 1024 * 1024, 4096, 1024 * 1024 * 1024),
+      outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 1000, 1, 1_000_000),
+      processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 16, 1, 4096),
+      sandbox: sandboxSetting(env),
+      runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
+      runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),
     },
     billing: {
       signupCredits: integer(env, 'SIGNUP_CREDITS', 0, 0, 1_000_000),

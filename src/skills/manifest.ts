@@ -32,7 +32,13 @@ function text(fields: Record<string, unknown>, key: string): string | undefined 
 export function parseSkillManifest(source: string, folderName: string): SkillManifest {
   const match = FRONT_MATTER.exec(source);
   if (!match) throw new ManifestError('SKILL.md must start with YAML front matter between --- lines');
-  const fields: unknown = parseYaml(match[1] ?? '');
+  let fields: unknown;
+  try {
+    fields = parseYaml(match[1] ?? '');
+  } catch (error) {
+    // Bad YAML is a bad manifest, like any other: the skill is left out, not the server.
+    throw new ManifestError(`front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
     throw new ManifestError('front matter must be a YAML mapping');
   }
