@@ -1,13 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import { preparedLookup } from '../db/prepared-lookup.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 
 export type ExecutionRow = Selectable<ExecutionsTable>;
-
-/** Whether an execution exists: every stream opened asks, so it is prepared once. */
-export const executionIdIfExists = preparedLookup((db, executionId: string) =>
-  db.selectFrom('executions').select('execution_id').where('execution_id', '=', executionId),
-);
 
 export async function insertExecution(db: Kysely<Tables>, row: Omit<ExecutionRow, 'id'>): Promise<ExecutionRow> {
   return db.insertInto('executions').values(row).returningAll().executeTakeFirstOrThrow();
