@@ -70,6 +70,9 @@ export interface Config {
     pollBurst: number;
     pollPerSecond: number;
     pollIntervalSeconds: number;
+    /** Failed sign-ins one account (email) may have per window before it is refused for the rest of it. */
+    loginFailures: number;
+    loginWindowMs: number;
   };
 }
 
@@ -259,6 +262,8 @@ export async function loadConfig(env: Env): Promise<Config> {
       pollBurst: integer(env, 'RATE_LIMIT_POLL_BURST', 5, 1, 10_000_000),
       pollPerSecond: integer(env, 'RATE_LIMIT_POLL_PER_SECOND', 1, 1, 10_000_000),
       pollIntervalSeconds: integer(env, 'ACTIVATION_POLL_INTERVAL_SECONDS', 2, 1, 60),
+      loginFailures: integer(env, 'RATE_LIMIT_LOGIN_FAILURES', 10, 1, 1_000_000),
+      loginWindowMs: integer(env, 'RATE_LIMIT_LOGIN_WINDOW_MS', 15 * 60_000, 1000, 24 * 3_600_000),
     },
   };
 }

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput, Unauthorized } from '../errors.js';
 import { hashPassword, verifyPassword } from '../secrets.js';
 import { issueAuthToken } from './auth-tokens.js';
+import { countLoginFailure, requireLoginAllowed } from './login-limit.js';
 import { findUserByEmail, insertUserWithPersonalWorkspace, type UserRow } from './users.store.js';
 
 export interface UserView {
@@ -75,11 +76,17 @@ export async function signUp(ctx: AppContext, account: NewAccount): Promise<Sign
 /** Verified against a throwaway hash when the email is unknown, so timing tells nothing. */
 let decoyHash: Promise<string> | undefined;
 
+/** Every password check (API sign-in and the approval page alike) is held to the per-account failure limit. */
 export async function checkPassword(ctx: AppContext, email: string, password: string): Promise<UserRow> {
-  const user = await findUserByEmail(ctx.db, email.trim().toLowerCase());
+  const account = email.trim().toLowerCase();
+  await requireLoginAllowed(ctx, account);
+  const user = await findUserByEmail(ctx.db, account);
   decoyHash ??= hashPassword('decoy password', { logN: ctx.config.passwordHashLogN });
   const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
-  if (!user || !matches) throw new Unauthorized('Invalid email or password');
+  if (!user || !matches) {
+    await countLoginFailure(ctx, account);
+    throw new Unauthorized('Invalid email or password');
+  }
   return user;
 }
 

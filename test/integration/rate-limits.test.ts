@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKey, session, signUp, startActivation } from '../helpers/factories.js';
+import { createKey, session, signUp, startActivation, uniqueEmail } from '../helpers/factories.js';
 import { type Client, client, type Reply } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -123,5 +123,72 @@ describe('guess limiting (RFC 8628 section 5.1)', () => {
     expect(
       (await api.post('/api/v1/activate/confirm', { body: { code: fresh.user_code }, headers: session(guesser) })).status,
     ).toBe(200);
+  });
+});
+
+describe('failed sign-ins: 10 per 15 minutes per account', () => {
+  const logIn = (email: string, password: string, on: Client = api) =>
+    on.post('/api/v1/auth/login', { body: { email, password } });
+
+  it('refuses the account with 429 after 10 failures, even with the right password, until the window has passed', async () => {
+    const user = await signUp(api);
+    const other = await signUp(api);
+    for (let i = 0; i < 9; i++) expect((await logIn(user.email, 'wrong password')).status).toBe(401);
+    // Before the limit, the right password still signs in.
+    expect((await logIn(user.email, user.password)).status).toBe(200);
+    server.clock.advance(60_000);
+    // The tenth failure, with the email spelled differently: the same account.
+    expect((await logIn(`  ${user.email.toUpperCase()} `, 'wrong password')).status).toBe(401);
+    const refused = await logIn(user.email, user.password);
+    expectRateLimited(refused);
+    expect(refused.headers.get('retry-after')).toBe(String(14 * 60));
+    expect((await logIn(other.email, other.password)).status).toBe(200);
+
+    server.clock.advance(14 * 60_000 - 1000);
+    expectRateLimited(await logIn(user.email, user.password));
+    server.clock.advance(1000);
+    expect((await logIn(user.email, user.password)).status).toBe(200);
+  });
+
+  it('limits an unknown email the same way, so the answers do not tell which emails have an account', async () => {
+    const user = await signUp(api);
+    const answersFor = async (email: string) => {
+      const answers: unknown[] = [];
+      for (let i = 0; i < 11; i++) {
+        const reply = await logIn(email, 'wrong password');
+        answers.push([reply.status, reply.body, reply.headers.get('retry-after')]);
+      }
+      return answers;
+    };
+    const known = await answersFor(user.email);
+    expect(known.slice(0, 10)).toEqual(
+      Array(10).fill([401, { error: { code: 'UNAUTHORIZED', message: 'Invalid email or password' } }, null]),
+    );
+    expect(known[10]).toEqual([429, { error: { type: 'rate_limit_error', message: expect.any(String) } }, '900']);
+    expect(await answersFor(uniqueEmail())).toEqual(known);
+  });
+
+  it('follows RATE_LIMIT_LOGIN_FAILURES and RATE_LIMIT_LOGIN_WINDOW_MS, and counts failures on the approval page too', async () => {
+    const custom = await startServer({ RATE_LIMIT_LOGIN_FAILURES: '3', RATE_LIMIT_LOGIN_WINDOW_MS: '60000' });
+    try {
+      const customApi = client(custom.url);
+      const user = await signUp(customApi);
+      const review = async (password: string) => {
+        const body = new URLSearchParams({ code: 'ABCD-EFGH', email: user.email, password });
+        const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+        return (await fetch(`${custom.url}/activate/review`, { method: 'POST', headers, body })).status;
+      };
+      expect(await review('wrong password')).toBe(401);
+      expect((await logIn(user.email, 'wrong password', customApi)).status).toBe(401);
+      expect(await review('wrong password')).toBe(401);
+      expect(await review(user.password)).toBe(429);
+      const refused = await logIn(user.email, user.password, customApi);
+      expectRateLimited(refused);
+      expect(refused.headers.get('retry-after')).toBe('60');
+      custom.clock.advance(60_000);
+      expect((await logIn(user.email, user.password, customApi)).status).toBe(200);
+    } finally {
+      await custom.close();
+    }
   });
 });
