@@ -32,6 +32,11 @@ export async function requireCanExecute(ctx: AppContext, caller: Caller, minimum
   if (balance < minimumCost) throw new PaymentRequired(INSUFFICIENT);
 }
 
+/** requireCanExecute for a run of an execution: one that already paid (a resume) is covered. */
+export async function requireRunCovered(ctx: AppContext, caller: Caller, executionId: string, price: number): Promise<void> {
+  if (price > 0 && (await heldCharge(ctx.db, executionId)) === 0) await requireCanExecute(ctx, caller, price);
+}
+
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */
 export async function quoteRun(ctx: AppContext, executionId: string, cost: number): Promise<{ userId: string; amount: number }> {
   const payer = await ctx.db

@@ -1,4 +1,4 @@
-import { holdRunPrice, quoteRun, requireCanExecute } from '../billing/charges.js';
+import { holdRunPrice, quoteRun, requireRunCovered } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockUserRow } from '../db/locks.js';
@@ -35,7 +35,7 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   }
   if (execution.status === 'working') throw new ExecutionRunning(BUSY);
   const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
-  await requireCanExecute(ctx, caller, skill?.price ?? 0);
+  await requireRunCovered(ctx, caller, executionId, skill?.price ?? 0);
   const quote = await quoteRun(ctx, executionId, skill?.price ?? 0);
   const { runsPerUser, runsPerServer } = ctx.config.executions;
   if (!ctx.runs.reserve(runsPerServer)) {

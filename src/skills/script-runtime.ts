@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:os';
 import path from 'node:path';
 import { parseSkillMessage, type SkillMessage } from './protocol.js';
 import { boundedLines, LineTooLong } from './protocol-lines.js';
@@ -61,6 +62,13 @@ function breachReason(breach: LimitBreach, limits: ScriptLimits): string {
     case 'output-files':
       return `the skill wrote more files than its limit of ${limits.outputFileLimit}`;
   }
+}
+
+/** bubblewrap exits with 128 + the signal that ended the skill, as a shell does. */
+function signalOf(code: number | null, signal: NodeJS.Signals | null, sandbox: SkillSandbox): NodeJS.Signals | null {
+  if (signal || sandbox.kind !== 'bwrap' || code === null || code <= 128) return signal;
+  const name = Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+  return (name as NodeJS.Signals | undefined) ?? null;
 }
 
 function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: ScriptLimits): string {
@@ -171,7 +179,8 @@ export async function startScript(
     // A last look at the output: files written after the last tick.
     const breach = await inspectOutput(watched);
     if (breach) return { kind: 'failed', reason: breachReason(breach, limits) };
-    if (result.code !== 0) return { kind: 'failed', reason: exitReason(result.code, result.signal, stderr, limits) };
+    const signal = signalOf(result.code, result.signal, sandbox);
+    if (result.code !== 0) return { kind: 'failed', reason: exitReason(signal ? null : result.code, signal, stderr, limits) };
     return { kind: 'completed' };
   })();
 

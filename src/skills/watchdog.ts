@@ -1,3 +1,4 @@
+import { type FSWatcher, watch } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -62,14 +63,13 @@ async function usageOf(pid: number): Promise<Usage> {
   return { residentBytes: residentPages * PAGE_BYTES, cpuTicks };
 }
 
-/** Bytes and regular files under `dir`, without following links. */
+/** Bytes of regular files under `dir`, and how many entries (folders count too), without following links. */
 async function folderUsage(dir: string): Promise<{ bytes: number; files: number }> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
   let bytes = 0;
-  let files = 0;
+  const files = entries.length;
   for (const entry of entries) {
     if (!entry.isFile()) continue;
-    files += 1;
     bytes += await lstat(path.join(entry.parentPath, entry.name)).then(
       (stats) => stats.size,
       () => 0,
@@ -99,30 +99,59 @@ async function inspectRun(rootPid: number, limits: WatchedLimits): Promise<Limit
 }
 
 /**
- * Watches a running skill's process tree and output folder every 100 ms, and reports the
- * first limit it goes over. Hard rlimits (prlimit) stop what a tick is too slow to catch;
- * this names the limit and covers what rlimits cannot (resident memory, folder totals).
+ * Runs `inspect` whenever asked, one at a time: a request made while one runs is served
+ * by one more run after it, so a burst of requests costs two inspections, not a queue.
+ */
+function coalesced(inspect: () => Promise<LimitBreach | undefined>, onBreach: (breach: LimitBreach) => void) {
+  let running = false;
+  let again = false;
+  const run = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    inspect()
+      .then((breach) => breach && onBreach(breach))
+      .finally(() => {
+        running = false;
+        if (again) {
+          again = false;
+          run();
+        }
+      });
+  };
+  return run;
+}
+
+/**
+ * Watches a running skill and reports the first limit it goes over: its process tree every
+ * 100 ms, and its output folder on every change to it (inotify), so a fast writer is
+ * stopped within a few writes rather than a tick. Hard rlimits (prlimit) stop what a look
+ * is too slow to catch; this names the limit and covers what rlimits cannot (resident
+ * memory, folder totals).
  */
 export function watchRun(rootPid: number, limits: WatchedLimits, onBreach: (breach: LimitBreach) => void): () => void {
   let stopped = false;
-  let inspecting = false;
-  const timer = setInterval(() => {
-    if (inspecting || stopped) return;
-    inspecting = true;
-    inspectRun(rootPid, limits)
-      .then((breach) => {
-        if (breach && !stopped) {
-          stopped = true;
-          clearInterval(timer);
-          onBreach(breach);
-        }
-      })
-      .finally(() => {
-        inspecting = false;
-      });
-  }, TICK_MS);
-  return () => {
+  const report = (breach: LimitBreach) => {
+    if (stopped) return;
+    stop();
+    onBreach(breach);
+  };
+  const lookAtRun = coalesced(() => inspectRun(rootPid, limits), report);
+  const lookAtOutput = coalesced(() => inspectOutput(limits), report);
+  const timer = setInterval(lookAtRun, TICK_MS);
+  let folder: FSWatcher | undefined;
+  try {
+    folder = watch(limits.outputDir, { recursive: true }, lookAtOutput);
+    folder.on('error', () => undefined); // the folder went away with the run; the ticks go on
+  } catch {
+    // no inotify here: the ticks look at the folder too
+  }
+  function stop() {
     stopped = true;
     clearInterval(timer);
-  };
+    folder?.close();
+  }
+  return stop;
 }

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Balance } from '../../src/sdk/types.js';
 import { runForArtifact } from '../helpers/artifacts.js';
 import { balanceOf, buyWithLocalCheckout, checkoutBody, transactionsOf } from '../helpers/billing.js';
-import { createExecution } from '../helpers/executions.js';
-import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
+import { createExecution, streamOf } from '../helpers/executions.js';
+import { createKey, createTeam, session, signUp } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { openStream } from '../helpers/sse.js';
 
 let server: TestServer;
 let api: Client;
@@ -353,38 +352,39 @@ describe('payment return pages', () => {
 });
 
 /** Runs text-stats in a workspace and returns every event of its stream. */
-async function runEvents(client1: Client, person: TestUser, headers: Record<string, string>) {
-  const auth = session(person, headers);
-  const created = await client1.post<{ id: string }>('/api/v1/executions', {
-    body: { skill_slug: 'text-stats', input: 'count me' },
-    headers: auth,
-  });
-  expect(created.status).toBe(200);
-  const token = await client1.get<{ sseUrl: string }>(`/api/v1/executions/${created.body.id}/stream-token`, { headers: auth });
-  const stream = await openStream(token.body.sseUrl);
-  await client1.post(`/api/v1/executions/${created.body.id}/events`, {
-    body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'count me' }] }] },
-    headers: auth,
-  });
-  await stream.ended;
-  return stream.events;
-}
-
 describe('one user, two workspaces, one credit', () => {
-  it('two concurrent priced runs: one is charged, the other stops with limit_reached; never below zero', async () => {
+  it('two concurrent priced starts: one holds the credit and runs, the other is 402 before anything streams', async () => {
     const single = await startServer({ SIGNUP_CREDITS: '1', RATE_LIMIT_REST_PER_MINUTE: '100000' });
     try {
       const api1 = client(single.url);
-      const person = await signUp(api1);
-      const team = await createTeam(api1, person);
-      const runs = await Promise.all([runEvents(api1, person, {}), runEvents(api1, person, { 'x-workspace-id': team.id })]);
-      const endings = runs.map((events) => events.at(-1)?.payload.stop_reason);
-      expect(endings).toEqual(expect.arrayContaining([{ type: 'end_turn' }, { type: 'limit_reached' }]));
-      const limited = runs.find((events) => JSON.stringify(events.at(-1)).includes('limit_reached')) ?? [];
-      expect(limited.find((event) => event.type === 'agent.info')?.payload.message).toContain('not enough credits');
-      expect(await balanceOf(api1, person)).toMatchObject({ balance: 0, totalSpent: 1 });
-      const ledger = await transactionsOf(api1, person);
-      expect(ledger.map((entry) => entry.amount).sort()).toEqual([-1, 1]);
+      for (let round = 0; round < 5; round++) {
+        const person = await signUp(api1);
+        const team = await createTeam(api1, person);
+        const auths = [session(person), session(person, { 'x-workspace-id': team.id })];
+        const created = await Promise.all(auths.map((auth) => createExecution(api1, person, 'text-stats', 'count me', {}, auth)));
+        const streams = await Promise.all(
+          created.map((execution, index) => streamOf(api1, person, execution.id, '', auths[index])),
+        );
+        const starts = await Promise.all(
+          created.map((execution, index) =>
+            api1.post<{ error?: { code: string } }>(`/api/v1/executions/${execution.id}/events`, {
+              body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'count me' }] }] },
+              headers: auths[index],
+            }),
+          ),
+        );
+        expect(starts.map((reply) => reply.status).sort()).toEqual([200, 402]);
+        const refused = starts.findIndex((reply) => reply.status === 402);
+        expect(starts[refused]?.body).toEqual(standard('INSUFFICIENT_CREDITS'));
+        const ran = streams[1 - refused];
+        await ran?.ended;
+        expect(ran?.events.at(-1)?.payload.stop_reason).toEqual({ type: 'end_turn' });
+        streams[refused]?.close();
+        expect(streams[refused]?.events.map((event) => event.type)).toEqual([]);
+        expect(await balanceOf(api1, person)).toMatchObject({ balance: 0, totalSpent: 1 });
+        const ledger = await transactionsOf(api1, person);
+        expect(ledger.map((entry) => entry.amount).sort()).toEqual([-1, 1]);
+      }
     } finally {
       await single.close();
     }

@@ -1,0 +1,216 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/paths.js';
+import { createExecution, runToEnd, streamOf } from '../helpers/executions.js';
+import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
+import { type Client, client } from '../helpers/http.js';
+import { type ServerProcesses, serverProcesses } from '../helpers/process.js';
+import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
+import type { StreamEvent } from '../helpers/sse.js';
+
+/**
+ * One hostile skill per finding of the first attack run (issue 11, findings 2 to 8), each
+ * run through a real server process with the sandbox on. Every attack must end in a failed
+ * run that names the limit it hit, with the server up, its memory bounded, and nothing
+ * written outside the run's own folder.
+ */
+const HOSTILE_SKILLS = path.join(PROJECT_ROOT, 'test/security/skills');
+const MIB = 1024 * 1024;
+const OUTPUT_LIMIT = 8 * MIB;
+const SETTINGS = {
+  SKILLS_DIR: HOSTILE_SKILLS,
+  SKILL_SANDBOX: 'auto',
+  SKILL_MEMORY_MB: '128',
+  SKILL_CPU_SECONDS: '2',
+  SKILL_OUTPUT_LIMIT_BYTES: String(OUTPUT_LIMIT),
+  RUNS_PER_USER: '2',
+  RUNS_PER_SERVER: '3',
+  EXECUTION_TIMEOUT_MS: '60000',
+  RATE_LIMIT_REST_PER_MINUTE: '100000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+};
+/** Far above an idle server (about 100 MiB) and far below what the attacks reached unconfined. */
+const SERVER_RESIDENT_LIMIT = 400 * MIB;
+
+let servers: ServerProcesses;
+let server: ChildProcess;
+let api: Client;
+let person: TestUser;
+const marker = `skillet-pwned-${randomUUID()}`;
+
+beforeAll(async () => {
+  servers = await serverProcesses('security', SETTINGS);
+  server = await servers.start();
+  api = client(servers.baseUrl);
+}, 120_000);
+afterAll(() => servers?.cleanUp());
+beforeEach(async () => {
+  person = await signUp(api);
+});
+
+async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) * 1024;
+}
+
+/** Every file under the places a skill must not touch, with its size and time. */
+async function filesOutsideRuns(): Promise<string[]> {
+  const listing: string[] = [];
+  for (const root of [HOSTILE_SKILLS, servers.dataDir]) {
+    for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+      const file = path.join(entry.parentPath, entry.name);
+      // The database changes with every request, and runs write into scratch/.
+      if (/skillet\.db|[/\\]scratch([/\\]|$)/.test(file)) continue;
+      const info = await stat(file);
+      listing.push(`${file} ${info.size} ${info.mtimeMs}`);
+    }
+  }
+  return listing.sort();
+}
+
+async function attack(slug: string, input: object = {}, user = person) {
+  const before = await filesOutsideRuns();
+  const text = JSON.stringify({ dataDir: servers.dataDir, marker, ...input });
+  const { stream } = await runToEnd(api, user, slug, text);
+  const after = await filesOutsideRuns();
+  return { events: stream.events, before, after };
+}
+
+function ending(events: StreamEvent[]) {
+  return {
+    stopReason: events.at(-1)?.payload.stop_reason,
+    info: events.findLast((event) => event.type === 'agent.info')?.payload.message,
+    messages: events.filter((event) => event.type === 'agent.message').map((event) => JSON.stringify(event.payload)),
+  };
+}
+
+/** What every attack must leave behind: a failed run naming its limit, and a healthy server. */
+async function expectContained(run: Awaited<ReturnType<typeof attack>>, limit: RegExp) {
+  const { stopReason, info } = ending(run.events);
+  expect(stopReason).toEqual({ type: 'error' });
+  expect(info).toMatch(limit);
+  expect(run.after).toEqual(run.before);
+  expect(existsSync(`/tmp/${marker}`)).toBe(false);
+  expect(server.exitCode).toBeNull();
+  expect((await api.get('/api/v1/marketplace/skills', { headers: session(person) })).status).toBe(200);
+  expect(await residentBytes(server.pid as number)).toBeLessThan(SERVER_RESIDENT_LIMIT);
+}
+
+describe.runIf(BUBBLEWRAP_HERE)('hostile skills in the sandbox', () => {
+  it('cannot kill the server: its parent is the sandbox, not the server (finding 2)', async () => {
+    const run = await attack('kills-server');
+    await expectContained(run, /CPU time limit of 2 seconds/);
+    const messages = ending(run.events).messages.join('\n');
+    expect(messages).toMatch(/write .*: refused/);
+    expect(messages).not.toMatch(/write .*: done/);
+  });
+
+  it('cannot make the server buffer 600 MiB of one line (finding 3)', async () => {
+    await expectContained(await attack('floods-stdout'), /protocol line longer than its limit of 1048576 bytes/);
+  });
+
+  it('reaches no service on this machine: not the API, PostgreSQL or Redis, nor their sockets (finding 4)', async () => {
+    const ports = [Number(new URL(servers.baseUrl).port), 5432, 6379];
+    const run = await attack('dials-out', { ports });
+    await expectContained(run, /no connection went through/);
+    const messages = ending(run.events).messages;
+    expect(messages).toHaveLength(ports.length * 2 + 2);
+    for (const message of messages) expect(message).not.toContain('CONNECTED');
+  });
+
+  it('cannot hold memory outside the V8 heap past its limit (finding 5)', async () => {
+    const run = await attack('hogs-memory');
+    await expectContained(run, /memory limit of 128 MiB/);
+    expect(ending(run.events).messages.join('\n')).not.toContain('holding');
+  });
+
+  it('cannot write past its output limit while it runs (finding 6)', async () => {
+    let largest = 0;
+    const scratch = path.join(servers.dataDir, 'scratch');
+    const watching = setInterval(async () => {
+      const files = await readdir(scratch, { recursive: true, withFileTypes: true }).catch(() => []);
+      let total = 0;
+      for (const file of files) {
+        if (file.isFile())
+          total += await stat(path.join(file.parentPath, file.name)).then(
+            (info) => info.size,
+            () => 0,
+          );
+      }
+      largest = Math.max(largest, total);
+    }, 5);
+    const run = await attack('fills-disk');
+    clearInterval(watching);
+    await expectContained(run, new RegExp(`output limit of ${OUTPUT_LIMIT} bytes`));
+    // No file may pass the limit (a file-size rlimit), and the watchdog looks at the folder on
+    // every change to it: the writer is stopped a few writes past the limit (it was 57 MiB with 100 ms ticks alone).
+    expect(largest).toBeLessThan(2 * OUTPUT_LIMIT);
+  });
+
+  it('cannot stream unbounded events into the database (finding 7)', async () => {
+    const run = await attack('streams-events');
+    await expectContained(run, /more than its limit of 8388608 bytes of events/);
+    const streamed = run.events.reduce((sum, event) => sum + JSON.stringify(event).length, 0);
+    expect(streamed).toBeLessThan(9 * MIB);
+  });
+
+  it('cannot saturate the machine: runs per user and per server are capped, and each spin ends at its CPU limit (finding 8)', async () => {
+    const teams = await Promise.all([1, 2, 3].map(() => createTeam(api, person)));
+    const start = async (user: TestUser, headers: Record<string, string>) => {
+      const created = await createExecution(api, user, 'spins', 'spin', {}, headers);
+      const stream = await streamOf(api, user, created.id, '', headers);
+      const reply = await api.post<{ error: string; message: string }>(`/api/v1/executions/${created.id}/events`, {
+        body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'spin' }] }] },
+        headers,
+      });
+      return { id: created.id, reply, stream };
+    };
+    const [first, second, third] = [
+      await start(person, session(person, { 'x-workspace-id': teams[0]?.id ?? '' })),
+      await start(person, session(person, { 'x-workspace-id': teams[1]?.id ?? '' })),
+      await start(person, session(person, { 'x-workspace-id': teams[2]?.id ?? '' })),
+    ];
+    expect([first.reply.status, second.reply.status]).toEqual([200, 200]);
+    expect(third.reply.status).toBe(429);
+    expect(third.reply.body).toEqual({ error: 'EXECUTION_RUNNING', message: expect.stringMatching(/2 runs in progress/) });
+
+    const other = await signUp(api);
+    const elsewhere = await start(other, session(other));
+    expect(elsewhere.reply.status).toBe(200);
+    const stranger = await signUp(api);
+    const overServer = await start(stranger, session(stranger));
+    expect(overServer.reply.status).toBe(429);
+    expect(overServer.reply.body.message).toMatch(/as many skills as it may at once \(3\)/);
+
+    for (const { stream } of [first, second, elsewhere]) {
+      await stream.ended;
+      const { stopReason, info } = ending(stream.events);
+      expect(stopReason).toEqual({ type: 'error' });
+      expect(info).toMatch(/CPU time limit of 2 seconds/);
+    }
+    overServer.stream.close();
+    // Once those have ended, the refused execution starts.
+    const thirdHeaders = session(person, { 'x-workspace-id': teams[2]?.id ?? '' });
+    const retried = await api.post(`/api/v1/executions/${third.id}/events`, {
+      body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'spin' }] }] },
+      headers: thirdHeaders,
+    });
+    expect(retried.status).toBe(200);
+    await third.stream.ended;
+    expect(ending(third.stream.events).info).toMatch(/CPU time limit of 2 seconds/);
+  });
+});
+
+describe.runIf(!BUBBLEWRAP_HERE)('hostile skills on a machine without bubblewrap', () => {
+  it('are refused with a message that says how to enable the sandbox', async () => {
+    const { events } = await attack('kills-server');
+    const { stopReason, info } = ending(events);
+    expect(stopReason).toEqual({ type: 'error' });
+    expect(info).toMatch(/sandbox is not available on this server.*apt-get install bubblewrap/);
+    expect(server.exitCode).toBeNull();
+  });
+});
