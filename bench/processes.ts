@@ -43,7 +43,9 @@ export async function startServer(mode: ServerMode, ...modeArgs: string[]): Prom
   started.add(child);
   child.once('exit', () => started.delete(child));
   const output = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
-  const [url] = (await once(output, 'line')) as [string];
+  // Start-up warnings (test-mode payments, say) are logged before the URL line.
+  let url = '';
+  while (!/^https?:\/\//.test(url)) [url] = (await once(output, 'line')) as [string];
   return { url, process: child, output };
 }
 

@@ -213,18 +213,64 @@ async function fanOutMemory(count: number) {
 }
 
 /** From posting the user.message to receiving session.status_idle, for a skill that does nothing. */
-async function runCost(skillet: Skillet): Promise<number[]> {
-  const timings: number[] = [];
-  for (let i = 0; i < 20; i++) {
-    const run = await newExecution(skillet, 'empty', 'go');
-    const response = await fetch(run.sseUrl);
-    const ended = response.text();
-    const started = performance.now();
-    await start(skillet, run.id, 'go');
-    await ended;
-    timings.push(performance.now() - started);
+async function runOnce(skillet: Skillet): Promise<number> {
+  const run = await newExecution(skillet, 'empty', 'go');
+  const response = await fetch(run.sseUrl);
+  const ended = response.text();
+  const started = performance.now();
+  await start(skillet, run.id, 'go');
+  await ended;
+  return performance.now() - started;
+}
+
+/**
+ * The run cost in the sandbox beside the same on a server whose skills run on Node's
+ * permission model alone (SKILL_SANDBOX=none), taken in turns so both see the same machine.
+ */
+async function runCosts(sandboxed: Skillet, unconfined: Skillet): Promise<{ sandboxed: number[]; unconfined: number[] }> {
+  const timings = { sandboxed: [] as number[], unconfined: [] as number[] };
+  for (let i = 0; i < RUN_COST_ROUNDS; i++) {
+    timings.sandboxed.push(await runOnce(sandboxed));
+    timings.unconfined.push(await runOnce(unconfined));
   }
   return timings;
+}
+
+const RUN_COST_ROUNDS = 20;
+
+async function runCostRows(skillet: Skillet) {
+  const unconfined = await startServer('skillet', JSON.stringify({ SKILL_SANDBOX: 'none' }));
+  try {
+    const other: Skillet = { server: unconfined, apiKey: (await seedUser(unconfined.url, 'unconfined@example.test')).apiKey };
+    const cost = await runCosts(skillet, other);
+    const row = (label: string, timings: number[], target: string, verdict: string) => ({
+      measure: `run of an empty script skill, ${label}: user.message to session.status_idle (ms)`,
+      skillet: Number(median(timings).toFixed(1)),
+      baseline: '-',
+      ratio: `p95 ${percentile(timings, 95).toFixed(1)} ms`,
+      target,
+      verdict,
+    });
+    return [
+      row(
+        'in the sandbox (bubblewrap + permission model)',
+        cost.sandboxed,
+        '< 150 ms',
+        median(cost.sandboxed) < 150 ? 'met' : 'MISSED',
+      ),
+      row('permission model alone', cost.unconfined, '-', '-'),
+      {
+        measure: 'sandbox cost: sandboxed median / permission-model-only median',
+        skillet: Number(median(cost.sandboxed).toFixed(1)),
+        baseline: Number(median(cost.unconfined).toFixed(1)),
+        ratio: ratio(median(cost.sandboxed), median(cost.unconfined)),
+        target: '-',
+        verdict: '-',
+      },
+    ];
+  } finally {
+    await stop(unconfined);
+  }
 }
 
 interface Measure {
@@ -273,8 +319,8 @@ const kib = (bytes: number) => Number((bytes / 1024).toFixed(1));
 const ratio = (a: number, b: number) => Number((a / b).toFixed(2));
 const FAN_OUT_COUNTS = [1000, 10_000];
 
-/** `part` narrows the run to one measure: BENCH_ONLY=replay or BENCH_ONLY=fan-out-memory. */
-export async function streams(part?: 'replay' | 'fan-out-memory'): Promise<void> {
+/** `part` narrows the run to one measure: BENCH_ONLY=replay, fan-out-memory or run-cost. */
+export async function streams(part?: 'replay' | 'fan-out-memory' | 'run-cost'): Promise<void> {
   if (part === 'fan-out-memory') {
     const rows = [];
     for (const count of FAN_OUT_COUNTS) rows.push(...memoryRows(count, await fanOutMemory(count)));
@@ -283,6 +329,16 @@ export async function streams(part?: 'replay' | 'fan-out-memory'): Promise<void>
     return;
   }
   const ours = await startServer('skillet');
+  if (part === 'run-cost') {
+    try {
+      const skillet: Skillet = { server: ours, apiKey: (await seedUser(ours.url, 'streams@example.test')).apiKey };
+      console.log('\nThe cost of a run: in the sandbox and on the permission model alone, in turns; medians\n');
+      console.table(await runCostRows(skillet));
+    } finally {
+      await stop(ours);
+    }
+    return;
+  }
   const base = await startServer('sse-baseline');
   try {
     const skillet: Skillet = { server: ours, apiKey: (await seedUser(ours.url, 'streams@example.test')).apiKey };
@@ -303,15 +359,7 @@ export async function streams(part?: 'replay' | 'fan-out-memory'): Promise<void>
       for (const [i, count] of FAN_OUT_COUNTS.entries()) {
         rows.push(...memoryRows(count, await fanOutMemory(count)), spreadRow(count, spreads[i] as Measure));
       }
-      const cost = await runCost(skillet);
-      rows.push({
-        measure: 'run of an empty script skill, user.message to session.status_idle (ms)',
-        skillet: Number(median(cost).toFixed(1)),
-        baseline: '-',
-        ratio: `p95 ${percentile(cost, 95).toFixed(1)} ms`,
-        target: '< 150 ms',
-        verdict: median(cost) < 150 ? 'met' : 'MISSED',
-      });
+      rows.push(...(await runCostRows(skillet)));
     }
     console.log('\nEvent streams: Skillet vs a bare Node SSE server in the same run; medians\n');
     console.table(rows);
