@@ -118,12 +118,18 @@ export function namespaceArgs(runtimeFiles: string[], readOnly: string[], writab
 /** The sandbox's private /tmp: memory-backed, so kept small. */
 const TMP_BYTES = 16 * 1024 * 1024;
 
-let detected:
-  | Promise<{ bwrap: string | undefined; failure: string | undefined; runtimeFiles: string[]; prlimit: string | undefined }>
-  | undefined;
+/** What this machine offers: bwrap (and why it cannot be used, if so), prlimit, Node's files. */
+export interface SandboxProbe {
+  bwrap: string | undefined;
+  failure: string | undefined;
+  runtimeFiles: string[];
+  prlimit: string | undefined;
+}
+
+let detected: Promise<SandboxProbe> | undefined;
 
 /** Probes once per process: bwrap, whether it can build a namespace here, and prlimit. */
-function probe() {
+function probeMachine(): Promise<SandboxProbe> {
   detected ??= (async () => {
     const [bwrap, prlimit, runtimeFiles] = await Promise.all([locate('bwrap'), locate('prlimit'), nodeRuntimeFiles()]);
     const failure = bwrap ? await bubblewrapWorks(bwrap, runtimeFiles) : 'bwrap is not installed';
@@ -133,7 +139,7 @@ function probe() {
 }
 
 /** Decides how skills run on this server; throws when SKILL_SANDBOX=bwrap cannot be honoured. */
-export async function detectSandbox(setting: SandboxSetting): Promise<SkillSandbox> {
+export async function detectSandbox(setting: SandboxSetting, probe = probeMachine): Promise<SkillSandbox> {
   const found = await probe();
   const base = { runtimeFiles: found.runtimeFiles, prlimit: found.prlimit };
   const noPrlimit = found.prlimit ? '' : ' prlimit (util-linux) is missing too, so memory and CPU are held by a watchdog alone.';
