@@ -13,6 +13,7 @@ button { margin-top: 1.2rem; padding: .6rem 1.1rem; font: inherit; font-weight: 
 .facts { display: grid; grid-template-columns: auto 1fr; gap: .2rem 1rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; }
+.reported { display: block; font-size: .8rem; font-style: italic; }
 .notice { padding: .6rem .8rem; border-radius: 8px; background: color-mix(in srgb, var(--accent) 15%, transparent); }
 .actions { display: flex; gap: .6rem; }
 `;

@@ -37,6 +37,9 @@ ${notice(options.message)}
   );
 }
 
+/** Beside every fact the device chose itself, so none of them reads as checked by the server. */
+const REPORTED = html`<span class="reported">(reported by the device)</span>`;
+
 function timeLeft(expiresAt: string, now: Date): string {
   const seconds = Math.max(0, Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000));
   const minutes = Math.floor(seconds / 60);
@@ -59,9 +62,10 @@ export function reviewPage(options: {
     html`<h1>Approve this device?</h1>
 <p>Check that this code is the one on your device:</p>
 <p class="code">${details.user_code}</p>
+<p>What the device says about itself can be anything it likes: approve only a device you are setting up yourself.</p>
 <dl class="facts">
-<dt>Client</dt><dd>${details.client_label}</dd>
-<dt>User agent</dt><dd>${details.client_ua || 'not given'}</dd>
+<dt>Client ${REPORTED}</dt><dd>${details.client_label}</dd>
+<dt>User agent ${REPORTED}</dt><dd>${details.client_ua || 'not given'}</dd>
 <dt>IP address</dt><dd>${details.client_ip}</dd>
 <dt>Time left</dt><dd>${timeLeft(details.expires_at, options.now)}</dd>
 </dl>

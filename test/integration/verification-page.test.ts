@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTeam, signUp, startActivation, type TestUser } from '../helpers/factories.js';
+import type { Activation } from '../../src/sdk/types.js';
+import { createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';
 import { type Client, client, tamper } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -147,5 +150,82 @@ describe('sign in, review, decide', () => {
     });
     expect(review.status).toBe(409);
     expect(review.html).toContain('already denied');
+  });
+});
+
+/** Starts an activation whose client label and user agent are chosen by the test, as a device would. */
+async function activate(body: Record<string, string>, headers: Record<string, string> = {}): Promise<Activation> {
+  server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
+  const reply = await api.post<Activation>('/api/v1/activate', { body, headers });
+  expect(reply.status).toBe(200);
+  return reply.body;
+}
+
+/**
+ * Starts an activation whose `x-client-label` header is the UTF-8 of the text, written as
+ * raw bytes: fetch refuses such a header, and Node's client would encode it once more.
+ */
+async function activateWithUtf8Header(label: string): Promise<Activation> {
+  server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  const head = `POST /api/v1/activate HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\nx-client-label: `;
+  // Written, not ended: the server closes the connection once it has answered.
+  socket.write(Buffer.concat([Buffer.from(head), Buffer.from(label), Buffer.from('\r\n\r\n{}')]));
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const response = Buffer.concat(chunks).toString('utf8');
+  expect(response).toMatch(/^HTTP\/1\.1 200 /);
+  return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Activation;
+}
+
+const review = (code: string) => postForm('/activate/review', { code, email: person.email, password: person.password });
+const lookup = async (code: string) =>
+  (
+    await api.get<{ client_label: string; client_ua: string }>(`/api/v1/activate/lookup?code=${code}`, {
+      headers: session(person),
+    })
+  ).body;
+
+describe('what the device says about itself', () => {
+  it('keeps an accented or emoji label as sent, from the body or as UTF-8 in the header, on a page declared UTF-8', async () => {
+    const label = 'Zoë’s café laptop 🚀 👩‍💻';
+    for (const created of [await activate({ client_label: label }), await activateWithUtf8Header(label)]) {
+      const page = await review(created.user_code);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.html).toContain('<meta charset="utf-8">');
+      expect(page.html).toContain(label);
+      expect((await lookup(created.user_code)).client_label).toBe(label);
+    }
+  });
+
+  it('escapes HTML in the label and the user agent, and marks both as reported by the device', async () => {
+    const created = await activate(
+      { client_label: '<img src=x onerror=alert(1)>' },
+      { 'user-agent': 'agent/1 <b onmouseover=alert(2)>' },
+    );
+    const page = await review(created.user_code);
+    expect(page.html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page.html).toContain('agent/1 &lt;b onmouseover=alert(2)&gt;');
+    expect(page.html).not.toMatch(/<img|<b /);
+    expect(page.html.match(/reported by the device/g)).toHaveLength(2);
+  });
+
+  it('caps a 5,000-character label and user agent when the activation is made, cutting them with an ellipsis', async () => {
+    const created = await activate({ client_label: 'L'.repeat(5000) }, { 'user-agent': `agent/1 ${'u'.repeat(5000)}` });
+    const stored = await lookup(created.user_code);
+    expect(stored.client_label).toBe(`${'L'.repeat(99)}…`);
+    expect(stored.client_ua).toBe(`agent/1 ${'u'.repeat(191)}…`);
+    const page = await review(created.user_code);
+    expect(page.html).toContain(stored.client_label);
+    expect(page.html).not.toContain('L'.repeat(100));
+
+    // Emoji are cut whole, never halfway through; direction overrides are taken out.
+    const emoji = await activate({ client_label: '👩‍💻'.repeat(5000) });
+    expect((await lookup(emoji.user_code)).client_label).toBe(`${'👩‍💻'.repeat(99)}…`);
+    const spoof = await activate({ client_label: 'invoice\u202Efdp.exe' });
+    expect((await lookup(spoof.user_code)).client_label).toBe('invoicefdp.exe');
   });
 });
