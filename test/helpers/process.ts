@@ -48,7 +48,7 @@ export async function serverProcesses(name: string, settings: NodeJS.ProcessEnv 
     const child = spawn(process.execPath, [path.join(build.dir, 'src/main.js')], { env, stdio: 'ignore' });
     running.add(child);
     child.once('exit', () => running.delete(child));
-    for (let attempt = 0; attempt < 200; attempt++) {
+    for (let attempt = 0; attempt < 600; attempt++) {
       const up = await fetch(`${baseUrl}/openapi.json`).then(
         (response) => response.ok,
         () => false,

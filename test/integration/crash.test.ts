@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { balanceOf, transactionsOf } from '../helpers/billing.js';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { session, signUp } from '../helpers/factories.js';
 import { client } from '../helpers/http.js';
@@ -9,7 +10,7 @@ let servers: ServerProcesses;
 let baseUrl: string;
 
 beforeAll(async () => {
-  servers = await serverProcesses('crash');
+  servers = await serverProcesses('crash', { SIGNUP_CREDITS: '10' });
   baseUrl = servers.baseUrl;
 }, 60_000);
 
@@ -52,6 +53,29 @@ describe('a server killed with SIGKILL during a run', () => {
     expect(again.events).toEqual(earlierStream.events);
     expect((await runToEnd(api, owner, 'ticker', '1 1')).stream.events.at(-1)?.type).toBe('session.status_idle');
 
+    second.kill('SIGTERM');
+    await once(second, 'exit');
+  });
+
+  it('gives back the price of a run it cut off', async () => {
+    const first = await startProcess();
+    const api = client(baseUrl);
+    const payer = await signUp(api);
+    const before = await balanceOf(api, payer);
+    const victim = await createExecution(api, payer, 'priced-ticker', '100 100');
+    const live = await streamOf(api, payer, victim.id);
+    expect((await sendMessage(api, payer, victim.id, '100 100')).status).toBe(200);
+    await live.waitFor(4);
+    expect((await balanceOf(api, payer)).balance).toBe(before.balance - 2);
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+    await live.ended;
+
+    const second = await startProcess();
+    expect((await balanceOf(api, payer)).balance).toBe(before.balance);
+    const ledger = await transactionsOf(api, payer);
+    expect(ledger[0]).toMatchObject({ type: 'purchase', amount: 2, description: expect.stringMatching(/^Refund of run /) });
+    expect(ledger[1]).toMatchObject({ type: 'usage', amount: -2, executionId: victim.id });
     second.kill('SIGTERM');
     await once(second, 'exit');
   });
