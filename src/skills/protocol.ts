@@ -7,15 +7,12 @@ export type SkillMessage =
   | { type: 'result'; summary: string }
   | { type: 'file'; path: string; size: number };
 
-const MAX_LINE = 1024 * 1024;
-
 function isString(value: unknown): value is string {
   return typeof value === 'string';
 }
 
-/** Reads one protocol line; null when it is not one (garbage ends the run). */
+/** Reads one protocol line (its length was bounded as it was read); null when it is not one (garbage ends the run). */
 export function parseSkillMessage(line: string): SkillMessage | null {
-  if (line.length > MAX_LINE) return null;
   let value: unknown;
   try {
     value = JSON.parse(line);
