@@ -48,6 +48,7 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
     LOG_LEVEL: 'warn',
     // Rate limiting stays on, with limits high enough that the run measures the work, not 429s.
     RATE_LIMIT_REST_PER_MINUTE: '10000000',
+    RATE_LIMIT_WEBHOOK_PER_MINUTE: '10000000',
     RATE_LIMIT_POLL_BURST: '10000000',
     RATE_LIMIT_POLL_PER_SECOND: '100000',
     RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',

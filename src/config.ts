@@ -66,6 +66,8 @@ export interface Config {
   rateLimits: {
     executionsPerMinute: number;
     restPerMinute: number;
+    /** Signed payment-webhook deliveries per minute per client address, apart from the REST limit. */
+    webhookPerMinute: number;
     activationCreateIntervalMs: number;
     pollBurst: number;
     pollPerSecond: number;
@@ -258,6 +260,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     rateLimits: {
       executionsPerMinute: integer(env, 'RATE_LIMIT_EXECUTIONS_PER_MINUTE', 30, 1, 10_000_000),
       restPerMinute: integer(env, 'RATE_LIMIT_REST_PER_MINUTE', 100, 1, 10_000_000),
+      webhookPerMinute: integer(env, 'RATE_LIMIT_WEBHOOK_PER_MINUTE', 6000, 1, 10_000_000),
       activationCreateIntervalMs: integer(env, 'RATE_LIMIT_ACTIVATION_INTERVAL_MS', 1000, 0, 3_600_000),
       pollBurst: integer(env, 'RATE_LIMIT_POLL_BURST', 5, 1, 10_000_000),
       pollPerSecond: integer(env, 'RATE_LIMIT_POLL_PER_SECOND', 1, 1, 10_000_000),

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import type { Config } from '../config.js';
-import { InvalidInput, ServiceUnavailable } from '../errors.js';
+import { ServiceUnavailable } from '../errors.js';
 import { deriveKey, randomBase64Url } from '../secrets.js';
 
 export interface CheckoutRequest {
@@ -18,7 +18,7 @@ export interface CheckoutRequest {
  * Where people pay. Stripe when a secret key is configured; otherwise the local test-mode
  * checkout, a page of this server, or in production nowhere. Stripe and the local checkout
  * report payments the same way: Stripe-shaped events signed with the Stripe scheme,
- * delivered to the one webhook, verified by Stripe's SDK.
+ * delivered to the one webhook and verified there (webhook-signature.ts).
  */
 export interface PaymentProvider {
   readonly name: 'stripe' | 'local' | 'none';
@@ -36,26 +36,6 @@ export interface CreatedCheckout {
   provider: 'stripe' | 'local';
   sessionId: string;
   checkoutUrl: string;
-}
-
-/** Webhook signatures older than this are refused (Stripe's own default). */
-export const WEBHOOK_TOLERANCE_SECONDS = 300;
-
-/** A delivery as the webhook receives it: the event if genuine, else a 400. */
-export function verifiedEvent(provider: PaymentProvider, rawBody: string, signature: string | undefined, nowMs: number) {
-  if (!signature) throw new InvalidInput('Missing Stripe-Signature header');
-  try {
-    return Stripe.webhooks.constructEvent(
-      rawBody,
-      signature,
-      provider.webhookSecret,
-      WEBHOOK_TOLERANCE_SECONDS,
-      undefined,
-      nowMs,
-    );
-  } catch (error) {
-    throw new InvalidInput(`Webhook refused: ${(error as Error).message}`);
-  }
 }
 
 class StripeProvider implements PaymentProvider {

@@ -8,6 +8,7 @@ import type { RateLimitKind } from './route-config.js';
 /** The limiter rules of one configuration, built once rather than on every request. */
 interface Rules {
   rest: RateRule;
+  webhook: RateRule;
   executionStarts: RateRule;
   activationCreate: RateRule;
   poll: RateRule;
@@ -21,6 +22,7 @@ function rulesOf(config: Config): Rules {
     const limits = config.rateLimits;
     rules = {
       rest: { kind: 'window', limit: limits.restPerMinute, windowMs: 60_000 },
+      webhook: { kind: 'window', limit: limits.webhookPerMinute, windowMs: 60_000 },
       executionStarts: { kind: 'window', limit: limits.executionsPerMinute, windowMs: 60_000 },
       activationCreate: { kind: 'bucket', capacity: 1, intervalMs: limits.activationCreateIntervalMs },
       poll: { kind: 'bucket', capacity: limits.pollBurst, intervalMs: 1000 / limits.pollPerSecond },
@@ -33,6 +35,7 @@ function rulesOf(config: Config): Rules {
 const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';
 
 const anonymousRestKey = (address: string) => `rest:ip:${address}`;
+const webhookKey = (request: FastifyRequest) => `webhook:ip:${request.ip}`;
 
 /** REST requests count per credential (a key, or a person for auth tokens), else per IP. */
 function restKey(request: FastifyRequest): string {
@@ -84,6 +87,7 @@ export async function limitRequest(
   kind: RateLimitKind,
 ): Promise<void> {
   if (kind === 'activation-poll') return; // counted per code once the body is read
+  if (kind === 'webhook') return; // counted once the signature is verified
   if (kind === 'activation-create') {
     await enforce(
       ctx,
@@ -118,11 +122,25 @@ export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCode
 }
 
 /**
+ * Payment-provider deliveries per client address, in a window of their own: a provider
+ * retries from a handful of addresses, so it must not share the anonymous REST allowance.
+ * Called only for a delivery whose signature checked out, so forgeries spend nothing.
+ */
+export async function limitWebhook(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await enforce(ctx, reply, webhookKey(request), rulesOf(ctx.config).webhook, 'Too many webhook deliveries; retry later');
+}
+
+/**
  * For error responses: one that never reached a limiter (a poll body that failed to parse
- * or validate, say) still carries the headers, read from the client IP's REST window.
+ * or validate, a webhook delivery with a bad signature) still carries the headers, read
+ * without counting from the window the route is counted in: the webhook's for the webhook,
+ * else the REST window of the caller or client IP.
  */
 export async function ensureRateLimitHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;
-  const decision = await ctx.rateLimits.peek(restKey(request), rulesOf(ctx.config).rest, ctx.clock.now().getTime());
+  const rules = rulesOf(ctx.config);
+  const [key, rule] =
+    request.routeOptions.config?.rateLimit === 'webhook' ? [webhookKey(request), rules.webhook] : [restKey(request), rules.rest];
+  const decision = await ctx.rateLimits.peek(key, rule, ctx.clock.now().getTime());
   reply.headers(rateLimitHeaders(decision));
 }

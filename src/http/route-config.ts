@@ -12,9 +12,10 @@ export type AuthPolicy = 'public' | 'user' | 'session';
 
 /**
  * Which limiter counts a route's requests, and so which one its headers describe. The
- * poll route counts per device code in its handler, once the code is known.
+ * poll route counts per device code in its handler, once the code is known; the payment
+ * webhook counts per client address in its handler, once the signature is verified.
  */
-export type RateLimitKind = 'rest' | 'activation-create' | 'activation-poll';
+export type RateLimitKind = 'rest' | 'activation-create' | 'activation-poll' | 'webhook';
 
 /** The error body a route family speaks: the usual envelope, or the artifacts' older shape. */
 export type ErrorFamily = 'standard' | 'artifact';

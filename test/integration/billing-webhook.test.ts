@@ -1,10 +1,11 @@
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Env } from '../../src/config.js';
 import { fakeStripe } from '../fakes/stripe.js';
 import { runForArtifact } from '../helpers/artifacts.js';
 import { balanceOf, checkoutBody, transactionsOf } from '../helpers/billing.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
+import { type Client, client, type Reply } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const WEBHOOK_SECRET = 'whsec_test_skillet';
@@ -13,14 +14,20 @@ let server: TestServer;
 let api: Client;
 let eventNumber = 0;
 
-beforeAll(async () => {
-  stripe = await fakeStripe();
-  server = await startServer({
+/** Billing through Stripe (the stand-in), with the given limits. */
+const stripeServer = (limits: Env = {}) =>
+  startServer({
     SIGNUP_CREDITS: '0',
     STRIPE_SECRET_KEY: 'sk_test_skillet',
     STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
     STRIPE_PUBLISHABLE_KEY: 'pk_test_skillet',
     STRIPE_API_URL: stripe.url,
+    ...limits,
+  });
+
+beforeAll(async () => {
+  stripe = await fakeStripe();
+  server = await stripeServer({
     RATE_LIMIT_REST_PER_MINUTE: '100000',
     RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
   });
@@ -31,28 +38,37 @@ afterAll(async () => {
   await stripe.close();
 });
 
-const nowSeconds = () => Math.floor(server.clock.now().getTime() / 1000);
+const secondsOf = (target: TestServer) => Math.floor(target.clock.now().getTime() / 1000);
+const nowSeconds = () => secondsOf(server);
 
 function event(type: string, object: Record<string, unknown>, id = `evt_test_${++eventNumber}`) {
   return { id, object: 'event', type, created: nowSeconds(), livemode: false, data: { object } };
 }
 
+interface DeliveryOptions {
+  secret?: string;
+  timestamp?: number;
+  raw?: string;
+}
+
 /** Delivers an event the way Stripe does: the JSON body signed with the SDK's own test-header helper. */
-function deliver(body: unknown, options: { secret?: string; timestamp?: number; raw?: string } = {}) {
+function deliverTo(target: TestServer, body: unknown, options: DeliveryOptions = {}) {
   const payload = options.raw ?? JSON.stringify(body);
   const signature = Stripe.webhooks.generateTestHeaderString({
     payload,
     secret: options.secret ?? WEBHOOK_SECRET,
-    timestamp: options.timestamp ?? nowSeconds(),
+    timestamp: options.timestamp ?? secondsOf(target),
   });
-  return api.post<{ received: boolean; outcome: string }>('/api/v1/billing/webhook', {
+  return client(target.url).post<{ received: boolean; outcome: string }>('/api/v1/billing/webhook', {
     raw: payload,
     headers: { 'stripe-signature': signature },
   });
 }
 
-async function startPurchase(person: TestUser, packId = 'pack_100'): Promise<string> {
-  const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+const deliver = (body: unknown, options: DeliveryOptions = {}) => deliverTo(server, body, options);
+
+async function startPurchaseOn(target: TestServer, person: TestUser, packId = 'pack_100'): Promise<string> {
+  const started = await client(target.url).post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
     body: checkoutBody({ packId }),
     headers: session(person),
   });
@@ -61,6 +77,8 @@ async function startPurchase(person: TestUser, packId = 'pack_100'): Promise<str
   expect(started.body.checkoutUrl).toBe(`https://checkout.stripe.com/c/pay/${id}`);
   return id;
 }
+
+const startPurchase = (person: TestUser, packId = 'pack_100') => startPurchaseOn(server, person, packId);
 
 const completed = (sessionId: string, paymentIntent: string, paymentStatus = 'paid') =>
   event('checkout.session.completed', {
@@ -251,5 +269,133 @@ describe('a Stripe subscription', () => {
     const expected = new Date(first.subscriptionExpiresAt);
     expected.setUTCMonth(expected.getUTCMonth() + 1);
     expect(second.subscriptionExpiresAt).toBe(expected.toISOString());
+  });
+});
+
+describe('the webhook rate limit', () => {
+  let limited: TestServer | undefined;
+  afterEach(async () => {
+    await limited?.close();
+    limited = undefined;
+  });
+
+  const headersOf = (reply: Reply) =>
+    ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) => reply.headers.get(name));
+
+  function expectRateLimited(reply: Reply): void {
+    expect([reply.status, reply.body]).toEqual([429, { error: { type: 'rate_limit_error', message: expect.any(String) } }]);
+    expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  }
+
+  /** Anonymous requests from the test's address (every test client is 127.0.0.1). */
+  const anonymous = (target: TestServer) => client(target.url).get('/api/v1/me');
+
+  it('is not the anonymous REST limit: with 5 REST requests a minute, 50 signed deliveries from one address all pass and grant once each', async () => {
+    limited = await stripeServer({ RATE_LIMIT_REST_PER_MINUTE: '5' });
+    const person = await signUp(client(limited.url));
+    const sessionIds: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      if (i % 5 === 0) limited.clock.advance(60_000); // the buyer's own REST window
+      sessionIds.push(await startPurchaseOn(limited, person));
+    }
+    limited.clock.advance(60_000);
+    for (let i = 0; i < 4; i++) expect((await anonymous(limited)).status).toBe(401);
+
+    const replies: Reply<{ outcome: string }>[] = [];
+    for (const [i, sessionId] of sessionIds.entries()) {
+      const paid = completed(sessionId, `pi_many_${i}`);
+      replies.push(await deliverTo(limited, paid), await deliverTo(limited, paid));
+    }
+    expect(replies.map((reply) => reply.status)).toEqual(Array(50).fill(200));
+    expect(replies.filter((reply) => reply.body.outcome === 'applied')).toHaveLength(25);
+    // Their headers describe the webhook's own window (6000 a minute unless configured).
+    expect(headersOf(replies[0] as Reply)).toEqual(['6000', '5999', '60']);
+    expect(headersOf(replies[49] as Reply)).toEqual(['6000', '5950', '60']);
+
+    // The address still has the one REST request it had left.
+    const last = await anonymous(limited);
+    expect([last.status, ...headersOf(last)]).toEqual([401, '5', '0', '60']);
+    expectRateLimited(await anonymous(limited));
+    expect(await balanceOf(client(limited.url), person)).toMatchObject({ balance: 2500 });
+    expect(await transactionsOf(client(limited.url), person)).toHaveLength(25);
+  });
+
+  it('refuses a forged or unsigned delivery with 400 before counting it in any window', async () => {
+    limited = await stripeServer({ RATE_LIMIT_REST_PER_MINUTE: '5', RATE_LIMIT_WEBHOOK_PER_MINUTE: '3' });
+    const to = client(limited.url);
+    const person = await signUp(to);
+    const paid = completed(await startPurchaseOn(limited, person), 'pi_forged');
+    limited.clock.advance(60_000);
+
+    for (let i = 0; i < 10; i++) {
+      const refused = [
+        await deliverTo(limited, paid, { secret: 'whsec_forger' }),
+        await to.post('/api/v1/billing/webhook', { raw: JSON.stringify(paid) }),
+      ];
+      for (const reply of refused) {
+        expect([reply.status, reply.body]).toEqual([400, { error: { code: 'INVALID_INPUT', message: expect.any(String) } }]);
+        // The headers describe the webhook's window, which they did not touch.
+        expect(headersOf(reply)).toEqual(['3', '3', '60']);
+      }
+    }
+
+    // Neither the webhook's window nor the address's REST window was spent.
+    const genuine = await deliverTo(limited, paid);
+    expect([genuine.status, genuine.body.outcome, ...headersOf(genuine)]).toEqual([200, 'applied', '3', '2', '60']);
+    for (let i = 0; i < 5; i++) expect((await anonymous(limited)).status).toBe(401);
+    expectRateLimited(await anonymous(limited));
+  });
+
+  it('past its own limit answers 429 in the rate-limit envelope, and the refused delivery changes nothing', async () => {
+    limited = await stripeServer({ RATE_LIMIT_WEBHOOK_PER_MINUTE: '3' });
+    const to = client(limited.url);
+    const person = await signUp(to);
+    const events: ReturnType<typeof completed>[] = [];
+    for (let i = 0; i < 4; i++) events.push(completed(await startPurchaseOn(limited, person), `pi_limited_${i}`));
+
+    for (const [i, paid] of events.slice(0, 3).entries()) {
+      const reply = await deliverTo(limited, paid);
+      expect([reply.status, reply.body.outcome, ...headersOf(reply)]).toEqual([200, 'applied', '3', String(2 - i), '60']);
+    }
+    limited.clock.advance(15_000);
+    const refused = await deliverTo(limited, events[3]);
+    expectRateLimited(refused);
+    expect([refused.headers.get('retry-after'), ...headersOf(refused)]).toEqual(['45', '3', '0', '45']);
+    expect(await balanceOf(to, person)).toMatchObject({ balance: 300 });
+
+    // Stripe retries later, and then it counts.
+    limited.clock.advance(45_000);
+    expect((await deliverTo(limited, events[3])).body.outcome).toBe('applied');
+    expect(await balanceOf(to, person)).toMatchObject({ balance: 400 });
+  });
+
+  it('the local checkout delivers in-process: paying spends neither the REST window of the buyer’s address nor the webhook’s', async () => {
+    limited = await startServer({ SIGNUP_CREDITS: '0', RATE_LIMIT_REST_PER_MINUTE: '5', RATE_LIMIT_WEBHOOK_PER_MINUTE: '1' });
+    const to = client(limited.url);
+    const person = await signUp(to);
+    limited.clock.advance(60_000);
+    const checkoutUrls: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const started = await to.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+        body: checkoutBody({ packId: 'pack_100' }),
+        headers: session(person),
+      });
+      checkoutUrls.push(started.body.checkoutUrl);
+    }
+
+    // The buyer's browser (anonymous, from this address) opens both pages and pays both:
+    // four of its five requests, the limit less one.
+    for (const url of checkoutUrls) expect((await fetch(url)).status).toBe(200);
+    for (const url of checkoutUrls) {
+      const paid = await fetch(`${url}/pay`, { method: 'POST', redirect: 'manual' });
+      expect([paid.status, paid.headers.get('location')]).toEqual([303, 'https://app.example.test/paid']);
+    }
+    // It can still make one more request, and both payments were granted although the
+    // webhook would take only one delivery a minute from this address.
+    const more = await fetch(checkoutUrls[0] as string);
+    expect([more.status, more.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
+    expect((await fetch(checkoutUrls[0] as string)).status).toBe(429);
+    expect(await balanceOf(to, person)).toMatchObject({ balance: 200 });
+    expect(await transactionsOf(to, person)).toHaveLength(2);
   });
 });
