@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import { preparedWrite } from '../db/prepared-lookup.js';
 import type { Tables } from '../db/tables.js';
 import { type CheckoutSessionRow, claimPaid, lockByPaymentReference, recordRefunded } from './checkout-sessions.store.js';
+import { GroupCommit } from './group-commit.js';
 import { grant, takeBack } from './ledger.js';
 import { MODE_INFO } from './packs.js';
 
@@ -115,16 +116,35 @@ function apply(ctx: AppContext, trx: Kysely<Tables>, event: Stripe.Event, now: D
   }
 }
 
+const groupCommits = new WeakMap<Kysely<Tables>, GroupCommit>();
+
+/**
+ * Runs a delivery's work in a transaction. On SQLite, deliveries arriving together share
+ * one (group-commit.ts): it writes one transaction at a time anyway, and the commit is most
+ * of the cost. PostgreSQL commits concurrent transactions side by side, so each delivery
+ * there has its own.
+ */
+function inTransaction<T>(ctx: AppContext, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
+  if (ctx.dialect !== 'sqlite') return ctx.db.transaction().execute(work);
+  let group = groupCommits.get(ctx.db);
+  if (!group) {
+    group = new GroupCommit(ctx.db);
+    groupCommits.set(ctx.db, group);
+  }
+  return group.run(work);
+}
+
 /**
  * Acts on a verified provider event at most once: its id is claimed in the same
  * transaction that grants or takes back credits, so a duplicate delivery (concurrent or
- * later) finds it claimed and changes nothing.
+ * later) finds it claimed and changes nothing. The outcome is answered once that
+ * transaction has committed.
  */
 export async function handlePaymentEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
   const now = ctx.clock.now();
   let applied: Applied;
   try {
-    applied = await ctx.db.transaction().execute(async (trx) => {
+    applied = await inTransaction(ctx, async (trx) => {
       await claimEvent(trx, event.id, event.type, now.toISOString());
       return apply(ctx, trx, event, now);
     });
