@@ -3,9 +3,9 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import type { Artifact } from '../../src/sdk/types.js';
+import type { Artifact, Manifest } from '../../src/sdk/types.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
-import { runForArtifact } from '../helpers/artifacts.js';
+import { runForArtifact, sha256 } from '../helpers/artifacts.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -62,8 +62,10 @@ describe('skill-creator with a hostile description', () => {
     // One file, echo.txt: a marker file beside it would have made the output a bundle.
     expect(echoed.body).toMatchObject({ bundleType: null, content: 'hello there' });
 
-    const entry = await api.get(`/api/v1/artifacts/${created.artifactId}/file/skill/main.mjs`, { headers: session(person) });
-    expect(entry.text).toBe(creator.skillBundle('Plain').entry);
+    // The entry module the creator wrote is the one it writes for every name.
+    const manifest = await api.get<Manifest>(`/api/v1/artifacts/${created.artifactId}/manifest`, { headers: session(person) });
+    const entry = manifest.body.files.find((file) => file.path === 'skill/main.mjs');
+    expect(entry?.checksum).toBe(`sha256:${sha256(Buffer.from(creator.skillBundle('Plain').entry))}`);
   });
 });
 
