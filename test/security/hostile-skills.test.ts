@@ -5,11 +5,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
+import { BUILT_INS_ONLY } from '../../src/skills/sandbox.js';
 import { createExecution, runToEnd, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { type ServerProcesses, serverProcesses } from '../helpers/process.js';
 import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
+import { startServer } from '../helpers/server.js';
 import type { StreamEvent } from '../helpers/sse.js';
 
 /**
@@ -205,12 +207,18 @@ describe.runIf(BUBBLEWRAP_HERE)('hostile skills in the sandbox', () => {
   });
 });
 
-describe.runIf(!BUBBLEWRAP_HERE)('hostile skills on a machine without bubblewrap', () => {
+describe('hostile skills on a server without bubblewrap', () => {
   it('are refused with a message that says how to enable the sandbox', async () => {
-    const { events } = await attack('kills-server');
-    const { stopReason, info } = ending(events);
-    expect(stopReason).toEqual({ type: 'error' });
-    expect(info).toMatch(/sandbox is not available on this server.*apt-get install bubblewrap/);
-    expect(server.exitCode).toBeNull();
+    const unsandboxed = await startServer({ SKILLS_DIR: HOSTILE_SKILLS, SKILL_SANDBOX: 'auto' }, { sandbox: BUILT_INS_ONLY });
+    try {
+      const own = client(unsandboxed.url);
+      const { stream } = await runToEnd(own, await signUp(own), 'kills-server', JSON.stringify({ marker }));
+      const { stopReason, info } = ending(stream.events);
+      expect(stopReason).toEqual({ type: 'error' });
+      expect(info).toMatch(/sandbox is not available on this server.*apt-get install bubblewrap/);
+      expect(ending(stream.events).messages).toEqual([]);
+    } finally {
+      await unsandboxed.close();
+    }
   });
 });
