@@ -51,3 +51,14 @@ export async function runToEnd(api: Client, user: TestUser, skill: string, input
   await stream.ended;
   return { created, stream };
 }
+
+/** The event types of one completed run of the ticker skill that sends `ticks` messages. */
+export function tickerRunTypes(ticks: number): string[] {
+  return [
+    'user.message',
+    'session.status_running',
+    ...Array.from({ length: ticks }, () => 'agent.message'),
+    'execution.result',
+    'session.status_idle',
+  ];
+}

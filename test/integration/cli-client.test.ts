@@ -9,6 +9,7 @@ import type { Manifest } from '../../src/sdk/types.js';
 import { sha256, unzip } from '../helpers/artifacts.js';
 import { buildProject } from '../helpers/build.js';
 import { runCli } from '../helpers/cli.js';
+import { tickerRunTypes } from '../helpers/executions.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -92,15 +93,7 @@ describe('skillet run', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as { type: string; sequence: number });
     expect(events.map((event) => event.sequence)).toEqual(events.map((_, i) => i + 1));
-    expect(events.map((event) => event.type)).toEqual([
-      'user.message',
-      'session.status_running',
-      'agent.message',
-      'agent.message',
-      'agent.message',
-      'execution.result',
-      'session.status_idle',
-    ]);
+    expect(events.map((event) => event.type)).toEqual(tickerRunTypes(3));
   });
 
   it('Ctrl-C interrupts the run and waits for it; the server shows it idle with stop reason interrupt', async () => {
