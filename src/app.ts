@@ -22,6 +22,7 @@ import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { failAbandonedRuns } from './executions/runner.js';
 import { streamRoute } from './executions/stream.routes.js';
+import { clientErrorWriter, replySink, writeError } from './http/error-writer.js';
 import { pathOf, SilentConnections, serverWithFrontRoutes } from './http/front-routes.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
@@ -78,6 +79,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Fastify answers these two in its own shape unless told otherwise.
+    frameworkErrors: (error, _request, reply) => void writeError(replySink(reply), error, 'standard'),
+    clientErrorHandler: clientErrorWriter(log),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const problem of problems) app.log.warn({ problem }, 'skill left out');

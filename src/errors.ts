@@ -1,6 +1,7 @@
 /**
- * The one error hierarchy. Domain code throws these; src/http/error-handler.ts is the
- * only place that turns them into a response body, in the envelope of the route family.
+ * The one error hierarchy. Domain code throws these; src/http/error-renderer.ts is the
+ * only place that turns them into a response body, in the envelope of the route family,
+ * and src/http/error-writer.ts the only one that sends it.
  * `code` is the stable id clients branch on; `message` is prose.
  */
 export abstract class AppError extends Error {
@@ -47,6 +48,18 @@ export class Expired extends AppError {
 export class PayloadTooLarge extends AppError {
   readonly status = 413;
   readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
+/** Request headers over Node's limit: refused by the HTTP parser, before any route. */
+export class HeadersTooLarge extends AppError {
+  readonly status = 431;
+  readonly code = 'INVALID_INPUT';
+}
+
+/** A request whose headers did not arrive within Node's headers timeout. */
+export class RequestTimeout extends AppError {
+  readonly status = 408;
+  readonly code = 'INVALID_INPUT';
 }
 
 /** A request over a rate limit. Rendered in the rate-limit envelope with Retry-After. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
-import { renderError } from './error-renderer.js';
+import { writeFrontError } from './error-writer.js';
 
 /**
  * A route answered on the bare Node request, ahead of Fastify's routing. Only for requests
@@ -109,20 +109,5 @@ export function sendError(
   error: unknown,
   headers: Record<string, string>,
 ): void {
-  const rendered = renderError(error, 'standard');
-  const line = { method: request.method, path: pathOf(request.url), statusCode: rendered.status };
-  if (rendered.unexpected) log.error({ ...line, err: error }, 'request failed');
-  else log.info(line, 'request refused');
-  if (response.headersSent) {
-    response.destroy();
-    return;
-  }
-  const body = JSON.stringify(rendered.body);
-  response.writeHead(rendered.status, {
-    ...headers,
-    ...rendered.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-  });
-  response.end(body);
+  writeFrontError(log, { method: request.method, path: pathOf(request.url) }, response, error, headers);
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, NotFound } from '../errors.js';
 import { resolveCaller } from './credentials.js';
-import { renderError } from './error-renderer.js';
+import { replySink, writeError } from './error-writer.js';
 import { pathOf } from './front-routes.js';
 import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
 
@@ -35,10 +35,10 @@ export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
   });
 
   app.setErrorHandler(async (error, request, reply) => {
-    const rendered = renderError(error, request.routeOptions.config?.errorFamily ?? 'standard');
-    if (rendered.unexpected) request.log.error({ err: error }, 'request failed');
     await ensureRateLimitHeaders(ctx, request, reply);
-    return reply.status(rendered.status).headers(rendered.headers).send(rendered.body);
+    const rendered = writeError(replySink(reply), error, request.routeOptions.config?.errorFamily ?? 'standard');
+    if (rendered.unexpected) request.log.error({ err: error }, 'request failed');
+    return reply;
   });
 
   app.setNotFoundHandler(async (request) => {
