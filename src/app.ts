@@ -24,6 +24,7 @@ import { failAbandonedRuns } from './executions/runner.js';
 import { streamRoute } from './executions/stream.routes.js';
 import { clientErrorWriter, replySink, writeError } from './http/error-writer.js';
 import { pathOf, SilentConnections, serverWithFrontRoutes } from './http/front-routes.js';
+import { openApiOptions } from './http/openapi.js';
 import { installPlumbing } from './http/plumbing.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
@@ -90,9 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  await app.register(swagger, {
-    openapi: { info: { title: 'Skillet API', version: '1' }, servers: [{ url: config.publicUrl }] },
-  });
+  await app.register(swagger, openApiOptions(config.publicUrl));
 
   await app.register(authRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });

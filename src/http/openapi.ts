@@ -1,0 +1,163 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import type { FastifySchema } from 'fastify';
+import type { OpenAPIV3 } from 'openapi-types';
+import type { AuthPolicy, ErrorFamily } from './route-config.js';
+
+/**
+ * The OpenAPI document's shared parts, added to each route from its config rather than
+ * repeated in every route's schema: who may call it (security), the headers every
+ * authenticated route reads, the error bodies of its family, and the stream route, which
+ * is served ahead of Fastify and so is not among its routes.
+ */
+
+const ERROR_SCHEMAS: Record<string, OpenAPIV3.SchemaObject> = {
+  Error: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+  RateLimitError: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['type', 'message'],
+        properties: { type: { type: 'string', enum: ['rate_limit_error'] }, message: { type: 'string' } },
+      },
+    },
+  },
+  ExecutionRunningError: {
+    type: 'object',
+    required: ['error', 'message'],
+    properties: { error: { type: 'string', enum: ['EXECUTION_RUNNING'] }, message: { type: 'string' } },
+  },
+  ArtifactError: {
+    type: 'object',
+    required: ['error', 'isRunning'],
+    properties: { error: { type: 'string' }, isRunning: { type: 'boolean' } },
+  },
+};
+
+const SECURITY_SCHEMES: Record<string, OpenAPIV3.SecuritySchemeObject> = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A workspace-bound API key (sklt_live_…).' },
+  authToken: { type: 'apiKey', in: 'header', name: 'x-auth-token', description: "A signed-in person's session token." },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'OAuth access tokens. Reserved: this server issues none yet and refuses any Authorization header.',
+  },
+};
+
+const SECURITY: Record<AuthPolicy, Record<string, string[]>[]> = {
+  public: [],
+  user: [{ apiKey: [] }, { authToken: [] }],
+  session: [{ authToken: [] }],
+};
+
+const WORKSPACE_HEADER = {
+  type: 'string',
+  format: 'uuid',
+  description: 'The workspace to act in; a session may name any workspace its person belongs to, a key only its own.',
+};
+const IDEMPOTENCY_HEADER = {
+  type: 'string',
+  maxLength: 200,
+  description: 'Repeating a creation with the same key and body within 24 hours returns the first result.',
+};
+
+const json = (ref: 'Error' | 'RateLimitError' | 'ExecutionRunningError' | 'ArtifactError') => ({ $ref: `#/components/schemas/${ref}` });
+const binary = { type: 'string', format: 'binary' };
+
+function errorResponses(family: ErrorFamily) {
+  const usual = family === 'artifact' ? json('ArtifactError') : json('Error');
+  return {
+    '4XX': { description: 'Refused', content: { 'application/json': { schema: usual } } },
+    '429': {
+      description: 'Over a rate limit (Retry-After says when to retry), or a run already in progress',
+      content: { 'application/json': { schema: { oneOf: [json('RateLimitError'), json('ExecutionRunningError')] } } },
+    },
+    '5XX': { description: 'Server failure', content: { 'application/json': { schema: usual } } },
+  };
+}
+
+/** The binary answers: what they carry is decided by the stored file, not by JSON. */
+const BINARY_RESPONSES: Record<string, object> = {
+  '/api/v1/artifacts/:artifactId/download': {
+    description: 'The artifact: a ZIP for a bundle, else its one file, as an attachment',
+    content: { 'application/zip': { schema: binary }, 'application/octet-stream': { schema: binary } },
+  },
+  '/api/v1/artifacts/:artifactId/raw': {
+    description: "The artifact's main file, with its own content type",
+    content: { '*/*': { schema: binary } },
+  },
+  '/api/v1/artifacts/:artifactId/file/*': {
+    description: 'One file of a bundle, with the content type of its extension',
+    content: { '*/*': { schema: binary } },
+  },
+};
+
+const STREAM_PATH = {
+  get: {
+    summary: "An execution's events as server-sent events",
+    description:
+      'Opened with the signed URL a created execution carries (no other credential). Replays every stored event after `lastSeq` (or `Last-Event-ID`), then delivers live ones.',
+    parameters: [
+      { name: 'executionId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      { name: 'ts', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'sig', in: 'query', required: true, schema: { type: 'string' } },
+      { name: 'lastSeq', in: 'query', required: false, schema: { type: 'integer', minimum: 0 } },
+      { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'integer', minimum: 0 } },
+    ],
+    responses: {
+      '200': { description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+      ...errorResponses('standard'),
+    },
+  },
+};
+
+interface DocumentedSchema extends FastifySchema {
+  hide?: boolean;
+  security?: Record<string, string[]>[];
+}
+
+export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions {
+  return {
+    openapi: {
+      info: { title: 'Skillet API', version: '1' },
+      servers: [{ url: publicUrl }],
+      components: { securitySchemes: SECURITY_SCHEMES, schemas: ERROR_SCHEMAS },
+    },
+    transform: ({ schema, url, route }) => {
+      const documented = (schema ?? {}) as DocumentedSchema;
+      if (documented.hide) return { schema: documented, url };
+      const auth = route.config?.auth;
+      const headers: Record<string, object> = {};
+      if (auth === 'user' || auth === 'session') headers['x-workspace-id'] = WORKSPACE_HEADER;
+      if (route.method === 'POST' && url === '/api/v1/executions') headers['Idempotency-Key'] = IDEMPOTENCY_HEADER;
+      const binaryAnswer = BINARY_RESPONSES[url];
+      const responses = {
+        ...(documented.response as Record<string, unknown> | undefined),
+        ...(binaryAnswer ? { 200: binaryAnswer } : {}),
+        ...errorResponses(route.config?.errorFamily ?? 'standard'),
+      };
+      const withHeaders = Object.keys(headers).length
+        ? { headers: { type: 'object', properties: { ...headers }, ...(documented.headers as object | undefined) } }
+        : {};
+      return {
+        schema: { ...documented, ...withHeaders, response: responses, security: auth ? SECURITY[auth] : [] },
+        url,
+      };
+    },
+    transformObject: (document) => {
+      const openapi = 'openapiObject' in document ? document.openapiObject : {};
+      return { ...openapi, paths: { ...openapi.paths, '/executions/{executionId}/stream': STREAM_PATH } };
+    },
+  };
+}
