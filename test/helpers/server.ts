@@ -24,7 +24,7 @@ export interface TestServer {
 }
 
 /** Parts a test swaps: a bus that loses announcements, a sandbox this machine lacks. */
-type ServerParts = Pick<AppDeps, 'bus' | 'sandbox'>;
+export type ServerParts = Pick<AppDeps, 'bus' | 'sandbox'>;
 
 /** Settings for tests: a cheap password hash, and the rest as shipped unless a test says otherwise. */
 const TEST_ENV: Env = {

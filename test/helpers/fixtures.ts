@@ -1,0 +1,37 @@
+import { test } from 'vitest';
+import type { Env } from '../../src/config.js';
+import { client } from './http.js';
+import { type ServerParts, startServer, type TestServer } from './server.js';
+
+/** What a file changes from the test settings (`env`), and parts it swaps (a bus, a sandbox). */
+export interface ServerSettings {
+  env: Env;
+  parts: ServerParts;
+}
+
+async function started({ env, parts }: ServerSettings, onCleanup: (cleanup: () => Promise<void>) => void): Promise<TestServer> {
+  const server = await startServer(env, parts);
+  onCleanup(() => server.close());
+  return server;
+}
+
+/**
+ * A test API whose `server` and `api` (a JSON client for it) are one started server shared
+ * by every test in the file: started on first use, closed after the file's last test. The
+ * settings are a fixture of their own because Vitest hands a fixture only the fixtures it
+ * names.
+ */
+export function withServer(env: Env = {}, parts: ServerParts = {}) {
+  return test
+    .extend('serverSettings', { scope: 'file' }, { env, parts })
+    .extend('server', { scope: 'file' }, ({ serverSettings }, { onCleanup }) => started(serverSettings, onCleanup))
+    .extend('api', { scope: 'file' }, ({ server }) => client(server.url));
+}
+
+/** Like `withServer`, but each test gets a server of its own, for tests that spend a limit or move the clock. */
+export function withServerPerTest(env: Env = {}, parts: ServerParts = {}) {
+  return test
+    .extend('serverSettings', { env, parts })
+    .extend('server', ({ serverSettings }, { onCleanup }) => started(serverSettings, onCleanup))
+    .extend('api', ({ server }) => client(server.url));
+}

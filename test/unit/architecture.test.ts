@@ -1,0 +1,193 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/paths.js';
+
+/**
+ * The layering rule (routes -> domain -> store -> database), read from the source so a
+ * break fails here rather than in review: route files never reach a store, and only stores
+ * and src/db/ write queries.
+ */
+
+const SRC = path.join(PROJECT_ROOT, 'src');
+
+interface SourceFile {
+  /** Relative to the project root, with forward slashes. */
+  name: string;
+  /** The text with comments blanked out (line breaks kept), so prose about queries does not count. */
+  code: string;
+}
+
+async function sourceFiles(dir = SRC): Promise<SourceFile[]> {
+  const files: SourceFile[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await sourceFiles(full)));
+    else if (entry.name.endsWith('.ts')) {
+      const name = path.relative(PROJECT_ROOT, full).split(path.sep).join('/');
+      files.push({ name, code: withoutComments(await readFile(full, 'utf8')) });
+    }
+  }
+  return files;
+}
+
+/** Blanks `//` and `/* *\/` comments, leaving strings and templates (and so sql`...`) alone. */
+function withoutComments(text: string): string {
+  let out = '';
+  // Open template literals; a `${` inside one pushes the brace depth it returns to.
+  const templates: number[] = [];
+  let braces = 0;
+  let i = 0;
+  const blank = (from: number, to: number) => text.slice(from, to).replace(/[^\n]/g, ' ');
+  while (i < text.length) {
+    const c = text[i];
+    const inTemplate = templates.length > 0 && templates.at(-1) === braces;
+    if (inTemplate) {
+      if (c === '\\') {
+        out += text.slice(i, i + 2);
+        i += 2;
+      } else if (c === '`') {
+        templates.pop();
+        out += c;
+        i++;
+      } else if (c === '$' && text[i + 1] === '{') {
+        braces++;
+        out += '${';
+        i += 2;
+      } else {
+        out += c;
+        i++;
+      }
+      continue;
+    }
+    if (c === '/' && text[i + 1] === '/') {
+      const end = text.indexOf('\n', i);
+      const stop = end < 0 ? text.length : end;
+      out += blank(i, stop);
+      i = stop;
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      const stop = end < 0 ? text.length : end + 2;
+      out += blank(i, stop);
+      i = stop;
+    } else if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === '`') {
+      templates.push(braces);
+      out += c;
+      i++;
+    } else {
+      if (c === '{') braces++;
+      if (c === '}') braces--;
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+function lineOf(code: string, index: number): number {
+  return code.slice(0, index).split('\n').length;
+}
+
+/** Module specifiers of static imports and re-exports, and of dynamic `import()` calls. */
+function importsOf(code: string): { specifier: string; line: number }[] {
+  const found: { specifier: string; line: number }[] = [];
+  const patterns = [
+    /\b(?:import|export)\b[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+    /\bimport\s*['"]([^'"]+)['"]/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of code.matchAll(pattern)) found.push({ specifier: match[1], line: lineOf(code, match.index) });
+  }
+  return found;
+}
+
+const isStore = (name: string) => name.endsWith('.store.ts');
+const isDatabaseLayer = (name: string) => name.startsWith('src/db/');
+
+/**
+ * What building or running a query looks like: Kysely's query and schema builders, running
+ * a built query, the `sql` template and its helpers, and the drivers' own calls. Starting a
+ * transaction or taking a connection is not a query (the domain decides what one unit of
+ * work is), so `.transaction().execute(` and `.connection().execute(` are left out.
+ */
+const QUERY_PATTERNS: { what: string; pattern: RegExp }[] = [
+  {
+    what: 'Kysely query builder',
+    pattern: /\.(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto)\s*\(/g,
+  },
+  { what: 'Kysely schema builder', pattern: /\.schema\s*\.\s*(create|alter|drop)\w*\s*\(/g },
+  { what: 'running a query', pattern: /\.(execute|executeTakeFirst|executeTakeFirstOrThrow|executeQuery)\s*\(/g },
+  { what: 'sql template', pattern: /\bsql\s*(<[^`;]*?>)?\s*`/g },
+  { what: 'sql helper', pattern: /\bsql\s*\.\s*(raw|ref|lit|val|id|table|join|literal)\s*\(/g },
+  { what: 'driver query', pattern: /\.(prepare|query|exec)\s*\(\s*[`'"]/g },
+];
+const UNIT_OF_WORK = /\.(transaction|connection)\s*\(\s*\)(\s*\.\s*setIsolationLevel\s*\([^)]*\))?\s*\.\s*execute\s*\($/;
+
+function queriesIn(code: string): { what: string; line: number; text: string }[] {
+  const found: { what: string; line: number; text: string }[] = [];
+  for (const { what, pattern } of QUERY_PATTERNS) {
+    for (const match of code.matchAll(pattern)) {
+      const end = match.index + match[0].length;
+      if (what === 'running a query' && UNIT_OF_WORK.test(code.slice(Math.max(0, end - 200), end))) continue;
+      found.push({ what, line: lineOf(code, match.index), text: match[0].replace(/\s+/g, '') });
+    }
+  }
+  return found.sort((a, b) => a.line - b.line);
+}
+
+describe('the layering rule', () => {
+  it('finds the source, its route files and its stores', async () => {
+    const files = await sourceFiles();
+    expect(files.filter((file) => file.name.endsWith('.routes.ts')).length).toBeGreaterThan(5);
+    expect(files.filter((file) => isStore(file.name)).length).toBeGreaterThan(5);
+  });
+
+  it('route files never import a store', async () => {
+    const breaks: string[] = [];
+    for (const file of await sourceFiles()) {
+      if (!file.name.endsWith('.routes.ts')) continue;
+      for (const { specifier, line } of importsOf(file.code)) {
+        if (/\.store(\.(js|ts))?$/.test(specifier)) breaks.push(`${file.name}:${line} imports ${specifier}`);
+      }
+    }
+    expect(breaks).toEqual([]);
+  });
+
+  it('only *.store.ts files and src/db/ build or run queries', async () => {
+    const breaks: string[] = [];
+    for (const file of await sourceFiles()) {
+      if (isStore(file.name) || isDatabaseLayer(file.name)) continue;
+      for (const query of queriesIn(file.code)) breaks.push(`${file.name}:${query.line} ${query.what} (${query.text})`);
+    }
+    expect(breaks).toEqual([]);
+  });
+});
+
+describe('the rule reader', () => {
+  it('sees through comments but not through strings or templates', () => {
+    const code = withoutComments(
+      `// db.selectFrom('a')\nconst s = '//x'; /* .insertInto( */ const t = \`a\${b}c\`;\nsql\`select 1\`;`,
+    );
+    expect(queriesIn(code).map((query) => query.line)).toEqual([3]);
+    expect(code).toContain("'//x'");
+    expect(code).toContain(`\`a\${b}c\``);
+  });
+
+  it('tells a query from a unit of work', () => {
+    const code = "await db.transaction().execute(async (trx) => trx.updateTable('t').set(v).execute());";
+    expect(queriesIn(code).map((query) => query.what)).toEqual(['Kysely query builder', 'running a query']);
+    expect(queriesIn('db.connection()\n  .execute(work)')).toEqual([]);
+    expect(queriesIn('sql<number>`count(*)`')).toHaveLength(1);
+  });
+
+  it('reads static, re-exported and dynamic imports', () => {
+    const code = "import { a } from './a.store.js';\nexport { b } from './b.js';\nconst c = await import('./c.store.js');";
+    expect(importsOf(code).map((found) => found.specifier)).toEqual(['./a.store.js', './b.js', './c.store.js']);
+  });
+});
