@@ -5,6 +5,7 @@ import { lockUserRow } from '../db/locks.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning, PaymentRequired } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import { resultWithoutRun } from '../skills/runtime.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import type { ExecutionEvent } from './bus.js';
 import { invalidate, signalExecution } from './control-messages.js';
@@ -106,7 +107,7 @@ async function stopRun(ctx: AppContext, target: RunTarget): Promise<boolean> {
     await active.settled;
     return true;
   }
-  await finishRun(ctx, target, { kind: 'stopped' }, '');
+  await finishRun(ctx, target, resultWithoutRun({ kind: 'stopped' }));
   return false;
 }
 

@@ -2,16 +2,16 @@ import { RunOutput } from '../artifacts/run-output.js';
 import { heldCharge, refundRun } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import type { StopReason } from '../db/tables.js';
-import type { SkillMessage } from '../skills/protocol.js';
 import type { Skill } from '../skills/registry.js';
-import { type ScriptOutcome, SkillRefused, startScript } from '../skills/script-runtime.js';
+import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
+import { runtimeFor } from '../skills/runtimes.js';
 import type { ActiveRun } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import { recordEvents, textContent } from './events.js';
 import type { NewEvent } from './events.store.js';
 import { workingExecutions } from './executions.store.js';
 
-function eventOf(message: Exclude<SkillMessage, { type: 'result' }>): NewEvent {
+function eventOf(message: RunMessage): NewEvent {
   switch (message.type) {
     case 'message':
       return { type: 'agent.message', payload: textContent(message.text) };
@@ -56,8 +56,9 @@ async function settle(ctx: AppContext, executionId: string, output?: RunOutput):
 }
 
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
-export async function finishRun(ctx: AppContext, target: RunTarget, outcome: ScriptOutcome, summary: string, output?: RunOutput) {
+export async function finishRun(ctx: AppContext, target: RunTarget, result: RunResult, output?: RunOutput) {
   const { executionId, workspaceId } = target;
+  const { outcome } = result;
   const ending: RunEnding =
     outcome.kind === 'completed'
       ? await settle(ctx, executionId, output)
@@ -67,9 +68,13 @@ export async function finishRun(ctx: AppContext, target: RunTarget, outcome: Scr
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
   if (ending.kind === 'completed') {
-    const tokenUsage = { input_tokens: 0, output_tokens: 0 };
     // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.
-    const payload = { summary, cost: ending.cost, tokenUsage, ...(ending.artifactId ? { artifactId: ending.artifactId } : {}) };
+    const payload = {
+      summary: result.summary,
+      cost: ending.cost,
+      tokenUsage: result.tokenUsage,
+      ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
+    };
     await recordEvents(ctx, executionId, [{ type: 'execution.result', payload }, idle('end_turn')], {
       status: 'completed',
       stop_reason: 'end_turn',
@@ -81,7 +86,7 @@ export async function finishRun(ctx: AppContext, target: RunTarget, outcome: Scr
     await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
     signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
-    const info = { type: 'agent.info', payload: { message: ending.reason } };
+    const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
     await recordEvents(ctx, executionId, [info, idle(ending.stopReason)], {
       status: 'failed',
       stop_reason: ending.stopReason,
@@ -93,36 +98,44 @@ export async function finishRun(ctx: AppContext, target: RunTarget, outcome: Scr
   invalidate(ctx, workspaceId, ['executions']);
 }
 
-/** Runs a skill for an execution already marked working; returns once the child is started. */
+/** Ends a run the service failed before its skill did any work; it is not charged. */
+function failWithoutRun(ctx: AppContext, target: RunTarget, reason: string, output?: RunOutput) {
+  return finishRun(ctx, target, resultWithoutRun({ kind: 'failed', reason, fault: 'service' }), output);
+}
+
+/** Runs a skill for an execution already marked working; returns once its runtime has started it. */
 export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill | undefined, text: string): Promise<void> {
   const { executionId, workspaceId } = target;
-  if (skill?.runtime !== 'script') {
-    await finishRun(ctx, target, { kind: 'failed', reason: 'this skill cannot run on this server', fault: 'service' }, '');
+  const runtime = skill && runtimeFor(skill.runtime, ctx);
+  if (!skill || !runtime) {
+    await failWithoutRun(ctx, target, 'this skill cannot run on this server');
     return;
   }
-  let summary = '';
   const output = new RunOutput(ctx, { executionId, workspaceId, skillSlug: skill.slug, skillName: skill.name, input: text });
-  const options = { limits: ctx.config.executions, sandbox: ctx.sandbox };
-  let script: Awaited<ReturnType<typeof startScript>>;
+  const stopping = new AbortController();
+  let started: StartedRun;
   try {
-    script = await startScript(skill, text, output.scratchDir, options, async (message) => {
-      if (message.type === 'result') {
-        summary = message.summary;
-        return;
-      }
-      if (message.type === 'file') await output.noteFileWritten();
-      await recordEvents(ctx, executionId, [eventOf(message)]);
-      signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
+    started = await runtime.start({
+      skill,
+      input: text,
+      outputDir: output.scratchDir,
+      limits: ctx.config.executions,
+      signal: stopping.signal,
+      onMessage: async (message) => {
+        if (message.type === 'file') await output.noteFileWritten();
+        await recordEvents(ctx, executionId, [eventOf(message)]);
+        signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
+      },
     });
   } catch (error) {
     const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;
-    await finishRun(ctx, target, { kind: 'failed', reason, fault: 'service' }, '', output);
+    await failWithoutRun(ctx, target, reason, output);
     return;
   }
   const run: ActiveRun = {
-    stop: () => script.stop(),
-    settled: script.finished
-      .then((outcome) => finishRun(ctx, target, outcome, summary, output))
+    stop: () => stopping.abort(),
+    settled: started.finished
+      .then((result) => finishRun(ctx, target, result, output))
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);
@@ -135,12 +148,8 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
 export async function failAbandonedRuns(ctx: AppContext): Promise<number> {
   const abandoned = await workingExecutions(ctx.db);
   for (const execution of abandoned) {
-    const outcome: ScriptOutcome = {
-      kind: 'failed',
-      reason: 'the server stopped while this run was in progress',
-      fault: 'service',
-    };
-    await finishRun(ctx, { executionId: execution.execution_id, workspaceId: execution.workspace_id }, outcome, '');
+    const target = { executionId: execution.execution_id, workspaceId: execution.workspace_id };
+    await failWithoutRun(ctx, target, 'the server stopped while this run was in progress');
   }
   return abandoned.length;
 }

@@ -1,12 +1,13 @@
 import { parse as parseYaml } from 'yaml';
 
-export type SkillRuntime = 'script' | 'agent';
+/** Which runtime runs a skill (see runtimes.ts). */
+export type RuntimeName = 'script' | 'agent';
 
 export interface SkillManifest {
   slug: string;
   name: string;
   description: string;
-  runtime: SkillRuntime;
+  runtime: RuntimeName;
   /** The module a script skill runs, relative to its folder. */
   entry: string | null;
   /** Ds charged per run, on top of any model usage. */

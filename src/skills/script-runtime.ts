@@ -5,35 +5,23 @@ import path from 'node:path';
 import { parseSkillMessage, type SkillMessage } from './protocol.js';
 import { boundedLines, LineTooLong } from './protocol-lines.js';
 import type { Skill } from './registry.js';
+import {
+  type RunLimits,
+  type RunOutcome,
+  type RunResult,
+  type RuntimeServices,
+  SkillRefused,
+  type SkillRuntime,
+} from './runtime.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
 import { skillCommand } from './skill-command.js';
 import { inspectOutput, type LimitBreach, watchRun } from './watchdog.js';
 
-export interface ScriptLimits {
-  timeoutMs: number;
-  memoryMb: number;
-  cpuSeconds: number;
-  outputLimitBytes: number;
-  outputFileLimit: number;
-  lineLimitBytes: number;
-  eventBytesPerRun: number;
-  processLimit: number;
-}
-
-/**
- * How a run ended. A failure is the skill's own unless `fault` says the service failed it
- * (it could not be started or confined); those runs are not charged.
- */
-export type ScriptOutcome = { kind: 'completed' } | { kind: 'stopped' } | { kind: 'failed'; reason: string; fault?: 'service' };
-
-export interface ScriptRun {
-  finished: Promise<ScriptOutcome>;
+interface ScriptRun {
+  finished: Promise<RunOutcome>;
   /** Kills the child; the run ends as stopped (an interrupt or a cancel). */
   stop(): void;
 }
-
-/** A skill that cannot run here at all; the run fails without being charged. */
-export class SkillRefused extends Error {}
 
 const STDERR_KEPT = 2048;
 /** What one streamed event costs beyond its line: its row, its frame, its announcement. */
@@ -49,7 +37,7 @@ function errorLine(stderr: string): string | undefined {
   return lines.findLast((line) => /^\w*(Error|Exception)\b.*:/.test(line)) ?? lines.at(-1);
 }
 
-function breachReason(breach: LimitBreach, limits: ScriptLimits): string {
+function breachReason(breach: LimitBreach, limits: RunLimits): string {
   switch (breach.limit) {
     case 'memory':
       return `the skill went over its memory limit of ${limits.memoryMb} MiB`;
@@ -71,7 +59,7 @@ function signalOf(code: number | null, signal: NodeJS.Signals | null, sandbox: S
   return (name as NodeJS.Signals | undefined) ?? null;
 }
 
-function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: ScriptLimits): string {
+function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: RunLimits): string {
   if (/heap out of memory|Allocation failed|allocation failed/i.test(stderr))
     return breachReason({ limit: 'memory', bytes: 0 }, limits);
   if (signal === 'SIGXCPU') return breachReason({ limit: 'cpu', seconds: limits.cpuSeconds }, limits);
@@ -93,7 +81,7 @@ export async function startScript(
   skill: Skill,
   input: string,
   outputDir: string,
-  options: { limits: ScriptLimits; sandbox: SkillSandbox },
+  options: { limits: RunLimits; sandbox: SkillSandbox },
   onMessage: (message: SkillMessage) => Promise<void>,
 ): Promise<ScriptRun> {
   const { limits, sandbox } = options;
@@ -107,8 +95,8 @@ export async function startScript(
   const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir }, limits);
   const child = spawn(command.file, command.args, { cwd: outputDir, env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
 
-  let ending: ScriptOutcome | undefined;
-  const end = (outcome: ScriptOutcome) => {
+  let ending: RunOutcome | undefined;
+  const end = (outcome: RunOutcome) => {
     ending ??= outcome;
     child.kill('SIGKILL');
   };
@@ -163,7 +151,7 @@ export async function startScript(
     }
   };
 
-  const finished = (async (): Promise<ScriptOutcome> => {
+  const finished = (async (): Promise<RunOutcome> => {
     try {
       await relay();
     } catch (error) {
@@ -185,4 +173,27 @@ export async function startScript(
   })();
 
   return { finished, stop: () => end({ kind: 'stopped' }) };
+}
+
+/** A script uses no model, so its runs use no tokens. */
+const NO_TOKENS = { input_tokens: 0, output_tokens: 0 };
+
+/** The script runtime behind the runtime seam: the skill's result line becomes the run's summary. */
+export function scriptRuntime(services: RuntimeServices): SkillRuntime {
+  return {
+    async start({ skill, input, outputDir, limits, signal, onMessage }) {
+      let summary = '';
+      const script = await startScript(skill, input, outputDir, { limits, sandbox: services.sandbox }, async (message) => {
+        if (message.type === 'result') summary = message.summary;
+        else await onMessage(message);
+      });
+      const stop = () => script.stop();
+      signal.addEventListener('abort', stop, { once: true });
+      if (signal.aborted) stop();
+      const finished = script.finished
+        .then((outcome): RunResult => ({ outcome, tokenUsage: NO_TOKENS, summary }))
+        .finally(() => signal.removeEventListener('abort', stop));
+      return { finished };
+    },
+  };
 }

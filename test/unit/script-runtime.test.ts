@@ -8,10 +8,11 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
 import type { SkillMessage } from '../../src/skills/protocol.js';
 import { loadSkillRegistry, type SkillRegistry } from '../../src/skills/registry.js';
+import type { RunLimits } from '../../src/skills/runtime.js';
 import { detectSandbox, type SkillSandbox } from '../../src/skills/sandbox.js';
-import { type ScriptLimits, startScript } from '../../src/skills/script-runtime.js';
+import { startScript } from '../../src/skills/script-runtime.js';
 
-const LIMITS: ScriptLimits = {
+const LIMITS: RunLimits = {
   timeoutMs: 10_000,
   memoryMb: 64,
   cpuSeconds: 30,
@@ -37,7 +38,7 @@ afterEach(async () => {
   if (outputDir) await rm(outputDir, { recursive: true, force: true });
 });
 
-async function run(slug: string, input: string, limits: Partial<ScriptLimits> = {}) {
+async function run(slug: string, input: string, limits: Partial<RunLimits> = {}) {
   const skill = registry.get(slug);
   if (!skill) throw new Error(`no skill ${slug}`);
   outputDir = await mkdtemp(path.join(tmpdir(), 'skillet-run-'));
