@@ -1,25 +1,16 @@
 import { once } from 'node:events';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client, tamper } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
+import { type Client, tamper } from '../helpers/http.js';
 
-let server: TestServer;
-let api: Client;
-let owner: TestUser;
-
-beforeAll(async () => {
-  server = await startServer({
-    RATE_LIMIT_REST_PER_MINUTE: '100000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
-    CONTROL_PING_MS: '50',
-  });
-  api = client(server.url);
-  owner = await signUp(api);
-});
-afterAll(() => server.close());
+const it = withServer({
+  RATE_LIMIT_REST_PER_MINUTE: '100000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  CONTROL_PING_MS: '50',
+}).extend('owner', { scope: 'file' }, ({ api }) => signUp(api));
 
 interface Listener {
   socket: WebSocket;
@@ -27,7 +18,7 @@ interface Listener {
   pings: number;
 }
 
-async function subscribeUrl(headers: Record<string, string>): Promise<string> {
+async function subscribeUrl(api: Client, headers: Record<string, string>): Promise<string> {
   const reply = await api.get<{ url: string; expiresInMs: number }>('/api/v1/events/subscribe-url', { headers });
   expect(reply.status).toBe(200);
   expect(reply.body.expiresInMs).toBe(300000);
@@ -54,13 +45,31 @@ async function closing(listener: Listener, ms = 2000): Promise<[number, string] 
 
 const REVOKED: [number, string] = [4401, 'credential revoked'];
 
-/** A cache-invalidate in the person's workspace: creating an execution announces one. */
-async function announceSomething(person: TestUser) {
+const invalidation = expect.objectContaining({ type: 'cache-invalidate', keys: ['executions'] });
+
+/**
+ * A cache-invalidate in the person's workspace (creating an execution announces one),
+ * returning once every listener in `hearers` has it: a socket that should hear nothing is
+ * checked against the same moment.
+ */
+async function announceSomething(api: Client, person: TestUser, hearers: Listener[]) {
+  const before = hearers.map((listener) => listener.messages.length);
   await createExecution(api, person, 'ticker', '1 1');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await vi.waitFor(() => {
+    hearers.forEach((listener, i) => {
+      expect(listener.messages.slice(before[i])).toContainEqual(invalidation);
+    });
+  });
 }
 
-const invalidation = expect.objectContaining({ type: 'cache-invalidate', keys: ['executions'] });
+/** The messages about one execution, once its last one has the given type. */
+async function heardUntil(listener: Listener, executionId: string, type: string): Promise<Record<string, unknown>[]> {
+  return vi.waitFor(() => {
+    const about = listener.messages.filter((message) => message.executionId === executionId);
+    expect(about.at(-1)).toMatchObject({ type });
+    return about;
+  });
+}
 
 /** The HTTP status a refused upgrade answers with. */
 async function refusal(url: string): Promise<number> {
@@ -72,8 +81,8 @@ async function refusal(url: string): Promise<number> {
 }
 
 describe('GET /api/v1/events/subscribe-url', () => {
-  it('hands out a ws URL with ts and sig that needs no other credential', async () => {
-    const url = new URL(await subscribeUrl(session(owner)));
+  it('hands out a ws URL with ts and sig that needs no other credential', async ({ api, owner }) => {
+    const url = new URL(await subscribeUrl(api, session(owner)));
     expect(url.protocol).toBe('ws:');
     expect(url.pathname).toBe('/events/ws');
     expect(url.searchParams.get('ts')).toMatch(/^\d+$/);
@@ -83,11 +92,10 @@ describe('GET /api/v1/events/subscribe-url', () => {
 });
 
 describe('the control-plane channel', () => {
-  it('carries the lifecycle of a run in its workspace as bare JSON objects', async () => {
-    const listener = await connect(await subscribeUrl(session(owner)));
+  it('carries the lifecycle of a run in its workspace as bare JSON objects', async ({ api, owner }) => {
+    const listener = await connect(await subscribeUrl(api, session(owner)));
     const { created } = await runToEnd(api, owner, 'ticker', '2 5');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const about = listener.messages.filter((message) => message.executionId === created.id);
+    const about = await heardUntil(listener, created.id, 'execution-completed');
     expect(about.map((message) => message.type)).toEqual([
       'execution-started',
       'execution-progress',
@@ -110,32 +118,33 @@ describe('the control-plane channel', () => {
     listener.socket.close();
   });
 
-  it('reports failures as execution-failed', async () => {
-    const listener = await connect(await subscribeUrl(session(owner)));
+  it('reports failures as execution-failed', async ({ api, owner }) => {
+    const listener = await connect(await subscribeUrl(api, session(owner)));
     const { created } = await runToEnd(api, owner, 'crashes', 'x');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(listener.messages.filter((m) => m.executionId === created.id).at(-1)).toMatchObject({
+    const about = await heardUntil(listener, created.id, 'execution-failed');
+    expect(about.at(-1)).toMatchObject({
       type: 'execution-failed',
       status: 'failed',
     });
     listener.socket.close();
   });
 
-  it('belongs to the credential: a key bound to a team hears the team, not the personal workspace', async () => {
+  it('belongs to the credential: a key bound to a team hears the team, not the personal workspace', async ({ api, owner }) => {
     const team = await createTeam(api, owner);
     const teamKey = await createKey(api, owner, 'team agent', { 'x-workspace-id': team.id });
-    const teamListener = await connect(await subscribeUrl({ 'x-api-key': teamKey.key }));
-    const personalListener = await connect(await subscribeUrl(session(owner)));
+    const teamListener = await connect(await subscribeUrl(api, { 'x-api-key': teamKey.key }));
+    const personalListener = await connect(await subscribeUrl(api, session(owner)));
     const { created } = await runToEnd(api, owner, 'ticker', '1 1');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The team listener would hear the run in the same broadcast as the personal one.
+    await heardUntil(personalListener, created.id, 'execution-completed');
     expect(personalListener.messages.some((m) => m.executionId === created.id)).toBe(true);
     expect(teamListener.messages.some((m) => m.executionId === created.id)).toBe(false);
     teamListener.socket.close();
     personalListener.socket.close();
   });
 
-  it('pings to keep alive, and a closed client does not disturb the others', async () => {
-    const url = await subscribeUrl(session(owner));
+  it('pings to keep alive, and a closed client does not disturb the others', async ({ api, owner }) => {
+    const url = await subscribeUrl(api, session(owner));
     const staying = await connect(url);
     const leaving = await connect(url);
     leaving.socket.terminate();
@@ -143,33 +152,32 @@ describe('the control-plane channel', () => {
     const stream = await streamOf(api, owner, created.id);
     await sendMessage(api, owner, created.id, '2 40');
     await stream.ended;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(staying.messages.filter((m) => m.executionId === created.id).at(-1)).toMatchObject({ type: 'execution-completed' });
-    expect(staying.pings).toBeGreaterThan(0);
+    await heardUntil(staying, created.id, 'execution-completed');
+    await vi.waitFor(() => expect(staying.pings).toBeGreaterThan(0));
     staying.socket.close();
   });
 });
 
 describe('the signature, checked at the upgrade only', () => {
-  it('refuses a tampered, re-pointed, expired or revoked URL with 401', async () => {
-    const url = new URL(await subscribeUrl(session(owner)));
+  it('refuses a tampered, re-pointed, expired or revoked URL with 401', async ({ server, api, owner }) => {
+    const url = new URL(await subscribeUrl(api, session(owner)));
     const tampered = new URL(url);
     tampered.searchParams.set('sig', tamper(url.searchParams.get('sig') ?? ''));
     expect(await refusal(tampered.href)).toBe(401);
 
     const other = await signUp(api);
     const repointed = new URL(url);
-    const theirs = new URL(await subscribeUrl(session(other)));
+    const theirs = new URL(await subscribeUrl(api, session(other)));
     repointed.searchParams.set('c', theirs.searchParams.get('c') ?? '');
     expect(await refusal(repointed.href)).toBe(401);
 
     const person = await signUp(api);
     const key = await createKey(api, person);
-    const keyUrl = await subscribeUrl({ 'x-api-key': key.key });
+    const keyUrl = await subscribeUrl(api, { 'x-api-key': key.key });
     await api.delete(`/api/v1/keys/${key.id}`, { headers: session(person) });
     expect(await refusal(keyUrl)).toBe(401);
 
-    const fresh = await subscribeUrl(session(owner));
+    const fresh = await subscribeUrl(api, session(owner));
     const open = await connect(fresh);
     server.clock.advance(300_001);
     expect(await refusal(fresh)).toBe(401);
@@ -180,19 +188,19 @@ describe('the signature, checked at the upgrade only', () => {
 });
 
 describe('a socket whose credential is revoked', () => {
-  it('closes when its API key is revoked and hears nothing more; sockets of other credentials stay open', async () => {
+  it('closes when its API key is revoked and hears nothing more; sockets of other credentials stay open', async ({ api }) => {
     const person = await signUp(api);
     const key = await createKey(api, person, 'revoked agent');
     const otherKey = await createKey(api, person, 'other agent');
-    const revoked = await connect(await subscribeUrl({ 'x-api-key': key.key }));
-    const byOtherKey = await connect(await subscribeUrl({ 'x-api-key': otherKey.key }));
-    const bySession = await connect(await subscribeUrl(session(person)));
+    const revoked = await connect(await subscribeUrl(api, { 'x-api-key': key.key }));
+    const byOtherKey = await connect(await subscribeUrl(api, { 'x-api-key': otherKey.key }));
+    const bySession = await connect(await subscribeUrl(api, session(person)));
 
     const closed = closing(revoked);
     expect((await api.delete(`/api/v1/keys/${key.id}`, { headers: session(person) })).status).toBe(200);
     expect(await closed).toEqual(REVOKED);
     const heard = revoked.messages.length;
-    await announceSomething(person);
+    await announceSomething(api, person, [byOtherKey, bySession]);
     expect(revoked.messages).toHaveLength(heard);
     for (const staying of [byOtherKey, bySession]) {
       expect(staying.socket.readyState).toBe(WebSocket.OPEN);
@@ -201,22 +209,22 @@ describe('a socket whose credential is revoked', () => {
     }
   });
 
-  it('closes when its session logs out and hears nothing more; another session of the same user stays open', async () => {
+  it('closes when its session logs out and hears nothing more; another session of the same user stays open', async ({ api }) => {
     const person = await signUp(api);
     const login = await api.post<{ token: string }>('/api/v1/auth/login', {
       body: { email: person.email, password: person.password },
     });
     expect(login.status).toBe(200);
-    const loggingOut = await connect(await subscribeUrl(session(person)));
-    const otherSession = await connect(await subscribeUrl({ 'x-auth-token': login.body.token }));
+    const loggingOut = await connect(await subscribeUrl(api, session(person)));
+    const otherSession = await connect(await subscribeUrl(api, { 'x-auth-token': login.body.token }));
     const key = await createKey(api, person, 'agent', { 'x-auth-token': login.body.token });
-    const byKey = await connect(await subscribeUrl({ 'x-api-key': key.key }));
+    const byKey = await connect(await subscribeUrl(api, { 'x-api-key': key.key }));
 
     const closed = closing(loggingOut);
     expect((await api.post('/api/v1/auth/logout', { headers: session(person) })).status).toBe(200);
     expect(await closed).toEqual(REVOKED);
     const heard = loggingOut.messages.length;
-    await announceSomething({ ...person, token: login.body.token });
+    await announceSomething(api, { ...person, token: login.body.token }, [otherSession, byKey]);
     expect(loggingOut.messages).toHaveLength(heard);
     for (const staying of [otherSession, byKey]) {
       expect(staying.socket.readyState).toBe(WebSocket.OPEN);

@@ -102,7 +102,7 @@ function importsOf(code: string): { specifier: string; line: number }[] {
     /\bimport\s*['"]([^'"]+)['"]/g,
   ];
   for (const pattern of patterns) {
-    for (const match of code.matchAll(pattern)) found.push({ specifier: match[1], line: lineOf(code, match.index) });
+    for (const match of code.matchAll(pattern)) found.push({ specifier: match[1] ?? '', line: lineOf(code, match.index) });
   }
   return found;
 }
