@@ -1,12 +1,5 @@
 import { EventEmitter } from 'node:events';
-
-/** An execution event as clients see it: on the stream and in POST /events answers. */
-export interface ExecutionEvent {
-  id: string;
-  type: string;
-  sequence: number;
-  payload: Record<string, unknown>;
-}
+import type { EventType } from './event-codec.js';
 
 /**
  * Announces messages on named channels (an execution's events, a workspace's control
@@ -26,7 +19,7 @@ export interface Channels<Message> {
  */
 export interface AnnouncedEvent {
   sequence: number;
-  type: string;
+  type: EventType;
   frame: string;
 }
 

@@ -2,13 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
 import { preparedLookup } from '../db/prepared-lookup.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
-import type { ExecutionEvent } from './bus.js';
 import { sealCompletedBlocks } from './event-blocks.store.js';
-
-export interface NewEvent {
-  type: string;
-  payload: Record<string, unknown>;
-}
+import { type ExecutionEvent, encodeFrame, type NewEvent, stampEvent } from './event-codec.js';
 
 /** A stored event, with the frame it was stored as: announced as is, never rendered again. */
 export interface StoredEvent {
@@ -37,8 +32,8 @@ export async function appendEvents(
     .executeTakeFirstOrThrow();
   const first = counter.last_sequence - events.length + 1;
   const stored = events.map((event, i): StoredEvent => {
-    const stamped = { id: randomUUID(), type: event.type, sequence: first + i, payload: event.payload };
-    return { event: stamped, frame: sseFrame(stamped) };
+    const stamped = stampEvent(event, randomUUID(), first + i);
+    return { event: stamped, frame: encodeFrame(stamped) };
   });
   if (stored.length > 0) {
     await trx
@@ -59,11 +54,6 @@ export async function appendEvents(
   return stored;
 }
 
-/** An event as one server-sent-event frame: the same bytes live and in a replay. */
-export function sseFrame(event: ExecutionEvent): string {
-  return `id: ${event.sequence}\ndata: ${JSON.stringify(event)}\n\n`;
-}
-
 /**
  * Where an execution stands: its status and the sequence of its last stored event, read
  * together (they move in one transaction). Every stream opened asks, so it is prepared once.
@@ -71,8 +61,3 @@ export function sseFrame(event: ExecutionEvent): string {
 export const executionProgress = preparedLookup((db, executionId: string) =>
   db.selectFrom('executions').select(['status', 'last_sequence']).where('execution_id', '=', executionId),
 );
-
-/** The event inside a stored frame. */
-export function eventOfFrame(frame: string): ExecutionEvent {
-  return JSON.parse(frame.slice(frame.indexOf('\ndata: ') + 7)) as ExecutionEvent;
-}

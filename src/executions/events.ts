@@ -1,8 +1,8 @@
 import type { Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { ExecutionsTable } from '../db/tables.js';
-import type { ExecutionEvent } from './bus.js';
-import { appendEvents, type NewEvent, type StoredEvent } from './events.store.js';
+import type { ExecutionEvent, NewEvent, TextBlock } from './event-codec.js';
+import { appendEvents, type StoredEvent } from './events.store.js';
 
 /** Stores events (and any change to the execution that goes with them), then announces them. */
 export async function recordEvents(
@@ -22,6 +22,6 @@ export function announce(ctx: AppContext, executionId: string, stored: StoredEve
   for (const { event, frame } of stored) ctx.bus.publish(executionId, { sequence: event.sequence, type: event.type, frame });
 }
 
-export function textContent(text: string): Record<string, unknown> {
+export function textContent(text: string): { content: TextBlock[] } {
   return { content: [{ type: 'text', text }] };
 }

@@ -8,7 +8,7 @@ import type { Caller } from '../identity/callers.js';
 import { sha256Hex } from '../secrets.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { invalidate } from './control-messages.js';
-import { eventOfFrame } from './events.store.js';
+import { decodeFrame, type TextBlock } from './event-codec.js';
 import {
   agentMessageFrames,
   type ExecutionRow,
@@ -109,15 +109,13 @@ export interface ExecutionStatusView {
   skillSlug: string;
   skillName: string;
   startedAt: string | null;
-  outputBlocks: { type: string; text: string }[];
+  outputBlocks: TextBlock[];
 }
 
 export async function executionStatus(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionStatusView> {
   const execution = await executionOf(ctx, caller, executionId);
   const frames = await agentMessageFrames(ctx.db, executionId);
-  const outputBlocks = frames.flatMap(
-    (frame) => (eventOfFrame(frame).payload as { content: { type: string; text: string }[] }).content,
-  );
+  const outputBlocks = frames.map(decodeFrame).flatMap((event) => (event.type === 'agent.message' ? event.payload.content : []));
   return {
     executionId,
     status: execution.status,

@@ -7,8 +7,8 @@ import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type S
 import { runtimeFor } from '../skills/runtimes.js';
 import type { ActiveRun } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
+import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
-import type { NewEvent } from './events.store.js';
 import { workingExecutions } from './executions.store.js';
 
 function eventOf(message: RunMessage): NewEvent {
