@@ -11,7 +11,9 @@ async function postgresReachable(): Promise<boolean> {
     await client.query('select 1');
     return true;
   } catch (error) {
-    console.warn(`\n[skillet] PostgreSQL is not reachable at ${postgresUrl} (${(error as Error).message}): skipping the PostgreSQL run.\n`);
+    console.warn(
+      `\n[skillet] PostgreSQL is not reachable at ${postgresUrl} (${(error as Error).message}): skipping the PostgreSQL run.\n`,
+    );
     return false;
   } finally {
     await client.end().catch(() => undefined);
@@ -21,6 +23,8 @@ async function postgresReachable(): Promise<boolean> {
 export default defineConfig(async () => {
   const withPostgres = process.env.SKIP_POSTGRES !== '1' && (await postgresReachable());
   const integration = ['test/integration/**/*.test.ts'];
+  // Domain functions over a real database, without a server: on both engines, like integration.
+  const domain = ['test/domain/**/*.test.ts'];
   return {
     test: {
       testTimeout: 30_000,
@@ -28,6 +32,7 @@ export default defineConfig(async () => {
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
         { extends: true as const, test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' } } },
+        { extends: true as const, test: { name: 'domain-sqlite', include: domain, env: { TEST_DB: 'sqlite' } } },
         {
           extends: true as const,
           test: { name: 'security', include: ['test/security/**/*.test.ts'], env: { TEST_DB: 'sqlite' } },
@@ -37,6 +42,10 @@ export default defineConfig(async () => {
               {
                 extends: true as const,
                 test: { name: 'postgres', include: integration, env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl } },
+              },
+              {
+                extends: true as const,
+                test: { name: 'domain-postgres', include: domain, env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl } },
               },
             ]
           : []),

@@ -27,7 +27,7 @@ export interface TestServer {
 export type ServerParts = Pick<AppDeps, 'bus' | 'sandbox'>;
 
 /** Settings for tests: a cheap password hash, and the rest as shipped unless a test says otherwise. */
-const TEST_ENV: Env = {
+export const TEST_ENV: Env = {
   PASSWORD_HASH_LOG_N: '10',
   LOG_LEVEL: 'info',
   SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
