@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
-import { isSlugTaken, recordInstalledSkill } from '../skills/workspace-skills.js';
+import { isSlugTaken, recordInstalledSkill } from '../skills/workspace-skills.store.js';
 import { readableArtifact } from './access.js';
 import { type ArtifactView, artifactView } from './artifact-view.js';
 import { filesOf, findArtifact, updateArtifact } from './artifacts.store.js';

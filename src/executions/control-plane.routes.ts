@@ -23,11 +23,8 @@ const UpgradeQuery = Type.Object({
   sig: Type.Optional(Type.String({ maxLength: 128 })),
 });
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    controlChannel?: CredentialRef;
-  }
-}
+/** The request decoration that carries an upgrade's checked credential to its socket. */
+const CONTROL_CHANNEL = 'controlChannel';
 
 function keepAlive(socket: WebSocket, intervalMs: number): () => void {
   let alive = true;
@@ -47,6 +44,8 @@ function keepAlive(socket: WebSocket, intervalMs: number): () => void {
 
 export function controlPlaneRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
+    app.decorateRequest(CONTROL_CHANNEL, null);
+
     app.get(
       '/api/v1/events/subscribe-url',
       { config: { auth: 'user' }, schema: { response: { 200: SubscribeUrl } } },
@@ -63,15 +62,12 @@ export function controlPlaneRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         preValidation: async (request) => {
           const ref = verifyControlUrl(ctx, request.query as { c?: string; ts?: string; sig?: string });
           if (!(await isCredentialLive(ctx, ref))) throw new Unauthorized('This credential no longer reaches that workspace');
-          request.controlChannel = ref;
+          request.setDecorator(CONTROL_CHANNEL, ref);
         },
       },
       (socket, request) => {
-        const channel = request.controlChannel;
-        if (!channel) {
-          socket.close(1008, 'unauthorized');
-          return;
-        }
+        // Set by preValidation, which refuses the upgrade unless it could set it.
+        const channel = request.getDecorator<CredentialRef>(CONTROL_CHANNEL);
         const forward = (message: ControlMessage) => {
           if (socket.readyState !== socket.OPEN) return;
           if (socket.bufferedAmount > SLOW_CLIENT_BYTES) {

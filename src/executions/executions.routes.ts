@@ -18,7 +18,7 @@ import {
   StatusResponse,
   StreamTokenResponse,
 } from './executions.schemas.js';
-import { cancelRun, interruptRun, rerunExecution, startRun } from './run-control.js';
+import { cancelRun, postClientEvents, rerunExecution } from './run-control.js';
 import { signedStreamUrl } from './stream-url.js';
 
 const HISTORY_MAX = 100;
@@ -68,18 +68,9 @@ export function executionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/executions/:executionId/events',
       { config: user, schema: { params: ExecutionParams, body: PostEventsBody, response: { 200: PostedEvents } } },
       async (request, reply) => {
-        const caller = callerOf(request);
-        const data = [];
-        for (const event of request.body.events) {
-          if (event.type === 'user.interrupt') {
-            data.push(...(await interruptRun(ctx, caller, request.params.executionId)));
-            continue;
-          }
-          await limitExecutionStarts(ctx, request, reply);
-          const text = event.content.map((block) => block.text).join('\n');
-          data.push(...(await startRun(ctx, caller, request.params.executionId, text)));
-        }
-        return { data };
+        const beforeStart = () => limitExecutionStarts(ctx, request, reply);
+        const { executionId } = request.params;
+        return { data: await postClientEvents(ctx, callerOf(request), executionId, request.body.events, beforeStart) };
       },
     );
 

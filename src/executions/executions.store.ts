@@ -21,6 +21,11 @@ export function findExecution(db: Kysely<Tables>, executionId: string): Promise<
   return db.selectFrom('executions').selectAll().where('execution_id', '=', executionId).executeTakeFirst();
 }
 
+/** Frees an idempotency key whose window has passed, so a new execution can take it. */
+export async function releaseIdempotencyKey(db: Kysely<Tables>, executionId: string): Promise<void> {
+  await db.updateTable('executions').set({ idempotency_key: null }).where('execution_id', '=', executionId).execute();
+}
+
 export function findByIdempotencyKey(db: Kysely<Tables>, workspaceId: string, key: string): Promise<ExecutionRow | undefined> {
   return db
     .selectFrom('executions')
@@ -50,6 +55,31 @@ export function historyPage(db: Kysely<Tables>, filter: HistoryFilter): Promise<
     .limit(filter.limit + 1)
     .offset(filter.offset)
     .execute();
+}
+
+/**
+ * Moves an idle execution to working; false when it was not idle. A second working
+ * execution in its workspace fails on the database's one-working index.
+ */
+export async function claimIdleExecution(db: Kysely<Tables>, executionId: string, nowIso: string): Promise<boolean> {
+  const claimed = await db
+    .updateTable('executions')
+    .set({ status: 'working', started_at: nowIso, completed_at: null, stop_reason: null })
+    .where('execution_id', '=', executionId)
+    .where('status', '=', 'idle')
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
+/** Whether a workspace has an execution running now. */
+export async function hasWorkingExecution(db: Kysely<Tables>, workspaceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('executions')
+    .select('execution_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'working')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export function workingExecutions(db: Kysely<Tables>): Promise<ExecutionRow[]> {

@@ -16,6 +16,7 @@ import {
   findInWorkspace,
   historyPage,
   insertExecution,
+  releaseIdempotencyKey,
 } from './executions.store.js';
 
 export interface NewExecution {
@@ -66,11 +67,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
     }
     if (earlier) {
       // Past the window the key is free again.
-      await ctx.db
-        .updateTable('executions')
-        .set({ idempotency_key: null })
-        .where('execution_id', '=', earlier.execution_id)
-        .execute();
+      await releaseIdempotencyKey(ctx.db, earlier.execution_id);
     }
   }
   try {

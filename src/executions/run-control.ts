@@ -12,7 +12,7 @@ import type { ExecutionEvent } from './event-codec.js';
 import { announce, recordEvents, textContent } from './events.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
 import { createExecution, executionOf, requireInputWithinLimit } from './executions.js';
-import { countWorkingForUser, findExecution } from './executions.store.js';
+import { claimIdleExecution, countWorkingForUser, findExecution, hasWorkingExecution } from './executions.store.js';
 import { finishRun, launchRun, type RunTarget } from './runner.js';
 
 const BUSY = 'An execution is already running in this workspace';
@@ -67,13 +67,7 @@ async function claimRun(
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       await lockUserRow(trx, ctx.dialect, quote.userId);
-      const claimed = await trx
-        .updateTable('executions')
-        .set({ status: 'working', started_at: nowIso, completed_at: null, stop_reason: null })
-        .where('execution_id', '=', executionId)
-        .where('status', '=', 'idle')
-        .executeTakeFirst();
-      if (Number(claimed.numUpdatedRows) !== 1) throw new NotIdle();
+      if (!(await claimIdleExecution(trx, executionId, nowIso))) throw new NotIdle();
       if ((await countWorkingForUser(trx, quote.userId)) > runsPerUser) {
         throw new ExecutionRunning(
           `You already have ${runsPerUser} runs in progress, the most one user may run at once; wait for one to finish`,
@@ -111,12 +105,40 @@ async function stopRun(ctx: AppContext, target: RunTarget): Promise<boolean> {
   return false;
 }
 
-export async function interruptRun(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionEvent[]> {
+async function interruptRun(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionEvent[]> {
   const execution = await executionOf(ctx, caller, executionId);
   if (execution.status !== 'working') throw new Conflict(`This execution is not running (it is ${execution.status})`);
   const events = await recordEvents(ctx, executionId, [{ type: 'user.interrupt', payload: {} }]);
   await stopRun(ctx, { executionId, workspaceId: execution.workspace_id });
   return events;
+}
+
+/** An event a client posts: a message that starts a run, or an interrupt of the one running. */
+export type ClientEvent = { type: 'user.interrupt' } | { type: 'user.message'; content: { text: string }[] };
+
+/**
+ * Handles a client's events in order and answers with every event they produced. The texts
+ * of a message's blocks, joined by newlines, are the run's input; `beforeStart` is called
+ * before each run is started (where the caller counts starts against its limit).
+ */
+export async function postClientEvents(
+  ctx: AppContext,
+  caller: Caller,
+  executionId: string,
+  events: ClientEvent[],
+  beforeStart: () => Promise<void>,
+): Promise<ExecutionEvent[]> {
+  const produced: ExecutionEvent[] = [];
+  for (const event of events) {
+    if (event.type === 'user.interrupt') {
+      produced.push(...(await interruptRun(ctx, caller, executionId)));
+      continue;
+    }
+    await beforeStart();
+    const text = event.content.map((block) => block.text).join('\n');
+    produced.push(...(await startRun(ctx, caller, executionId, text)));
+  }
+  return produced;
 }
 
 export interface CancelResult {
@@ -146,13 +168,7 @@ export async function rerunExecution(ctx: AppContext, caller: Caller, executionI
   const parent = await executionOf(ctx, caller, executionId);
   if (parent.status !== 'completed') throw new Conflict(`Only a completed execution can be rerun (this one is ${parent.status})`);
   requireInputWithinLimit(ctx, input);
-  const busy = await ctx.db
-    .selectFrom('executions')
-    .select('execution_id')
-    .where('workspace_id', '=', caller.workspaceId)
-    .where('status', '=', 'working')
-    .executeTakeFirst();
-  if (busy) throw new ExecutionRunning(BUSY);
+  if (await hasWorkingExecution(ctx.db, caller.workspaceId)) throw new ExecutionRunning(BUSY);
   const child = await createExecution(ctx, caller, {
     skillSlug: parent.skill_slug,
     input,

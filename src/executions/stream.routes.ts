@@ -1,9 +1,8 @@
 import type { AppContext } from '../context.js';
-import { InvalidInput, NotFound } from '../errors.js';
+import { InvalidInput } from '../errors.js';
 import { clientAddress, type FrontRoute, headerValues, pathOf, sendError } from '../http/front-routes.js';
 import { limitAnonymousRequest } from '../http/rate-limit.js';
-import { executionProgress } from './events.store.js';
-import { serveEventStream } from './stream.js';
+import { requireResumePoint, serveEventStream } from './stream.js';
 import { verifyStreamSignature } from './stream-url.js';
 
 const STREAM_PATH = /^\/executions\/([^/?]+)\/stream(?:\?|$)/;
@@ -65,16 +64,7 @@ export function streamRoute(ctx: AppContext): FrontRoute {
       const { executionId, ts, sig, lastSeq } = parseStreamRequest(match[1] as string, url);
       verifyStreamSignature(ctx, executionId, ts, sig);
       const after = resumeAfter(lastSeq, headerValues(request, 'last-event-id')[0]);
-      const progress = await executionProgress(ctx.db, executionId);
-      if (!progress) throw new NotFound('Execution not found');
-      // Events are stored before anyone is sent them, so a sequence beyond the last stored
-      // one was never sent: whatever the execution's state, such a resume point is a mistake,
-      // and answering it with a stream would leave the client waiting on keep-alives.
-      if (after > progress.last_sequence) {
-        throw new InvalidInput(
-          `Sequence ${after} (lastSeq or Last-Event-ID) is beyond the last event of this execution (${progress.last_sequence})`,
-        );
-      }
+      await requireResumePoint(ctx.db, executionId, after);
       ctx.log.info({ method: 'GET', path: pathOf(url), after }, 'event stream opened');
       await serveEventStream(ctx, response, headers, executionId, after);
     };

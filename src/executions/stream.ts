@@ -1,5 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Tables } from '../db/tables.js';
+import { InvalidInput, NotFound } from '../errors.js';
 import type { AnnouncedEvent } from './bus.js';
 import { frameChunksAfter } from './event-blocks.store.js';
 import { executionProgress } from './events.store.js';
@@ -130,6 +133,22 @@ class EventStream implements OpenStream {
 
   #endsStream(event: AnnouncedEvent): boolean {
     return event.type === 'session.status_idle' && !this.#queue.some((next) => next.sequence > event.sequence);
+  }
+}
+
+/**
+ * Checks that an execution exists and that `afterSequence` is a place its stream can resume
+ * from. Events are stored before anyone is sent them, so a sequence beyond the last stored
+ * one was never sent: whatever the execution's state, such a resume point is a mistake, and
+ * answering it with a stream would leave the client waiting on keep-alives.
+ */
+export async function requireResumePoint(db: Kysely<Tables>, executionId: string, afterSequence: number): Promise<void> {
+  const progress = await executionProgress(db, executionId);
+  if (!progress) throw new NotFound('Execution not found');
+  if (afterSequence > progress.last_sequence) {
+    throw new InvalidInput(
+      `Sequence ${afterSequence} (lastSeq or Last-Event-ID) is beyond the last event of this execution (${progress.last_sequence})`,
+    );
   }
 }
 
