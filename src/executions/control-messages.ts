@@ -8,13 +8,16 @@ export type ExecutionSignal = 'execution-started' | 'execution-progress' | 'exec
  * get, as bare JSON objects. On a credential's channel: its revocation, which closes the
  * sockets opened with it and is never sent to a client.
  */
+/** What publishing a control message needs: the channel and the time it is stamped with. */
+type Publisher = Pick<AppContext, 'control' | 'clock'>;
+
 export type ControlMessage =
   | { type: ExecutionSignal; executionId: string; workspaceId: string; status: ExecutionStatus; at: string }
   | { type: 'cache-invalidate'; keys: string[]; workspaceId: string; at: string }
   | { type: 'credential-revoked'; credentialId: string; at: string };
 
 export function signalExecution(
-  ctx: AppContext,
+  ctx: Publisher,
   workspaceId: string,
   type: ExecutionSignal,
   executionId: string,
@@ -24,7 +27,7 @@ export function signalExecution(
 }
 
 /** Tells a workspace's clients that their cached copies of these collections are stale. */
-export function invalidate(ctx: AppContext, workspaceId: string, keys: string[]): void {
+export function invalidate(ctx: Publisher, workspaceId: string, keys: string[]): void {
   ctx.control.publish(workspaceId, { type: 'cache-invalidate', keys, workspaceId, at: ctx.clock.now().toISOString() });
 }
 
@@ -39,7 +42,7 @@ export function credentialChannel(credentialId: string): string {
  * than to this process's sockets directly, so that on a cluster, where that channel is
  * shared, the node holding the socket hears it.
  */
-export function announceRevocation(ctx: AppContext, credentialId: string): void {
+export function announceRevocation(ctx: Publisher, credentialId: string): void {
   ctx.control.publish(credentialChannel(credentialId), {
     type: 'credential-revoked',
     credentialId,

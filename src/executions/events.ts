@@ -6,7 +6,7 @@ import { appendEvents, type StoredEvent } from './events.store.js';
 
 /** Stores events (and any change to the execution that goes with them), then announces them. */
 export async function recordEvents(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'bus'>,
   executionId: string,
   events: NewEvent[],
   change: Updateable<ExecutionsTable> = {},
@@ -18,7 +18,7 @@ export async function recordEvents(
 }
 
 /** Announces stored events to live subscribers; only ever after they are committed. */
-export function announce(ctx: AppContext, executionId: string, stored: StoredEvent[]): void {
+export function announce(ctx: Pick<AppContext, 'bus'>, executionId: string, stored: StoredEvent[]): void {
   for (const { event, frame } of stored) ctx.bus.publish(executionId, { sequence: event.sequence, type: event.type, frame });
 }
 

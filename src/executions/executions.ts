@@ -30,14 +30,14 @@ export interface NewExecution {
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
-export function requireInputWithinLimit(ctx: AppContext, input: string): void {
+export function requireInputWithinLimit(ctx: Pick<AppContext, 'config'>, input: string): void {
   if (input.trim() === '') throw new InvalidInput('input must not be empty');
   if (Buffer.byteLength(input, 'utf8') > ctx.config.executions.inputLimitBytes) {
     throw new PayloadTooLarge(`input is larger than ${ctx.config.executions.inputLimitBytes} bytes`);
   }
 }
 
-export async function executionOf(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionRow> {
+export async function executionOf(ctx: Pick<AppContext, 'db'>, caller: Caller, executionId: string): Promise<ExecutionRow> {
   const execution = await findInWorkspace(ctx.db, caller.workspaceId, executionId);
   if (!execution) throw new NotFound('Execution not found');
   return execution;
@@ -109,7 +109,11 @@ export interface ExecutionStatusView {
   outputBlocks: TextBlock[];
 }
 
-export async function executionStatus(ctx: AppContext, caller: Caller, executionId: string): Promise<ExecutionStatusView> {
+export async function executionStatus(
+  ctx: Pick<AppContext, 'db'>,
+  caller: Caller,
+  executionId: string,
+): Promise<ExecutionStatusView> {
   const execution = await executionOf(ctx, caller, executionId);
   const frames = await agentMessageFrames(ctx.db, executionId);
   const outputBlocks = frames.map(decodeFrame).flatMap((event) => (event.type === 'agent.message' ? event.payload.content : []));
@@ -137,7 +141,7 @@ function list(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
-export async function executionHistory(ctx: AppContext, caller: Caller, query: HistoryQuery) {
+export async function executionHistory(ctx: Pick<AppContext, 'db'>, caller: Caller, query: HistoryQuery) {
   const rows = await historyPage(ctx.db, {
     workspaceId: caller.workspaceId,
     limit: query.limit,
