@@ -1,7 +1,7 @@
 import { test } from 'vitest';
 import type { Env } from '../../src/config.js';
-import { client } from './http.js';
-import { type ServerParts, startServer, type TestServer } from './server.js';
+import { client, injectClient } from './http.js';
+import { buildTestApp, type ServerParts, startServer, type TestApp, type TestServer } from './server.js';
 
 /** What a file changes from the test settings (`env`), and parts it swaps (a bus, a sandbox). */
 export interface ServerSettings {
@@ -34,4 +34,20 @@ export function withServerPerTest(env: Env = {}, parts: ServerParts = {}) {
     .extend('serverSettings', { env, parts })
     .extend('server', ({ serverSettings }, { onCleanup }) => started(serverSettings, onCleanup))
     .extend('api', ({ server }) => client(server.url));
+}
+
+/**
+ * The inject tier: `server` is the app without a socket and `api` sends through
+ * `app.inject`, for tests of what Fastify answers (routes, validation, error envelopes)
+ * that need no stream, no URL handed out and no raw bytes on the wire.
+ */
+export function withApp(env: Env = {}, parts: ServerParts = {}) {
+  return test
+    .extend('serverSettings', { scope: 'file' }, { env, parts })
+    .extend('server', { scope: 'file' }, async ({ serverSettings }, { onCleanup }): Promise<TestApp> => {
+      const built = await buildTestApp(serverSettings.env, serverSettings.parts);
+      onCleanup(() => built.close());
+      return built;
+    })
+    .extend('api', { scope: 'file' }, ({ server }) => injectClient(server.app));
 }

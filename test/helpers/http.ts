@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+
 export interface Reply<T = unknown> {
   status: number;
   headers: Headers;
@@ -12,24 +14,28 @@ export interface RequestOptions {
   raw?: string;
 }
 
-/** A small fetch wrapper: JSON in, JSON (or text) out, status and headers kept. */
-export function client(baseUrl: string) {
-  async function send<T>(method: string, path: string, options: RequestOptions = {}): Promise<Reply<T>> {
-    const hasBody = options.raw !== undefined || options.body !== undefined;
-    const response = await fetch(baseUrl + path, {
-      method,
-      headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
-      ...(hasBody ? { body: options.raw ?? JSON.stringify(options.body) } : {}),
-    });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      // Not JSON (an HTML page, say): keep the text.
-    }
-    return { status: response.status, headers: response.headers, body: body as T, text };
+/** One request as the clients send it: JSON-encoded `body` (or `raw` as-is) with its content type. */
+function outgoing(options: RequestOptions): { headers: Record<string, string>; body?: string } {
+  const hasBody = options.raw !== undefined || options.body !== undefined;
+  return {
+    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    ...(hasBody ? { body: options.raw ?? JSON.stringify(options.body) } : {}),
+  };
+}
+
+function reply<T>(status: number, headers: Headers, text: string): Reply<T> {
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON (an HTML page, say): keep the text.
   }
+  return { status, headers, body: body as T, text };
+}
+
+type Send = <T>(method: string, path: string, options?: RequestOptions) => Promise<Reply<T>>;
+
+function methods(send: Send) {
   return {
     get: <T = unknown>(path: string, options?: RequestOptions) => send<T>('GET', path, options),
     post: <T = unknown>(path: string, options?: RequestOptions) => send<T>('POST', path, options),
@@ -38,7 +44,33 @@ export function client(baseUrl: string) {
   };
 }
 
-export type Client = ReturnType<typeof client>;
+/** A small fetch wrapper: JSON in, JSON (or text) out, status and headers kept. */
+export function client(baseUrl: string): Client {
+  return methods(async (method, path, options = {}) => {
+    const response = await fetch(baseUrl + path, { method, ...outgoing(options) });
+    return reply(response.status, response.headers, await response.text());
+  });
+}
+
+/** The same client over `app.inject`: no socket, so it needs no listening server. */
+export function injectClient(app: FastifyInstance): Client {
+  return methods(async (method, path, options = {}) => {
+    const request = outgoing(options);
+    const response = await app.inject({
+      method: method as 'GET' | 'POST' | 'PUT' | 'DELETE',
+      url: path,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { payload: request.body }),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(response.headers)) {
+      for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined) headers.append(name, String(one));
+    }
+    return reply(response.statusCode, headers, response.body);
+  });
+}
+
+export type Client = ReturnType<typeof methods>;
 
 /** The same text with its last character changed, for tampering with a signature. */
 export function tamper(text: string): string {

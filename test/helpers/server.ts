@@ -12,15 +12,20 @@ import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { TEST_SANDBOX_SETTING } from './sandbox.js';
 
-export interface TestServer {
+/** An app built as the server builds it, with its own database and a clock the test moves. */
+export interface TestApp {
   app: FastifyInstance;
-  url: string;
   config: Config;
   clock: ManualClock;
   db: TestDatabase['database'];
   /** Every log line the server wrote, as raw JSON text. */
   logs: string[];
   close(): Promise<void>;
+}
+
+/** A TestApp listening on 127.0.0.1 at `url`. */
+export interface TestServer extends TestApp {
+  url: string;
 }
 
 /** Parts a test swaps: a bus that loses announcements, a sandbox this machine lacks. */
@@ -62,8 +67,25 @@ export async function startServer(env: Env = {}, parts: ServerParts = {}): Promi
 }
 
 async function startOnPort(env: Env, port: number, parts: ServerParts): Promise<TestServer> {
+  const built = await buildTestApp({ ...env, PORT: String(port) }, parts);
+  try {
+    await built.app.listen({ host: '127.0.0.1', port });
+  } catch (error) {
+    await built.close();
+    throw error;
+  }
+  return { ...built, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * The app without a listening socket, for tests that go through `app.inject`: Fastify's
+ * whole request pipeline (hooks, validation, the error writer) but not Node's HTTP parser
+ * nor the event stream served ahead of Fastify. URLs it hands out point at a port nothing
+ * listens on.
+ */
+export async function buildTestApp(env: Env = {}, parts: ServerParts = {}): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-test-'));
-  const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, PORT: String(port), ...env });
+  const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, ...env });
   const testDb = await freshDatabase(dir);
   const clock = new ManualClock();
   const logs: string[] = [];
@@ -81,17 +103,8 @@ async function startOnPort(env: Env, port: number, parts: ServerParts): Promise<
     logStream,
     ...parts,
   });
-  try {
-    await app.listen({ host: '127.0.0.1', port });
-  } catch (error) {
-    await app.close();
-    await testDb.drop();
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
     config,
     clock,
     db: testDb.database,

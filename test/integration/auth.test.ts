@@ -1,8 +1,9 @@
 import { describe, expect } from 'vitest';
 import { session, signUp, uniqueEmail } from '../helpers/factories.js';
-import { withServer } from '../helpers/fixtures.js';
+import { withApp } from '../helpers/fixtures.js';
 
-const it = withServer();
+// The inject tier: nothing here needs a socket.
+const it = withApp();
 
 describe('POST /api/v1/auth/signup', () => {
   it('creates a user with a personal workspace and returns {token, user}', async ({ server, api }) => {

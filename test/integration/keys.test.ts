@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ApiKeyView } from '../../src/identity/api-keys.js';
 import { createKey, session, signUp } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withApp } from '../helpers/fixtures.js';
+import type { Client } from '../helpers/http.js';
 
-let server: TestServer;
-let api: Client;
+const it = withApp({ RATE_LIMIT_REST_PER_MINUTE: '10000' });
 
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '10000' });
-  api = client(server.url);
-});
-afterAll(() => server.close());
-
-const listKeys = async (token: string) =>
+const listKeys = async (api: Client, token: string) =>
   (await api.get<{ keys: ApiKeyView[] }>('/api/v1/keys', { headers: { 'x-auth-token': token } })).body.keys;
 
 describe('POST /api/v1/keys', () => {
-  it('returns the plaintext once, with its preview, bound to the current workspace', async () => {
+  it('returns the plaintext once, with its preview, bound to the current workspace', async ({ api }) => {
     const person = await signUp(api);
     const reply = await api.post('/api/v1/keys', { body: { label: 'CI' }, headers: session(person) });
     expect(reply.status).toBe(201);
@@ -30,12 +23,12 @@ describe('POST /api/v1/keys', () => {
       workspaceId: person.user.personalWorkspaceId,
       createdAt: expect.any(String),
     });
-    const listed = await listKeys(person.token);
+    const listed = await listKeys(api, person.token);
     expect(JSON.stringify(listed)).not.toContain(key.key);
     expect(listed[0]?.keyPreview).toBe(key.keyPreview);
   });
 
-  it('refuses an API key as the credential, and a missing label', async () => {
+  it('refuses an API key as the credential, and a missing label', async ({ api }) => {
     const person = await signUp(api);
     const key = await createKey(api, person);
     const byKey = await api.post('/api/v1/keys', { body: { label: 'x' }, headers: { 'x-api-key': key.key } });
@@ -44,7 +37,7 @@ describe('POST /api/v1/keys', () => {
     expect((await api.post('/api/v1/keys', { body: {}, headers: session(person) })).status).toBe(400);
   });
 
-  it('allows 10 live keys in paygmode, then 403; a revoked key frees a slot', async () => {
+  it('allows 10 live keys in paygmode, then 403; a revoked key frees a slot', async ({ api }) => {
     const person = await signUp(api);
     const keys = [];
     for (let i = 0; i < 10; i++) keys.push(await createKey(api, person, `k${i}`));
@@ -57,29 +50,29 @@ describe('POST /api/v1/keys', () => {
 });
 
 describe('GET /api/v1/keys heartbeat', () => {
-  it('is DORMANT before use, ACTIVE within 5 minutes of use, IDLE within 7 days, then DORMANT', async () => {
+  it('is DORMANT before use, ACTIVE within 5 minutes of use, IDLE within 7 days, then DORMANT', async ({ server, api }) => {
     const person = await signUp(api);
     const key = await createKey(api, person);
-    expect((await listKeys(person.token))[0]).toMatchObject({ heartbeat: 'DORMANT', lastUsedAt: null });
+    expect((await listKeys(api, person.token))[0]).toMatchObject({ heartbeat: 'DORMANT', lastUsedAt: null });
 
     await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } });
-    expect((await listKeys(person.token))[0]).toMatchObject({
+    expect((await listKeys(api, person.token))[0]).toMatchObject({
       heartbeat: 'ACTIVE',
       lastUsedAt: server.clock.now().toISOString(),
     });
 
     server.clock.advance(5 * 60_000 + 1000);
-    expect((await listKeys(person.token))[0]?.heartbeat).toBe('IDLE');
+    expect((await listKeys(api, person.token))[0]?.heartbeat).toBe('IDLE');
     server.clock.advance(7 * 86_400_000);
     const person2Token = (
       await api.post<{ token: string }>('/api/v1/auth/login', { body: { email: person.email, password: person.password } })
     ).body.token;
-    expect((await listKeys(person2Token))[0]?.heartbeat).toBe('DORMANT');
+    expect((await listKeys(api, person2Token))[0]?.heartbeat).toBe('DORMANT');
   });
 });
 
 describe('DELETE /api/v1/keys/:id', () => {
-  it('revokes at once: the key then gets 401 Invalid API key', async () => {
+  it('revokes at once: the key then gets 401 Invalid API key', async ({ api }) => {
     const person = await signUp(api);
     const key = await createKey(api, person);
     expect((await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } })).status).toBe(200);
@@ -87,10 +80,10 @@ describe('DELETE /api/v1/keys/:id', () => {
     const after = await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid API key' } });
-    expect(await listKeys(person.token)).toEqual([]);
+    expect(await listKeys(api, person.token)).toEqual([]);
   });
 
-  it("answers 404 for someone else's key, an unknown id, and a key already revoked", async () => {
+  it("answers 404 for someone else's key, an unknown id, and a key already revoked", async ({ api }) => {
     const person = await signUp(api);
     const other = await signUp(api);
     const theirs = await createKey(api, other);
@@ -104,7 +97,7 @@ describe('DELETE /api/v1/keys/:id', () => {
 });
 
 describe('the credential cache', () => {
-  it('honours a revocation made elsewhere (another node) within its TTL', async () => {
+  it('honours a revocation made elsewhere (another node) within its TTL', async ({ server, api }) => {
     const person = await signUp(api);
     const key = await createKey(api, person);
     expect((await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } })).status).toBe(200);

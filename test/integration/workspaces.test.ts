@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withApp } from '../helpers/fixtures.js';
+import type { Client } from '../helpers/http.js';
 
-let server: TestServer;
-let api: Client;
-let owner: TestUser;
+const it = withApp({ RATE_LIMIT_REST_PER_MINUTE: '10000' }).extend('owner', { scope: 'file' }, ({ api }) => signUp(api));
 
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '10000' });
-  api = client(server.url);
-  owner = await signUp(api);
-});
-afterAll(() => server.close());
-
-const addMember = (workspaceId: string, by: TestUser, body: unknown) =>
+const addMember = (api: Client, workspaceId: string, by: TestUser, body: unknown) =>
   api.post(`/api/v1/workspaces/${workspaceId}/members`, { body, headers: session(by) });
 
 describe('POST and GET /api/v1/workspaces', () => {
-  it('creates a team workspace owned by the caller and lists it after the personal one', async () => {
+  it('creates a team workspace owned by the caller and lists it after the personal one', async ({ api }) => {
     const person = await signUp(api);
     const created = await api.post('/api/v1/workspaces', { body: { name: '  Research  ' }, headers: session(person) });
     expect(created.status).toBe(201);
@@ -38,7 +29,7 @@ describe('POST and GET /api/v1/workspaces', () => {
     ]);
   });
 
-  it('refuses a missing, blank or oversized name', async () => {
+  it('refuses a missing, blank or oversized name', async ({ api, owner }) => {
     for (const body of [{}, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 5 }]) {
       const reply = await api.post('/api/v1/workspaces', { body, headers: session(owner) });
       expect(reply.status).toBe(400);
@@ -48,10 +39,10 @@ describe('POST and GET /api/v1/workspaces', () => {
 });
 
 describe('POST /api/v1/workspaces/:id/members', () => {
-  it('adds a user by email with a role; they then see the workspace', async () => {
+  it('adds a user by email with a role; they then see the workspace', async ({ api, owner }) => {
     const team = await createTeam(api, owner);
     const colleague = await signUp(api);
-    const reply = await addMember(team.id, owner, { email: colleague.email.toUpperCase(), role: 'member' });
+    const reply = await addMember(api, team.id, owner, { email: colleague.email.toUpperCase(), role: 'member' });
     expect(reply.status).toBe(201);
     expect(reply.body).toEqual({ workspaceId: team.id, userId: colleague.user.id, email: colleague.email, role: 'member' });
     const theirs = await api.get<{ workspaces: { id: string; role: string }[] }>('/api/v1/workspaces', {
@@ -60,38 +51,40 @@ describe('POST /api/v1/workspaces/:id/members', () => {
     expect(theirs.body.workspaces).toContainEqual(expect.objectContaining({ id: team.id, role: 'member' }));
   });
 
-  it('lets admins add members but not owners; members add nobody', async () => {
+  it('lets admins add members but not owners; members add nobody', async ({ api, owner }) => {
     const team = await createTeam(api, owner);
     const admin = await signUp(api);
     const member = await signUp(api);
-    await addMember(team.id, owner, { email: admin.email, role: 'admin' });
-    expect((await addMember(team.id, admin, { email: member.email, role: 'member' })).status).toBe(201);
+    await addMember(api, team.id, owner, { email: admin.email, role: 'admin' });
+    expect((await addMember(api, team.id, admin, { email: member.email, role: 'member' })).status).toBe(201);
     const someone = await signUp(api);
-    expect((await addMember(team.id, admin, { email: someone.email, role: 'owner' })).status).toBe(403);
-    expect((await addMember(team.id, member, { email: someone.email, role: 'member' })).status).toBe(403);
+    expect((await addMember(api, team.id, admin, { email: someone.email, role: 'owner' })).status).toBe(403);
+    expect((await addMember(api, team.id, member, { email: someone.email, role: 'member' })).status).toBe(403);
   });
 
-  it('answers 404 for a workspace the caller is not in, and for an unknown email', async () => {
+  it('answers 404 for a workspace the caller is not in, and for an unknown email', async ({ api, owner }) => {
     const team = await createTeam(api, owner);
     const outsider = await signUp(api);
-    const notMine = await addMember(team.id, outsider, { email: outsider.email, role: 'member' });
+    const notMine = await addMember(api, team.id, outsider, { email: outsider.email, role: 'member' });
     expect(notMine.status).toBe(404);
     expect(notMine.body).toEqual({ error: { code: 'NOT_FOUND', message: 'Workspace not found' } });
-    expect((await addMember(team.id, owner, { email: 'nobody@example.test', role: 'member' })).status).toBe(404);
+    expect((await addMember(api, team.id, owner, { email: 'nobody@example.test', role: 'member' })).status).toBe(404);
   });
 
-  it('answers 409 for someone already in, 403 for a personal workspace, 400 for a bad role', async () => {
+  it('answers 409 for someone already in, 403 for a personal workspace, 400 for a bad role', async ({ api, owner }) => {
     const team = await createTeam(api, owner);
     const colleague = await signUp(api);
-    await addMember(team.id, owner, { email: colleague.email, role: 'member' });
-    expect((await addMember(team.id, owner, { email: colleague.email, role: 'admin' })).status).toBe(409);
-    expect((await addMember(owner.user.personalWorkspaceId, owner, { email: colleague.email, role: 'member' })).status).toBe(403);
-    expect((await addMember(team.id, owner, { email: colleague.email, role: 'king' })).status).toBe(400);
+    await addMember(api, team.id, owner, { email: colleague.email, role: 'member' });
+    expect((await addMember(api, team.id, owner, { email: colleague.email, role: 'admin' })).status).toBe(409);
+    expect((await addMember(api, owner.user.personalWorkspaceId, owner, { email: colleague.email, role: 'member' })).status).toBe(
+      403,
+    );
+    expect((await addMember(api, team.id, owner, { email: colleague.email, role: 'king' })).status).toBe(400);
   });
 });
 
 describe('x-workspace-id and PUT /api/v1/workspaces/current', () => {
-  it('acts in a named workspace when the caller is a member, else 403; a non-UUID is 400', async () => {
+  it('acts in a named workspace when the caller is a member, else 403; a non-UUID is 400', async ({ api, owner }) => {
     const team = await createTeam(api, owner, 'Ops');
     const me = await api.get<{ workspace: { id: string; name: string } }>('/api/v1/me', {
       headers: session(owner, { 'x-workspace-id': team.id }),
@@ -106,7 +99,7 @@ describe('x-workspace-id and PUT /api/v1/workspaces/current', () => {
     expect(garbage.status).toBe(400);
   });
 
-  it('switches the active workspace of an auth token', async () => {
+  it('switches the active workspace of an auth token', async ({ api }) => {
     const person = await signUp(api);
     const team = await createTeam(api, person, 'Switched');
     const reply = await api.put('/api/v1/workspaces/current', { body: { workspaceId: team.id }, headers: session(person) });
@@ -118,7 +111,7 @@ describe('x-workspace-id and PUT /api/v1/workspaces/current', () => {
     expect(key.workspaceId).toBe(team.id);
   });
 
-  it('refuses to re-point an API key, and refuses a workspace the caller is not in', async () => {
+  it('refuses to re-point an API key, and refuses a workspace the caller is not in', async ({ api }) => {
     const person = await signUp(api);
     const team = await createTeam(api, person);
     const key = await createKey(api, person);
@@ -134,7 +127,7 @@ describe('x-workspace-id and PUT /api/v1/workspaces/current', () => {
     expect(missing.status).toBe(400);
   });
 
-  it('an API key may repeat its own workspace in x-workspace-id, but not name another', async () => {
+  it('an API key may repeat its own workspace in x-workspace-id, but not name another', async ({ api }) => {
     const person = await signUp(api);
     const team = await createTeam(api, person);
     const key = await createKey(api, person);
