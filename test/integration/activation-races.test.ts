@@ -1,26 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { session, signUp, startActivation } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
 
-let server: TestServer;
-let api: Client;
+// Limits raised so that every call reaches the compare-and-set instead of the limiter.
+const it = withServer({ RATE_LIMIT_POLL_BURST: '100000', RATE_LIMIT_REST_PER_MINUTE: '1000000' });
 
 const ROUNDS = 50;
 const CONTENDERS = 20;
 
-beforeAll(async () => {
-  // Limits raised so that every call reaches the compare-and-set instead of the limiter.
-  server = await startServer({ RATE_LIMIT_POLL_BURST: '100000', RATE_LIMIT_REST_PER_MINUTE: '1000000' });
-  api = client(server.url);
-});
-afterAll(async () => {
+// The server's errors, should a race end in one, are what explains the failure.
+it.afterAll(({ server }) => {
   for (const line of server.logs) if (line.includes('"level":50')) console.log(line.slice(0, 600));
-  await server.close();
 });
 
 describe('confirm and deny race through one compare-and-set', () => {
-  it(`gives exactly one of ${CONTENDERS} concurrent decisions a 200, ${ROUNDS} times over`, async () => {
+  it(`gives exactly one of ${CONTENDERS} concurrent decisions a 200, ${ROUNDS} times over`, async ({ server, api }) => {
     for (let round = 0; round < ROUNDS; round++) {
       const approver = await signUp(api);
       const created = await startActivation(server, api);
@@ -50,7 +44,7 @@ describe('confirm and deny race through one compare-and-set', () => {
 });
 
 describe('the key claim is atomic', () => {
-  it(`hands the key to exactly one of ${CONTENDERS} concurrent polls, ${ROUNDS} times over`, async () => {
+  it(`hands the key to exactly one of ${CONTENDERS} concurrent polls, ${ROUNDS} times over`, async ({ server, api }) => {
     const approver = await signUp(api);
     for (let round = 0; round < ROUNDS; round++) {
       const created = await startActivation(server, api);

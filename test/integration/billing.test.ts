@@ -1,29 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Balance } from '../../src/sdk/types.js';
 import { runForArtifact } from '../helpers/artifacts.js';
 import { balanceOf, buyWithLocalCheckout, checkoutBody, transactionsOf } from '../helpers/billing.js';
 import { createExecution, streamOf } from '../helpers/executions.js';
 import { createKey, createTeam, session, signUp } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
+import { client } from '../helpers/http.js';
+import { startServer } from '../helpers/server.js';
 
-let server: TestServer;
-let api: Client;
-
-beforeAll(async () => {
-  server = await startServer({
-    SIGNUP_CREDITS: '0',
-    RATE_LIMIT_REST_PER_MINUTE: '100000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
-  });
-  api = client(server.url);
+const it = withServer({
+  SIGNUP_CREDITS: '0',
+  RATE_LIMIT_REST_PER_MINUTE: '100000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
 });
-afterAll(() => server.close());
 
 const standard = (code: string) => ({ error: { code, message: expect.any(String) } });
 
 describe('a new account', () => {
-  it('has nothing, cannot run priced skills, and sees the packs, modes and test mode', async () => {
+  it('has nothing, cannot run priced skills, and sees the packs, modes and test mode', async ({ api }) => {
     const person = await signUp(api);
     expect(await balanceOf(api, person)).toEqual({ balance: 0, totalSpent: 0, canExecute: false, isAdmin: false });
     expect(await transactionsOf(api, person)).toEqual([]);
@@ -69,7 +63,7 @@ describe('a new account', () => {
     expect((await createExecution(api, person, 'ticker', '1 1')).status).toBe('idle');
   });
 
-  it('refuses a purchase with missing fields or an unknown pack, and one without credentials', async () => {
+  it('refuses a purchase with missing fields or an unknown pack, and one without credentials', async ({ api }) => {
     const person = await signUp(api);
     for (const body of [
       {},
@@ -85,7 +79,10 @@ describe('a new account', () => {
     expect(await transactionsOf(api, person)).toEqual([]);
   });
 
-  it('refuses return URLs other than http(s) and the app scheme, on purchase and subscribe; the app scheme works', async () => {
+  it('refuses return URLs other than http(s) and the app scheme, on purchase and subscribe; the app scheme works', async ({
+    server,
+    api,
+  }) => {
     const person = await signUp(api);
     const hostile = [
       'javascript://%0Aalert(document.cookie)',
@@ -127,7 +124,7 @@ describe('a new account', () => {
 });
 
 describe('the local test-mode checkout', () => {
-  it('shows the pack and price, and Pay grants the credits through the webhook, once', async () => {
+  it('shows the pack and price, and Pay grants the credits through the webhook, once', async ({ api }) => {
     const person = await signUp(api);
     const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
       body: checkoutBody({ packId: 'pack_250' }),
@@ -160,7 +157,7 @@ describe('the local test-mode checkout', () => {
     ]);
   });
 
-  it('Cancel returns to cancelUrl and grants nothing; a canceled checkout cannot be paid', async () => {
+  it('Cancel returns to cancelUrl and grants nothing; a canceled checkout cannot be paid', async ({ server, api }) => {
     const person = await signUp(api);
     const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
       body: checkoutBody({ packId: 'pack_100' }),
@@ -180,7 +177,10 @@ describe('test mode and SKILLET_ENV', () => {
   const warnings = (logs: string[]) =>
     logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
 
-  it('a local install warns at start that anyone can grant themselves credits, and its checkout page says TEST MODE', async () => {
+  it('a local install warns at start that anyone can grant themselves credits, and its checkout page says TEST MODE', async ({
+    server,
+    api,
+  }) => {
     expect(warnings(server.logs)).toContainEqual(
       expect.objectContaining({
         payments: 'local',
@@ -225,7 +225,7 @@ describe('test mode and SKILLET_ENV', () => {
 });
 
 describe('charging runs', () => {
-  it('a priced run costs its price as a usage transaction with its execution id', async () => {
+  it('a priced run costs its price as a usage transaction with its execution id', async ({ server, api }) => {
     const person = await signUp(api);
     await buyWithLocalCheckout(api, server.url, person);
     const run = await runForArtifact(api, person, 'text-stats', 'Count these words.');
@@ -236,7 +236,7 @@ describe('charging runs', () => {
     expect(await balanceOf(api, person)).toEqual({ balance: 99, totalSpent: 1, canExecute: true, isAdmin: false });
   });
 
-  it('admins run priced skills without being debited', async () => {
+  it('admins run priced skills without being debited', async ({ server, api }) => {
     const admin = await signUp(api);
     await server.db.db.updateTable('users').set({ is_admin: 1 }).where('id', '=', admin.user.id).execute();
     const run = await runForArtifact(api, admin, 'text-stats', 'Free for admins.');
@@ -247,7 +247,7 @@ describe('charging runs', () => {
 });
 
 describe('a site license', () => {
-  it('puts the user in sitelicense mode: runs cost nothing, keys are unlimited, info omits the mode', async () => {
+  it('puts the user in sitelicense mode: runs cost nothing, keys are unlimited, info omits the mode', async ({ server, api }) => {
     const licensed = await signUp(api);
     await server.db.db
       .updateTable('users')
@@ -269,7 +269,7 @@ describe('a site license', () => {
 });
 
 describe('basedmode', () => {
-  it('a paid subscription grants 2000 Ds, sets the expiry a month on, and makes packs 20% cheaper', async () => {
+  it('a paid subscription grants 2000 Ds, sets the expiry a month on, and makes packs 20% cheaper', async ({ server, api }) => {
     const person = await signUp(api);
     const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/subscribe', {
       body: checkoutBody(),
@@ -302,7 +302,7 @@ describe('basedmode', () => {
 });
 
 describe('BYOK', () => {
-  it('stores a key sealed, shows only a masked preview, and moves the mode and key limit', async () => {
+  it('stores a key sealed, shows only a masked preview, and moves the mode and key limit', async ({ server, api }) => {
     const person = await signUp(api);
     const headers = session(person);
     expect((await api.get('/api/v1/byok', { headers })).body).toEqual({ hasKey: false, keyPreview: null, provider: null });
@@ -336,7 +336,7 @@ describe('BYOK', () => {
 });
 
 describe('payment return pages', () => {
-  it('send the browser back to the app by its deep link, with a link to tap', async () => {
+  it('send the browser back to the app by its deep link, with a link to tap', async ({ server }) => {
     for (const [outcome, target] of [
       ['success', 'skillet://payment-success'],
       ['cancel', 'skillet://payment-cancel'],

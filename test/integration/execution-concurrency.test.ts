@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { appendEvents } from '../../src/executions/events.store.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { createExecution, sendMessage, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
+import { client } from '../helpers/http.js';
+import { startServer } from '../helpers/server.js';
 
-let server: TestServer;
-let api: Client;
-
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
-  api = client(server.url);
-});
-afterAll(() => server.close());
+const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
 
 describe('one running execution per workspace', () => {
-  it('of 10 simultaneous starts in one workspace exactly one runs and nine get the 429 shape, 5 times over', async () => {
+  it('of 10 simultaneous starts in one workspace exactly one runs and nine get the 429 shape, 5 times over', async ({ api }) => {
     for (let round = 0; round < 5; round++) {
       const owner = await signUp(api);
       const executions = await Promise.all(Array.from({ length: 10 }, () => createExecution(api, owner, 'ticker', '3 20')));
@@ -35,7 +29,7 @@ describe('one running execution per workspace', () => {
     }
   });
 
-  it('lets two workspaces of one person run at the same time', async () => {
+  it('lets two workspaces of one person run at the same time', async ({ api }) => {
     const owner = await signUp(api);
     const team = await createTeam(api, owner);
     const personal = await createExecution(api, owner, 'ticker', '20 20');
@@ -62,7 +56,7 @@ describe('one running execution per workspace', () => {
 });
 
 describe('start-up after a crash', () => {
-  it('ends executions left working as failed, with their closing events, so their streams end', async () => {
+  it('ends executions left working as failed, with their closing events, so their streams end', async ({ server, api }) => {
     const owner = await signUp(api);
     const created = await createExecution(api, owner, 'ticker', '1 1');
     // As a process killed mid-run leaves it: working, with its opening events stored.

@@ -1,29 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
+import type { Client } from '../helpers/http.js';
 
-let server: TestServer;
-let api: Client;
-let person: TestUser;
+const it = withServer({
+  RATE_LIMIT_REST_PER_MINUTE: '100000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  EXECUTION_TIMEOUT_MS: '1500',
+}).extend('person', { scope: 'file' }, ({ api }) => signUp(api));
 
-beforeAll(async () => {
-  server = await startServer({
-    RATE_LIMIT_REST_PER_MINUTE: '100000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
-    EXECUTION_TIMEOUT_MS: '1500',
-  });
-  api = client(server.url);
-  person = await signUp(api);
-});
-afterAll(() => server.close());
-
-const status = (id: string, user = person) =>
+const status = (api: Client, id: string, user: TestUser) =>
   api.get<Record<string, unknown>>(`/api/v1/executions/${id}/status`, { headers: session(user) });
 
 describe('POST /api/v1/executions', () => {
-  it('creates an idle execution', async () => {
+  it('creates an idle execution', async ({ api, person }) => {
     const reply = await api.post('/api/v1/executions', {
       body: { skill_slug: 'ticker', input: '2 10' },
       headers: session(person),
@@ -37,7 +28,7 @@ describe('POST /api/v1/executions', () => {
     });
   });
 
-  it('refuses an unknown skill (404), missing or empty input (400) and input over 100 KB (413)', async () => {
+  it('refuses an unknown skill (404), missing or empty input (400) and input over 100 KB (413)', async ({ api, person }) => {
     const unknown = await api.post('/api/v1/executions', { body: { skill_slug: 'nope', input: 'x' }, headers: session(person) });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
@@ -59,7 +50,11 @@ describe('POST /api/v1/executions', () => {
     expect(large.body).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
   });
 
-  it('answers a repeated Idempotency-Key with the first execution, and a reused key with another body with 409', async () => {
+  it('answers a repeated Idempotency-Key with the first execution, and a reused key with another body with 409', async ({
+    server,
+    api,
+    person,
+  }) => {
     const headers = session(person, { 'idempotency-key': 'create-once' });
     const first = await api.post<{ id: string }>('/api/v1/executions', { body: { skill_slug: 'ticker', input: '1 1' }, headers });
     const again = await api.post<{ id: string }>('/api/v1/executions', { body: { skill_slug: 'ticker', input: '1 1' }, headers });
@@ -73,7 +68,10 @@ describe('POST /api/v1/executions', () => {
 });
 
 describe('a run, idle -> working -> completed', () => {
-  it('streams user.message, session.status_running, the agent events, the result and session.status_idle', async () => {
+  it('streams user.message, session.status_running, the agent events, the result and session.status_idle', async ({
+    api,
+    person,
+  }) => {
     const created = await createExecution(api, person, 'ticker', '3 5');
     const stream = await streamOf(api, person, created.id);
     const started = await sendMessage(api, person, created.id, '3 5');
@@ -100,7 +98,7 @@ describe('a run, idle -> working -> completed', () => {
     });
     expect(stream.events[6]?.payload).toEqual({ stop_reason: { type: 'end_turn' } });
 
-    const after = await status(created.id);
+    const after = await status(api, created.id, person);
     expect(after.body).toEqual({
       executionId: created.id,
       status: 'completed',
@@ -111,7 +109,7 @@ describe('a run, idle -> working -> completed', () => {
     });
   });
 
-  it('records the files a skill writes', async () => {
+  it('records the files a skill writes', async ({ api, person }) => {
     const { stream } = await runToEnd(api, person, 'text-stats', 'One sentence here. And another one!');
     expect(stream.events).toContainEqual(
       expect.objectContaining({
@@ -122,7 +120,7 @@ describe('a run, idle -> working -> completed', () => {
     expect(stream.events.at(-2)).toMatchObject({ type: 'execution.result', payload: { cost: 1 } });
   });
 
-  it('refuses a user.message to a completed execution with 409', async () => {
+  it('refuses a user.message to a completed execution with 409', async ({ api, person }) => {
     const { created } = await runToEnd(api, person, 'ticker', '1 1');
     const reply = await sendMessage(api, person, created.id, 'again');
     expect(reply.status).toBe(409);
@@ -131,24 +129,27 @@ describe('a run, idle -> working -> completed', () => {
 });
 
 describe('runs that fail end with stop reason error and say why', () => {
-  it.each([
+  it.for<[string, string]>([
     ['crashes', 'Error: deliberate crash'],
     ['garbage', 'not a protocol message'],
     ['hangs', 'time limit of 1500 ms'],
     ['big-file', 'output limit'],
-  ])('%s', async (skill, why) => {
+  ])('%s', async ([skill, why], { api, person }) => {
     const { created, stream } = await runToEnd(api, person, skill, 'go');
     const [info, idle] = stream.events.slice(-2);
     expect(info).toMatchObject({ type: 'agent.info', payload: { message: expect.stringContaining(why) } });
     expect(idle).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'error' } } });
-    expect((await status(created.id)).body.status).toBe('failed');
+    expect((await status(api, created.id, person)).body.status).toBe('failed');
     // The service is still up and the workspace free again.
     await runToEnd(api, person, 'ticker', '1 1');
   });
 });
 
 describe('interrupt, cancel and resume', () => {
-  it('user.interrupt stops the run with stop reason interrupt; a later user.message starts a new run', async () => {
+  it('user.interrupt stops the run with stop reason interrupt; a later user.message starts a new run', async ({
+    api,
+    person,
+  }) => {
     const created = await createExecution(api, person, 'ticker', '200 20');
     const stream = await streamOf(api, person, created.id);
     await sendMessage(api, person, created.id, '200 20');
@@ -160,7 +161,7 @@ describe('interrupt, cancel and resume', () => {
     expect(interrupted.body.data.map((event) => event.type)).toEqual(['user.interrupt']);
     await stream.ended;
     expect(stream.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
-    expect((await status(created.id)).body.status).toBe('idle');
+    expect((await status(api, created.id, person)).body.status).toBe('idle');
 
     const lastSequence = stream.events.at(-1)?.sequence ?? 0;
     const resumed = await sendMessage(api, person, created.id, '2 1');
@@ -168,10 +169,13 @@ describe('interrupt, cancel and resume', () => {
     const rest = await streamOf(api, person, created.id, `&lastSeq=${lastSequence}`);
     await rest.ended;
     expect(rest.events.map((event) => event.type).slice(-2)).toEqual(['execution.result', 'session.status_idle']);
-    expect((await status(created.id)).body.status).toBe('completed');
+    expect((await status(api, created.id, person)).body.status).toBe('completed');
   });
 
-  it('cancel kills the process and reports the status it left; cancelling an idle execution does nothing', async () => {
+  it('cancel kills the process and reports the status it left; cancelling an idle execution does nothing', async ({
+    api,
+    person,
+  }) => {
     const created = await createExecution(api, person, 'ticker', '200 20');
     const stream = await streamOf(api, person, created.id);
     await sendMessage(api, person, created.id, '200 20');
@@ -183,7 +187,7 @@ describe('interrupt, cancel and resume', () => {
     expect(again.body).toEqual({ success: false, message: expect.any(String), processKilled: false, actualStatus: 'idle' });
   });
 
-  it('interrupting an execution that is not running is 409', async () => {
+  it('interrupting an execution that is not running is 409', async ({ api, person }) => {
     const created = await createExecution(api, person, 'ticker', '1 1');
     const reply = await api.post(`/api/v1/executions/${created.id}/events`, {
       body: { events: [{ type: 'user.interrupt' }] },
@@ -194,7 +198,7 @@ describe('interrupt, cancel and resume', () => {
 });
 
 describe('rerun', () => {
-  it('starts a child of a completed execution at once', async () => {
+  it('starts a child of a completed execution at once', async ({ api, person }) => {
     const { created } = await runToEnd(api, person, 'ticker', '1 1');
     const reply = await api.post<{ executionId: string }>(`/api/v1/executions/${created.id}/rerun`, {
       body: { input: '2 1' },
@@ -213,7 +217,7 @@ describe('rerun', () => {
     expect(child.events[0]).toMatchObject({ type: 'user.message', payload: { content: [{ type: 'text', text: '2 1' }] } });
   });
 
-  it('refuses a rerun of an execution that is not completed (409) and one without input (400)', async () => {
+  it('refuses a rerun of an execution that is not completed (409) and one without input (400)', async ({ api, person }) => {
     const idle = await createExecution(api, person, 'ticker', '1 1');
     expect(
       (await api.post(`/api/v1/executions/${idle.id}/rerun`, { body: { input: 'x' }, headers: session(person) })).status,
@@ -227,7 +231,7 @@ describe('rerun', () => {
 });
 
 describe('GET /api/v1/executions', () => {
-  it('pages newest first and filters by channels (source) and interfaces', async () => {
+  it('pages newest first and filters by channels (source) and interfaces', async ({ api }) => {
     const owner = await signUp(api);
     await createExecution(api, owner, 'ticker', 'a');
     await createExecution(api, owner, 'ticker', 'b', { source: 'ci', interface: 'ci-bot' });
@@ -266,7 +270,7 @@ describe('GET /api/v1/executions', () => {
 });
 
 describe('workspace scoping', () => {
-  it("answers 404 for another workspace's execution on every route", async () => {
+  it("answers 404 for another workspace's execution on every route", async ({ api, person }) => {
     const created = await createExecution(api, person, 'ticker', '1 1');
     const stranger = await signUp(api);
     const headers = session(stranger);
@@ -287,7 +291,7 @@ describe('workspace scoping', () => {
 });
 
 describe('GET /api/v1/marketplace/skills', () => {
-  it('lists the installed skills with limit and offset', async () => {
+  it('lists the installed skills with limit and offset', async ({ api, person }) => {
     const all = await api.get<{ items: { slug: string }[]; total: number }>('/api/v1/marketplace/skills?limit=100', {
       headers: session(person),
     });

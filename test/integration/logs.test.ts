@@ -1,20 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { checkoutBody } from '../helpers/billing.js';
 import { session, signUp, startActivation } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
 
-let server: TestServer;
-let api: Client;
-
-beforeAll(async () => {
-  server = await startServer({ LOG_LEVEL: 'trace' });
-  api = client(server.url);
-});
-afterAll(() => server.close());
+const it = withServer({ LOG_LEVEL: 'trace' });
 
 describe('logs', () => {
-  it('hold no password, token, key or device code through a whole activation', async () => {
+  it('hold no password, token, key or device code through a whole activation', async ({ server, api }) => {
     const person = await signUp(api);
     const created = await startActivation(server, api, { 'x-client-label': 'log-test' });
     await api.post('/api/v1/activate/poll', { body: { device_code: created.device_code } });
@@ -50,7 +42,7 @@ describe('logs', () => {
     expect(logs).toContain('/api/v1/activate/lookup');
   });
 
-  it('hold no checkout session id: in test mode it is all it takes to pay or cancel that checkout', async () => {
+  it('hold no checkout session id: in test mode it is all it takes to pay or cancel that checkout', async ({ server, api }) => {
     const person = await signUp(api);
     const start = () =>
       api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {

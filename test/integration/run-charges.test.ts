@@ -1,33 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { BUILT_INS_ONLY } from '../../src/skills/sandbox.js';
 import { balanceOf, transactionsOf } from '../helpers/billing.js';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
 import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 
 /**
  * A skill's price is held when its run starts, so nothing is delivered unpaid (issue 11,
  * finding 9), and given back when the service fails the run. Runs per user are capped
  * under a lock on the user (finding 8), checked here on both engines.
  */
-let server: TestServer;
-let api: Client;
+const it = withServer({ SIGNUP_CREDITS: '2', RATE_LIMIT_REST_PER_MINUTE: '100000' });
 
-beforeAll(async () => {
-  server = await startServer({ SIGNUP_CREDITS: '2', RATE_LIMIT_REST_PER_MINUTE: '100000' });
-  api = client(server.url);
-});
-afterAll(() => server.close());
-
-const interrupt = (user: TestUser, executionId: string) =>
+const interrupt = (api: Client, user: TestUser, executionId: string) =>
   api.post(`/api/v1/executions/${executionId}/events`, {
     body: { events: [{ type: 'user.interrupt' }] },
     headers: session(user),
   });
 
 describe('a priced run', () => {
-  it('is refused before anything streams when only a BYOK key stands behind it (a fake one, here)', async () => {
+  it('is refused before anything streams when only a BYOK key stands behind it (a fake one, here)', async ({ api }) => {
     const person = await signUp(api);
     const free = await createExecution(api, person, 'priced-ticker', '1 0');
     expect((await runToEnd(api, person, 'priced-ticker', '1 0')).stream.events.at(-1)?.payload.stop_reason).toEqual({
@@ -54,14 +48,14 @@ describe('a priced run', () => {
     expect((await transactionsOf(api, person)).map((entry) => entry.amount)).toEqual([-2, 2]);
   });
 
-  it('holds the price while it runs, reports it as its cost, and charges an interrupted execution once', async () => {
+  it('holds the price while it runs, reports it as its cost, and charges an interrupted execution once', async ({ api }) => {
     const person = await signUp(api);
     const created = await createExecution(api, person, 'priced-ticker', '100 50');
     const live = await streamOf(api, person, created.id);
     expect((await sendMessage(api, person, created.id, '100 50')).status).toBe(200);
     await live.waitFor(3);
     expect(await balanceOf(api, person)).toMatchObject({ balance: 0, totalSpent: 2 });
-    expect((await interrupt(person, created.id)).status).toBe(200);
+    expect((await interrupt(api, person, created.id)).status).toBe(200);
     const status = await api.get<{ status: string }>(`/api/v1/executions/${created.id}/status`, { headers: session(person) });
     expect(status.body.status).toBe('idle');
     live.close();
@@ -122,7 +116,7 @@ describe('a priced run', () => {
 });
 
 describe('runs per user', () => {
-  it('are capped across workspaces, however many starts race (RUNS_PER_USER=2)', async () => {
+  it('are capped across workspaces, however many starts race (RUNS_PER_USER=2)', async ({ api }) => {
     const person = await signUp(api);
     const teams = await Promise.all([1, 2, 3, 4].map(() => createTeam(api, person)));
     for (let round = 0; round < 3; round++) {
