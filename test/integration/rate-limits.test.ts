@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createKey, session, signUp, startActivation, uniqueEmail } from '../helpers/factories.js';
+import { withServerPerTest } from '../helpers/fixtures.js';
 import { type Client, client, type Reply } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { startServer } from '../helpers/server.js';
 
-let server: TestServer;
-let api: Client;
-
-beforeEach(async () => {
-  server = await startServer();
-  api = client(server.url);
-});
-afterEach(() => server.close());
+const it = withServerPerTest();
 
 function expectHeaders(reply: Reply, limit: number, remaining: number, reset: number): void {
   expect([
@@ -27,7 +21,7 @@ function expectRateLimited(reply: Reply): void {
 }
 
 describe('rate-limit headers', () => {
-  it('are on every kind of response: 200, 400, 401, 404, 413 and 429', async () => {
+  it('are on every kind of response: 200, 400, 401, 404, 413 and 429', async ({ api }) => {
     const user = await signUp(api);
     const replies = [
       await api.get('/api/v1/me', { headers: session(user) }),
@@ -50,7 +44,7 @@ describe('rate-limit headers', () => {
 });
 
 describe('REST: 100 requests a minute per credential', () => {
-  it('counts down, refuses the 101st with the rate-limit envelope, and resets after the window', async () => {
+  it('counts down, refuses the 101st with the rate-limit envelope, and resets after the window', async ({ server, api }) => {
     const user = await signUp(api);
     const key = await createKey(api, user);
     const headers = { 'x-api-key': key.key };
@@ -69,14 +63,14 @@ describe('REST: 100 requests a minute per credential', () => {
     expectHeaders(await api.get('/api/v1/me', { headers }), 100, 99, 60);
   });
 
-  it('counts requests without a valid credential per client IP', async () => {
+  it('counts requests without a valid credential per client IP', async ({ api }) => {
     for (let i = 0; i < 100; i++) expect((await api.get('/api/v1/me', { headers: { 'x-api-key': 'bogus' } })).status).toBe(401);
     expectRateLimited(await api.get('/api/v1/me'));
   });
 });
 
 describe('POST /activate: at least a second apart per client IP', () => {
-  it('refuses a second creation within the interval with Retry-After, and allows it after', async () => {
+  it('refuses a second creation within the interval with Retry-After, and allows it after', async ({ server, api }) => {
     const first = await api.post('/api/v1/activate', {});
     expect(first.status).toBe(200);
     expectHeaders(first, 1, 0, 1);
@@ -90,7 +84,7 @@ describe('POST /activate: at least a second apart per client IP', () => {
 });
 
 describe('POST /activate/poll: a burst of 5, then about one a second per code', () => {
-  it('refuses the sixth quick poll, allows one more a second later, and counts codes apart', async () => {
+  it('refuses the sixth quick poll, allows one more a second later, and counts codes apart', async ({ server, api }) => {
     const created = await startActivation(server, api);
     const poll = (code: string) => api.post('/api/v1/activate/poll', { body: { device_code: code } });
     for (let i = 0; i < 5; i++) expect((await poll(created.device_code)).body).toEqual({ status: 'pending' });
@@ -103,7 +97,7 @@ describe('POST /activate/poll: a burst of 5, then about one a second per code', 
 });
 
 describe('guess limiting (RFC 8628 section 5.1)', () => {
-  it('after 10 unknown codes in 10 minutes, refuses lookups and confirms, even of a real code', async () => {
+  it('after 10 unknown codes in 10 minutes, refuses lookups and confirms, even of a real code', async ({ server, api }) => {
     const guesser = await signUp(api);
     const real = await startActivation(server, api);
     for (let i = 0; i < 5; i++) {
@@ -127,35 +121,37 @@ describe('guess limiting (RFC 8628 section 5.1)', () => {
 });
 
 describe('failed sign-ins: 10 per 15 minutes per account', () => {
-  const logIn = (email: string, password: string, on: Client = api) =>
-    on.post('/api/v1/auth/login', { body: { email, password } });
+  const logIn = (on: Client, email: string, password: string) => on.post('/api/v1/auth/login', { body: { email, password } });
 
-  it('refuses the account with 429 after 10 failures, even with the right password, until the window has passed', async () => {
+  it('refuses the account with 429 after 10 failures, even with the right password, until the window has passed', async ({
+    server,
+    api,
+  }) => {
     const user = await signUp(api);
     const other = await signUp(api);
-    for (let i = 0; i < 9; i++) expect((await logIn(user.email, 'wrong password')).status).toBe(401);
+    for (let i = 0; i < 9; i++) expect((await logIn(api, user.email, 'wrong password')).status).toBe(401);
     // Before the limit, the right password still signs in.
-    expect((await logIn(user.email, user.password)).status).toBe(200);
+    expect((await logIn(api, user.email, user.password)).status).toBe(200);
     server.clock.advance(60_000);
     // The tenth failure, with the email spelled differently: the same account.
-    expect((await logIn(`  ${user.email.toUpperCase()} `, 'wrong password')).status).toBe(401);
-    const refused = await logIn(user.email, user.password);
+    expect((await logIn(api, `  ${user.email.toUpperCase()} `, 'wrong password')).status).toBe(401);
+    const refused = await logIn(api, user.email, user.password);
     expectRateLimited(refused);
     expect(refused.headers.get('retry-after')).toBe(String(14 * 60));
-    expect((await logIn(other.email, other.password)).status).toBe(200);
+    expect((await logIn(api, other.email, other.password)).status).toBe(200);
 
     server.clock.advance(14 * 60_000 - 1000);
-    expectRateLimited(await logIn(user.email, user.password));
+    expectRateLimited(await logIn(api, user.email, user.password));
     server.clock.advance(1000);
-    expect((await logIn(user.email, user.password)).status).toBe(200);
+    expect((await logIn(api, user.email, user.password)).status).toBe(200);
   });
 
-  it('limits an unknown email the same way, so the answers do not tell which emails have an account', async () => {
+  it('limits an unknown email the same way, so the answers do not tell which emails have an account', async ({ api }) => {
     const user = await signUp(api);
     const answersFor = async (email: string) => {
       const answers: unknown[] = [];
       for (let i = 0; i < 11; i++) {
-        const reply = await logIn(email, 'wrong password');
+        const reply = await logIn(api, email, 'wrong password');
         answers.push([reply.status, reply.body, reply.headers.get('retry-after')]);
       }
       return answers;
@@ -179,14 +175,14 @@ describe('failed sign-ins: 10 per 15 minutes per account', () => {
         return (await fetch(`${custom.url}/activate/review`, { method: 'POST', headers, body })).status;
       };
       expect(await review('wrong password')).toBe(401);
-      expect((await logIn(user.email, 'wrong password', customApi)).status).toBe(401);
+      expect((await logIn(customApi, user.email, 'wrong password')).status).toBe(401);
       expect(await review('wrong password')).toBe(401);
       expect(await review(user.password)).toBe(429);
-      const refused = await logIn(user.email, user.password, customApi);
+      const refused = await logIn(customApi, user.email, user.password);
       expectRateLimited(refused);
       expect(refused.headers.get('retry-after')).toBe('60');
       custom.clock.advance(60_000);
-      expect((await logIn(user.email, user.password, customApi)).status).toBe(200);
+      expect((await logIn(customApi, user.email, user.password)).status).toBe(200);
     } finally {
       await custom.close();
     }
