@@ -1,34 +1,46 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { sweepExpiredActivations } from '../../src/activation/lifecycle.js';
 import { createAppContext } from '../../src/context.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import type { Activation } from '../../src/sdk/types.js';
 import { createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
-
-let server: TestServer;
-let api: Client;
-let person: TestUser;
+import { withServer } from '../helpers/fixtures.js';
 
 // Polls and lookups here are spread out in time by the tests themselves, not by the limiter.
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_POLL_BURST: '1000', RATE_LIMIT_REST_PER_MINUTE: '10000' });
-  api = client(server.url);
-  person = await signUp(api);
-});
-afterAll(() => server.close());
-
-const poll = (deviceCode: string) =>
-  api.post<Record<string, unknown>>('/api/v1/activate/poll', { body: { device_code: deviceCode } });
-const confirm = (code: string, user = person, headers: Record<string, string> = {}) =>
-  api.post('/api/v1/activate/confirm', { body: { code }, headers: session(user, headers) });
-const deny = (code: string, user = person) => api.post('/api/v1/activate/deny', { body: { code }, headers: session(user) });
-const lookup = (code: string, user = person) =>
-  api.get<Record<string, unknown>>(`/api/v1/activate/lookup?code=${encodeURIComponent(code)}`, { headers: session(user) });
+const it = withServer({ RATE_LIMIT_POLL_BURST: '1000', RATE_LIMIT_REST_PER_MINUTE: '10000' })
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  // The activation calls, as the file's person unless another user is given.
+  .extend(
+    'poll',
+    { scope: 'file' },
+    ({ api }) =>
+      (deviceCode: string) =>
+        api.post<Record<string, unknown>>('/api/v1/activate/poll', { body: { device_code: deviceCode } }),
+  )
+  .extend(
+    'confirm',
+    { scope: 'file' },
+    ({ api, person }) =>
+      (code: string, user: TestUser = person, headers: Record<string, string> = {}) =>
+        api.post('/api/v1/activate/confirm', { body: { code }, headers: session(user, headers) }),
+  )
+  .extend(
+    'deny',
+    { scope: 'file' },
+    ({ api, person }) =>
+      (code: string, user: TestUser = person) =>
+        api.post('/api/v1/activate/deny', { body: { code }, headers: session(user) }),
+  )
+  .extend(
+    'lookup',
+    { scope: 'file' },
+    ({ api, person }) =>
+      (code: string, user: TestUser = person) =>
+        api.get<Record<string, unknown>>(`/api/v1/activate/lookup?code=${encodeURIComponent(code)}`, { headers: session(user) }),
+  );
 
 describe('POST /api/v1/activate', () => {
-  it('hands out a device code, a user code and where to enter it', async () => {
+  it('hands out a device code, a user code and where to enter it', async ({ server, api }) => {
     const created = await startActivation(server, api, { 'user-agent': 'skillet-cli/1.4.0 (linux; x64)' });
     expect(created).toEqual({
       device_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
@@ -41,7 +53,7 @@ describe('POST /api/v1/activate', () => {
     });
   });
 
-  it('takes the client label from the header, else the body, else the User-Agent product', async () => {
+  it('takes the client label from the header, else the body, else the User-Agent product', async ({ server, api, lookup }) => {
     const byHeader = await startActivation(server, api, { 'x-client-label': 'My Editor', 'user-agent': 'x/1' });
     server.clock.advance(1000);
     const byBody = await api.post<Activation>('/api/v1/activate', { body: { client_label: 'ci-runner' } });
@@ -57,7 +69,7 @@ describe('POST /api/v1/activate', () => {
 });
 
 describe('the activation state table', () => {
-  it('(none) -> pending: a new code polls as pending and looks up as pending', async () => {
+  it('(none) -> pending: a new code polls as pending and looks up as pending', async ({ server, api, poll, lookup }) => {
     const created = await startActivation(server, api);
     expect((await poll(created.device_code)).body).toEqual({ status: 'pending' });
     expect((await lookup(created.user_code)).body).toEqual({
@@ -70,7 +82,14 @@ describe('the activation state table', () => {
     });
   });
 
-  it('pending -> approved -> consumed: the first poll gets the key, bound to the personal workspace', async () => {
+  it('pending -> approved -> consumed: the first poll gets the key, bound to the personal workspace', async ({
+    server,
+    api,
+    person,
+    poll,
+    confirm,
+    lookup,
+  }) => {
     const created = await startActivation(server, api, { 'x-client-label': 'laptop' });
     expect((await confirm(created.user_code)).body).toEqual({ success: true });
     expect((await lookup(created.user_code)).body.status).toBe('approved');
@@ -96,21 +115,27 @@ describe('the activation state table', () => {
     expect(keys.body.keys.map((key) => key.label)).toContain(`laptop (${created.user_code})`);
   });
 
-  it('binds the key to the x-workspace-id workspace when the approver names one', async () => {
+  it('binds the key to the x-workspace-id workspace when the approver names one', async ({
+    server,
+    api,
+    person,
+    poll,
+    confirm,
+  }) => {
     const team = await createTeam(api, person, 'Platform');
     const created = await startActivation(server, api);
     expect((await confirm(created.user_code, person, { 'x-workspace-id': team.id })).status).toBe(200);
     expect((await poll(created.device_code)).body).toMatchObject({ workspace: { id: team.id, name: 'Platform' } });
   });
 
-  it('pending -> denied: poll reports denied from then on', async () => {
+  it('pending -> denied: poll reports denied from then on', async ({ server, api, poll, deny, lookup }) => {
     const created = await startActivation(server, api);
     expect((await deny(created.user_code)).body).toEqual({ success: true });
     expect((await poll(created.device_code)).body).toEqual({ status: 'denied' });
     expect((await lookup(created.user_code)).body.status).toBe('denied');
   });
 
-  it('pending -> expired after 600 seconds without an answer', async () => {
+  it('pending -> expired after 600 seconds without an answer', async ({ server, api, poll, lookup }) => {
     const created = await startActivation(server, api);
     server.clock.advance(599_000);
     expect((await poll(created.device_code)).body).toEqual({ status: 'pending' });
@@ -119,7 +144,13 @@ describe('the activation state table', () => {
     expect((await lookup(created.user_code)).body.status).toBe('expired');
   });
 
-  it('approved -> expired when the claim window closes; approval does not extend the clock', async () => {
+  it('approved -> expired when the claim window closes; approval does not extend the clock', async ({
+    server,
+    api,
+    person,
+    poll,
+    confirm,
+  }) => {
     const created = await startActivation(server, api);
     server.clock.advance(590_000);
     expect((await confirm(created.user_code)).status).toBe(200);
@@ -130,14 +161,18 @@ describe('the activation state table', () => {
     expect(keys.body.keys.some((key) => key.label.includes(created.user_code))).toBe(false);
   });
 
-  it('consumed stays consumed: the key is never handed out twice', async () => {
+  it('consumed stays consumed: the key is never handed out twice', async ({ server, api, poll, confirm }) => {
     const created = await startActivation(server, api);
     await confirm(created.user_code);
     expect((await poll(created.device_code)).body.status).toBe('approved');
     for (let i = 0; i < 3; i++) expect((await poll(created.device_code)).body).toEqual({ status: 'consumed' });
   });
 
-  it('a poll with the user code instead of the device code, or an unknown code, reads as expired', async () => {
+  it('a poll with the user code instead of the device code, or an unknown code, reads as expired', async ({
+    server,
+    api,
+    poll,
+  }) => {
     const created = await startActivation(server, api);
     expect((await poll(created.user_code)).body).toEqual({ status: 'expired' });
     expect((await poll('no-such-device-code')).body).toEqual({ status: 'expired' });
@@ -145,11 +180,11 @@ describe('the activation state table', () => {
 });
 
 describe('codes as people type them', () => {
-  it.each([
+  it.for([
     (code: string) => code.toLowerCase(),
     (code: string) => code.replace('-', ''),
     (code: string) => `  ${code.toLowerCase().replace('-', '')}  `,
-  ])('accepts variant %#', async (variant) => {
+  ])('accepts variant %#', async (variant, { server, api, confirm, lookup }) => {
     const created = await startActivation(server, api);
     expect((await lookup(variant(created.user_code))).body.user_code).toBe(created.user_code);
     expect((await confirm(variant(created.user_code))).status).toBe(200);
@@ -157,7 +192,7 @@ describe('codes as people type them', () => {
 });
 
 describe('the errors of confirm, deny and lookup', () => {
-  it('400 INVALID_INPUT when the code field is missing or not a string', async () => {
+  it('400 INVALID_INPUT when the code field is missing or not a string', async ({ api, person }) => {
     for (const body of [{}, { code: 12345678 }, { code: null }]) {
       const reply = await api.post('/api/v1/activate/confirm', { body, headers: session(person) });
       expect(reply.status).toBe(400);
@@ -167,7 +202,7 @@ describe('the errors of confirm, deny and lookup', () => {
     expect((await api.get('/api/v1/activate/lookup', { headers: session(person) })).status).toBe(400);
   });
 
-  it('401 UNAUTHORIZED without credentials, with the exact messages', async () => {
+  it('401 UNAUTHORIZED without credentials, with the exact messages', async ({ api }) => {
     const missing = await api.post('/api/v1/activate/confirm', { body: { code: 'AAAA-BBBB' } });
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Missing auth token' } });
@@ -175,7 +210,13 @@ describe('the errors of confirm, deny and lookup', () => {
     expect(invalid.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid auth token' } });
   });
 
-  it('403 FORBIDDEN for an API key, and for a workspace the approver is not a member of', async () => {
+  it('403 FORBIDDEN for an API key, and for a workspace the approver is not a member of', async ({
+    server,
+    api,
+    person,
+    confirm,
+    lookup,
+  }) => {
     const created = await startActivation(server, api);
     const key = await api.post<{ key: string }>('/api/v1/keys', { body: { label: 'agent' }, headers: session(person) });
     const byKey = await api.post('/api/v1/activate/confirm', {
@@ -192,7 +233,7 @@ describe('the errors of confirm, deny and lookup', () => {
     expect((await lookup(created.user_code)).body.status).toBe('pending');
   });
 
-  it('404 NOT_FOUND for a code that does not exist', async () => {
+  it('404 NOT_FOUND for a code that does not exist', async ({ confirm, deny, lookup }) => {
     for (const reply of [
       await confirm('ZZZZ-ZZZZ'),
       await deny('ZZZZ-ZZZZ'),
@@ -204,7 +245,7 @@ describe('the errors of confirm, deny and lookup', () => {
     }
   });
 
-  it('409 CONFLICT naming the current state when the code is no longer pending', async () => {
+  it('409 CONFLICT naming the current state when the code is no longer pending', async ({ server, api, poll, confirm, deny }) => {
     const approved = await startActivation(server, api);
     await confirm(approved.user_code);
     const again = await confirm(approved.user_code);
@@ -226,7 +267,7 @@ describe('the errors of confirm, deny and lookup', () => {
     });
   });
 
-  it('410 EXPIRED once the ten minutes have passed', async () => {
+  it('410 EXPIRED once the ten minutes have passed', async ({ server, api, confirm, deny }) => {
     const created = await startActivation(server, api);
     server.clock.advance(600_000);
     for (const reply of [await confirm(created.user_code), await deny(created.user_code)]) {
@@ -235,7 +276,12 @@ describe('the errors of confirm, deny and lookup', () => {
     }
   });
 
-  it('403 FORBIDDEN when approving would pass the key limit of the mode (paygmode: 10)', async () => {
+  it('403 FORBIDDEN when approving would pass the key limit of the mode (paygmode: 10)', async ({
+    server,
+    api,
+    confirm,
+    lookup,
+  }) => {
     const busy = await signUp(api);
     for (let i = 0; i < 10; i++) {
       const created = await startActivation(server, api);
@@ -250,7 +296,7 @@ describe('the errors of confirm, deny and lookup', () => {
 });
 
 describe('poll input', () => {
-  it('answers 400 INVALID_INPUT for a missing or non-string device_code', async () => {
+  it('answers 400 INVALID_INPUT for a missing or non-string device_code', async ({ api }) => {
     for (const body of [{}, { device_code: 7 }, []]) {
       const reply = await api.post('/api/v1/activate/poll', { body });
       expect(reply.status).toBe(400);
@@ -260,7 +306,12 @@ describe('poll input', () => {
 });
 
 describe('the expiry sweep', () => {
-  it('expires codes nobody reads any more, revoking a key that was approved but never claimed', async () => {
+  it('expires codes nobody reads any more, revoking a key that was approved but never claimed', async ({
+    server,
+    api,
+    poll,
+    confirm,
+  }) => {
     const sweeper = createAppContext({
       config: server.config,
       database: server.db,
