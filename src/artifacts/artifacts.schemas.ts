@@ -1,14 +1,12 @@
 import { Type } from 'typebox';
-
-/** Query numbers arrive as text; the handler reads them after this shape check. */
-const Count = Type.String({ pattern: '^[0-9]{1,6}$' });
+import { PageFields, PageQuery } from '../http/schemas.js';
 
 export const ArtifactParams = Type.Object({ artifactId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const ArtifactFileParams = Type.Object({
   artifactId: Type.String({ minLength: 1, maxLength: 100 }),
   '*': Type.String({ maxLength: 2048 }),
 });
-export const ListQuery = Type.Object({ limit: Type.Optional(Count), offset: Type.Optional(Count) });
+export const ListQuery = Type.Object(PageQuery);
 
 const Fields = {
   id: Type.String(),
@@ -37,10 +35,7 @@ export const ArtifactList = Type.Union([
   Type.Array(ListItem),
   Type.Object({
     items: Type.Array(ListItem),
-    total: Type.Integer(),
-    limit: Type.Integer(),
-    offset: Type.Integer(),
-    hasMore: Type.Boolean(),
+    ...PageFields,
   }),
 ]);
 

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { WebSocket } from 'ws';
 import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { type CredentialRef, isCredentialLive } from '../identity/callers.js';
 import { type ControlMessage, credentialChannel } from './control-messages.js';
+import { SubscribeUrl, UpgradeQuery } from './control-plane.schemas.js';
 import { CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 
 /** A client this far behind is dropped (it reconnects); it never slows the others. */
@@ -15,13 +15,6 @@ const SLOW_CLIENT_BYTES = 1024 * 1024;
  * that reads like HTTP 401, since a new upgrade with that credential is refused with one.
  */
 const REVOKED = { code: 4401, reason: 'credential revoked' } as const;
-
-const SubscribeUrl = Type.Object({ url: Type.String(), expiresInMs: Type.Integer() });
-const UpgradeQuery = Type.Object({
-  c: Type.Optional(Type.String({ maxLength: 1000 })),
-  ts: Type.Optional(Type.String({ maxLength: 32 })),
-  sig: Type.Optional(Type.String({ maxLength: 128 })),
-});
 
 /** The request decoration that carries an upgrade's checked credential to its socket. */
 const CONTROL_CHANNEL = 'controlChannel';

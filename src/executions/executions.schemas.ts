@@ -1,10 +1,7 @@
 import { Type } from 'typebox';
+import { NullableTimestamp, PageQuery } from '../http/schemas.js';
 
-const Timestamp = Type.String();
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 const Status = Type.Union([Type.Literal('idle'), Type.Literal('working'), Type.Literal('completed'), Type.Literal('failed')]);
-/** Query numbers arrive as text; the handler reads them after this shape check. */
-export const Count = Type.String({ pattern: '^[0-9]{1,6}$' });
 
 export const ExecutionParams = Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -47,8 +44,7 @@ export const StatusResponse = Type.Object({
 });
 
 export const HistoryQuery = Type.Object({
-  limit: Type.Optional(Count),
-  offset: Type.Optional(Count),
+  ...PageQuery,
   channels: Type.Optional(Type.String({ maxLength: 500 })),
   interfaces: Type.Optional(Type.String({ maxLength: 500 })),
 });

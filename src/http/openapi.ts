@@ -72,7 +72,9 @@ const IDEMPOTENCY_HEADER = {
   description: 'Repeating a creation with the same key and body within 24 hours returns the first result.',
 };
 
-const json = (ref: 'Error' | 'RateLimitError' | 'ExecutionRunningError' | 'ArtifactError') => ({ $ref: `#/components/schemas/${ref}` });
+const json = (ref: 'Error' | 'RateLimitError' | 'ExecutionRunningError' | 'ArtifactError') => ({
+  $ref: `#/components/schemas/${ref}`,
+});
 const binary = { type: 'string', format: 'binary' };
 
 function errorResponses(family: ErrorFamily) {

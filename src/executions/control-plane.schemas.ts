@@ -1,0 +1,10 @@
+import { Type } from 'typebox';
+
+export const SubscribeUrl = Type.Object({ url: Type.String(), expiresInMs: Type.Integer() });
+
+/** The signed upgrade URL's parts; each is checked by the handler, so all are optional here. */
+export const UpgradeQuery = Type.Object({
+  c: Type.Optional(Type.String({ maxLength: 1000 })),
+  ts: Type.Optional(Type.String({ maxLength: 32 })),
+  sig: Type.Optional(Type.String({ maxLength: 128 })),
+});
