@@ -1,29 +1,28 @@
 import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
-import { constantTimeEqual, hmacHex } from '../secrets.js';
+import { checkTimedSignature, signValue } from '../signed-values.js';
 
 const STREAM_URL_LIFETIME_MS = 5 * 60_000;
+const PURPOSE = 'stream';
 
-function signature(ctx: AppContext, executionId: string, ts: string): string {
-  return hmacHex(ctx.keys.signing, `stream.${executionId}.${ts}`);
-}
+type SigningParts = Pick<AppContext, 'keys' | 'clock'>;
 
 /** A short-lived URL that opens one execution's stream with no other credential. */
-export function signedStreamUrl(ctx: AppContext, executionId: string): string {
+export function signedStreamUrl(ctx: SigningParts & Pick<AppContext, 'config'>, executionId: string): string {
   const ts = String(ctx.clock.now().getTime());
-  return `${ctx.config.streamUrl}/executions/${executionId}/stream?ts=${ts}&sig=${signature(ctx, executionId, ts)}`;
+  const sig = signValue(ctx.keys.signing, PURPOSE, [executionId, ts]);
+  return `${ctx.config.streamUrl}/executions/${executionId}/stream?ts=${ts}&sig=${sig}`;
 }
 
 /** Checked before anything else about a stream request: the signature, then its age. */
 export function verifyStreamSignature(
-  ctx: AppContext,
+  ctx: SigningParts,
   executionId: string,
   ts: string | undefined,
   sig: string | undefined,
 ): void {
-  if (!ts || !sig || !/^\d{1,16}$/.test(ts) || !constantTimeEqual(sig, signature(ctx, executionId, ts))) {
-    throw new Unauthorized('Invalid stream signature');
-  }
-  const age = ctx.clock.now().getTime() - Number(ts);
-  if (age < 0 || age > STREAM_URL_LIFETIME_MS) throw new Unauthorized('Stream URL expired; fetch a new one');
+  const now = ctx.clock.now().getTime();
+  const check = checkTimedSignature(ctx.keys.signing, PURPOSE, { subject: executionId, ts, sig }, now, STREAM_URL_LIFETIME_MS);
+  if (check === 'invalid') throw new Unauthorized('Invalid stream signature');
+  if (check === 'expired') throw new Unauthorized('Stream URL expired; fetch a new one');
 }
