@@ -1,4 +1,4 @@
-import { standingOf } from '../billing/standing.js';
+import { standingOf } from '../billing/standing.store.js';
 import { type SubscriptionMode, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';

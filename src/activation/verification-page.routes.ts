@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { standingOfRow } from '../billing/standing.js';
+import { standingOfRow } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import { AppError, Conflict, Expired } from '../errors.js';
 import { type Caller, inWorkspace } from '../identity/callers.js';

@@ -58,13 +58,13 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     }));
 
     app.get('/byok', { config: user, schema: { response: { 200: ByokStatus } } }, async (request) =>
-      byokStatus(ctx, callerOf(request)),
+      byokStatus(ctx, callerOf(request).userId),
     );
     app.put('/byok', { config: user, schema: { body: ByokBody, response: { 200: ByokStatus } } }, async (request) =>
-      storeByokKey(ctx, callerOf(request), request.body.key),
+      storeByokKey(ctx, callerOf(request).userId, request.body.key),
     );
     app.delete('/byok', { config: user, schema: { response: { 200: ByokDeleted } } }, async (request) =>
-      deleteByokKey(ctx, callerOf(request)),
+      deleteByokKey(ctx, callerOf(request).userId),
     );
 
     // Where a native client's browser lands after paying; it only sends the person back to the app.

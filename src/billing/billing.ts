@@ -1,37 +1,41 @@
 import type { AppContext } from '../context.js';
 import { AppError, InternalError, InvalidInput } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
-import { recentTransactions } from './ledger.js';
+import { recentTransactions } from './ledger.store.js';
 import { MODE_INFO, packsFor } from './packs.js';
+import type { Payer } from './payer.js';
 import type { CreatedCheckout } from './payment-provider.js';
-import { accountOf, standingOf } from './standing.js';
+import { accountOf, standingOf } from './standing.store.js';
 import { type BillingStanding, type SubscriptionMode, subscriptionModeOf } from './subscription-mode.js';
 
 const TRANSACTIONS_SHOWN = 50;
 
+type Reads = Pick<AppContext, 'db' | 'clock'>;
+/** What starting a checkout uses: the reads, the provider, and the app's own link scheme. */
+type Checkout = Pick<AppContext, 'db' | 'clock' | 'payments' | 'config'>;
+
 /** Whether a user may start a priced run: credits left, or a standing that does not need them. */
-export function canExecute(balance: number, isAdmin: boolean, mode: SubscriptionMode): boolean {
+function canExecute(balance: number, isAdmin: boolean, mode: SubscriptionMode): boolean {
   return balance > 0 || isAdmin || mode !== 'paygmode';
 }
 
 /** The standing as stored now (a purchase may have changed it since the credential was cached). */
-async function modeNow(ctx: AppContext, userId: string): Promise<{ mode: SubscriptionMode; standing: BillingStanding }> {
+async function modeNow(ctx: Reads, userId: string): Promise<{ mode: SubscriptionMode; standing: BillingStanding }> {
   const standing = await standingOf(ctx.db, userId);
   return { mode: subscriptionModeOf(standing, ctx.clock.now()), standing };
 }
 
-export async function balanceView(ctx: AppContext, caller: Caller) {
+export async function balanceView(ctx: Reads, caller: Payer) {
   const { balance, totalSpent, standing } = await accountOf(ctx.db, caller.userId);
   const mode = subscriptionModeOf(standing, ctx.clock.now());
   return { balance, totalSpent, canExecute: canExecute(balance, caller.isAdmin, mode), isAdmin: caller.isAdmin };
 }
 
-export async function packsView(ctx: AppContext, caller: Caller) {
+export async function packsView(ctx: Reads, caller: Payer) {
   return { packs: packsFor((await modeNow(ctx, caller.userId)).mode) };
 }
 
-export async function transactionsView(ctx: AppContext, caller: Caller) {
+export async function transactionsView(ctx: Pick<AppContext, 'db'>, caller: Payer) {
   const rows = await recentTransactions(ctx.db, caller.userId, TRANSACTIONS_SHOWN);
   return {
     transactions: rows.map((row) => ({
@@ -47,7 +51,7 @@ export async function transactionsView(ctx: AppContext, caller: Caller) {
   };
 }
 
-export async function tierView(ctx: AppContext, caller: Caller) {
+export async function tierView(ctx: Reads & Pick<AppContext, 'payments'>, caller: Payer) {
   const { mode, standing } = await modeNow(ctx, caller.userId);
   return {
     tier: mode,
@@ -61,7 +65,7 @@ export function modesView() {
   return { modes: { byokmode: MODE_INFO.byokmode, paygmode: MODE_INFO.paygmode, basedmode: MODE_INFO.basedmode } };
 }
 
-export interface CheckoutInput {
+interface CheckoutInput {
   email: string;
   successUrl: string;
   cancelUrl: string;
@@ -73,7 +77,7 @@ export interface CheckoutInput {
  * Stripe) for whoever follows the link, so a javascript: or data: URL would run the
  * requester's script in the victim's browser.
  */
-function returnUrl(ctx: AppContext, field: string, value: string): string {
+function returnUrl(ctx: Pick<AppContext, 'config'>, field: string, value: string): string {
   const app = `${ctx.config.billing.appScheme}:`;
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (url?.protocol !== 'http:' && url?.protocol !== 'https:' && url?.protocol !== app) {
@@ -83,8 +87,8 @@ function returnUrl(ctx: AppContext, field: string, value: string): string {
 }
 
 async function startCheckout(
-  ctx: AppContext,
-  caller: Caller,
+  ctx: Checkout,
+  caller: Payer,
   given: CheckoutInput,
   what: { kind: 'pack' | 'subscription'; packId: string | null; name: string; credits: number; priceCents: number },
 ): Promise<{ checkoutUrl: string }> {
@@ -122,7 +126,7 @@ async function startCheckout(
 }
 
 /** Starts paying for a pack, at the caller's mode's price. Only the webhook grants the credits. */
-export async function purchasePack(ctx: AppContext, caller: Caller, packId: string, input: CheckoutInput) {
+export async function purchasePack(ctx: Checkout, caller: Payer, packId: string, input: CheckoutInput) {
   const pack = packsFor((await modeNow(ctx, caller.userId)).mode).find((candidate) => candidate.id === packId);
   if (!pack) throw new InvalidInput(`Unknown packId: ${packId}`);
   return startCheckout(ctx, caller, input, {
@@ -135,7 +139,7 @@ export async function purchasePack(ctx: AppContext, caller: Caller, packId: stri
 }
 
 /** Starts a basedmode subscription; each paid month grants its credits through the webhook. */
-export function subscribe(ctx: AppContext, caller: Caller, input: CheckoutInput) {
+export function subscribe(ctx: Checkout, caller: Payer, input: CheckoutInput) {
   const plan = MODE_INFO.basedmode;
   return startCheckout(ctx, caller, input, {
     kind: 'subscription',

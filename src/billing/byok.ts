@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
 import { encrypt } from '../secrets.js';
+import { byokOf, clearByok, setByok } from './byok.store.js';
 
-export interface ByokStatus {
+interface ByokStatus {
   hasKey: boolean;
   keyPreview: string | null;
   provider: string | null;
@@ -23,38 +23,33 @@ export function maskKey(key: string): string {
   return `${head}…${key.slice(-4)}`;
 }
 
-export async function byokStatus(ctx: AppContext, caller: Caller): Promise<ByokStatus> {
-  const row = await ctx.db
-    .selectFrom('users')
-    .select(['byok_preview', 'byok_provider'])
-    .where('id', '=', caller.userId)
-    .executeTakeFirst();
+export async function byokStatus(ctx: Pick<AppContext, 'db'>, userId: string): Promise<ByokStatus> {
+  const row = await byokOf(ctx.db, userId);
   if (!row) throw new NotFound('User not found');
   return { hasKey: row.byok_provider !== null, keyPreview: row.byok_preview, provider: row.byok_provider };
 }
 
 /** Stores the caller's own model key, sealed with AES-256-GCM; it moves paygmode to byokmode. */
-export async function storeByokKey(ctx: AppContext, caller: Caller, key: unknown): Promise<ByokStatus> {
+export async function storeByokKey(
+  ctx: Pick<AppContext, 'db' | 'keys' | 'credentials'>,
+  userId: string,
+  key: unknown,
+): Promise<ByokStatus> {
   if (typeof key !== 'string' || key === '') throw new InvalidInput('key is required');
   const provider = providerOfKey(key);
   if (!provider) throw new InvalidInput('key must be an sk- model provider key');
   const keyPreview = maskKey(key);
-  const updated = await ctx.db
-    .updateTable('users')
-    .set({ byok_sealed: encrypt(ctx.keys.byok, key), byok_preview: keyPreview, byok_provider: provider })
-    .where('id', '=', caller.userId)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) throw new NotFound('User not found');
-  ctx.credentials.forgetUser(caller.userId);
+  const stored = await setByok(ctx.db, userId, { sealed: encrypt(ctx.keys.byok, key), preview: keyPreview, provider });
+  if (!stored) throw new NotFound('User not found');
+  ctx.credentials.forgetUser(userId);
   return { hasKey: true, keyPreview, provider };
 }
 
-export async function deleteByokKey(ctx: AppContext, caller: Caller): Promise<{ hasKey: false; keyPreview: null }> {
-  await ctx.db
-    .updateTable('users')
-    .set({ byok_sealed: null, byok_preview: null, byok_provider: null })
-    .where('id', '=', caller.userId)
-    .execute();
-  ctx.credentials.forgetUser(caller.userId);
+export async function deleteByokKey(
+  ctx: Pick<AppContext, 'db' | 'credentials'>,
+  userId: string,
+): Promise<{ hasKey: false; keyPreview: null }> {
+  await clearByok(ctx.db, userId);
+  ctx.credentials.forgetUser(userId);
   return { hasKey: false, keyPreview: null };
 }

@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
-import { lockUserRow } from '../db/locks.js';
+import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
-import { chargeRun, grant } from './ledger.js';
-import { accountOf, standingOfRow } from './standing.js';
+import { chargeOfExecution, chargeRun, grant, hasEntry } from './ledger.store.js';
+import type { Payer } from './payer.js';
+import { accountOf, payerOfExecution } from './standing.store.js';
 import { subscriptionModeOf } from './subscription-mode.js';
+
+type Deps = Pick<AppContext, 'db' | 'clock'>;
 
 const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack first';
 
@@ -25,7 +27,7 @@ export function runCost(price: number, tokens: { input: number; output: number }
  * INSUFFICIENT_CREDITS). A skill's price is paid in credits whatever the mode: a BYOK key
  * only makes model tokens free. Admins and site-license holders are not charged.
  */
-export async function requireCanExecute(ctx: AppContext, caller: Caller, minimumCost: number): Promise<void> {
+export async function requireCanExecute(ctx: Deps, caller: Payer, minimumCost: number): Promise<void> {
   if (minimumCost <= 0 || caller.isAdmin) return;
   const { balance, standing } = await accountOf(ctx.db, caller.userId);
   if (subscriptionModeOf(standing, ctx.clock.now()) === 'sitelicense') return;
@@ -33,21 +35,15 @@ export async function requireCanExecute(ctx: AppContext, caller: Caller, minimum
 }
 
 /** requireCanExecute for a run of an execution: one that already paid (a resume) is covered. */
-export async function requireRunCovered(ctx: AppContext, caller: Caller, executionId: string, price: number): Promise<void> {
+export async function requireRunCovered(ctx: Deps, caller: Payer, executionId: string, price: number): Promise<void> {
   if (price > 0 && (await heldCharge(ctx.db, executionId)) === 0) await requireCanExecute(ctx, caller, price);
 }
 
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */
-export async function quoteRun(ctx: AppContext, executionId: string, cost: number): Promise<{ userId: string; amount: number }> {
-  const payer = await ctx.db
-    .selectFrom('executions as e')
-    .innerJoin('users as u', 'u.id', 'e.user_id')
-    .select(['u.id', 'u.is_admin', 'u.site_license_until', 'u.subscription_expires_at', 'u.byok_provider'])
-    .where('e.execution_id', '=', executionId)
-    .executeTakeFirstOrThrow();
-  const mode = subscriptionModeOf(standingOfRow(payer), ctx.clock.now());
-  const exempt = payer.is_admin === 1 || mode === 'sitelicense';
-  return { userId: payer.id, amount: exempt ? 0 : cost };
+export async function quoteRun(ctx: Deps, executionId: string, cost: number): Promise<{ userId: string; amount: number }> {
+  const payer = await payerOfExecution(ctx.db, executionId);
+  const exempt = payer.isAdmin || subscriptionModeOf(payer.standing, ctx.clock.now()) === 'sitelicense';
+  return { userId: payer.userId, amount: exempt ? 0 : cost };
 }
 
 /**
@@ -73,8 +69,8 @@ export async function holdRunPrice(
 
 /** The credits an execution's runs were charged (0 when none). */
 export async function heldCharge(db: Kysely<Tables>, executionId: string): Promise<number> {
-  const row = await db.selectFrom('transactions').select('amount').where('execution_id', '=', executionId).executeTakeFirst();
-  return row ? -row.amount : 0;
+  const charge = await chargeOfExecution(db, executionId);
+  return charge ? -charge.amount : 0;
 }
 
 /**
@@ -82,23 +78,13 @@ export async function heldCharge(db: Kysely<Tables>, executionId: string): Promi
  * (the server stopped, the sandbox could not start it, its files could not be stored).
  * Written once: a second call finds the refund already there.
  */
-export async function refundRun(ctx: AppContext, executionId: string): Promise<number> {
+export async function refundRun(ctx: Deps, executionId: string): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
-    const charge = await trx
-      .selectFrom('transactions')
-      .select(['user_id', 'amount'])
-      .where('execution_id', '=', executionId)
-      .executeTakeFirst();
+    const charge = await chargeOfExecution(trx, executionId);
     if (!charge || charge.amount >= 0) return 0;
-    await lockUserRow(trx, ctx.dialect, charge.user_id);
+    await lockRow(trx, 'users', charge.user_id);
     const description = `Refund of run ${executionId}: the service failed it`;
-    const done = await trx
-      .selectFrom('transactions')
-      .select('id')
-      .where('user_id', '=', charge.user_id)
-      .where('description', '=', description)
-      .executeTakeFirst();
-    if (done) return 0;
+    if (await hasEntry(trx, charge.user_id, description)) return 0;
     const amount = -charge.amount;
     await grant(trx, {
       userId: charge.user_id,

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Dialect } from '../db/database.js';
+import { lockingRead } from '../db/locks.js';
 import { preparedWrite } from '../db/prepared-lookup.js';
 import type { CheckoutSessionsTable, Tables } from '../db/tables.js';
 
@@ -13,10 +13,10 @@ export function findCheckoutSession(db: Kysely<Tables>, id: string): Promise<Che
   return db.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** The session a payment belongs to, held until the transaction ends (on PostgreSQL; SQLite writes one at a time). */
-export function lockByPaymentReference(trx: Kysely<Tables>, dialect: Dialect, reference: string) {
+/** The session a payment belongs to, held until the transaction ends. */
+export function lockByPaymentReference(trx: Kysely<Tables>, reference: string) {
   const query = trx.selectFrom('checkout_sessions').selectAll().where('payment_reference', '=', reference);
-  return (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirst();
+  return lockingRead(trx, query).executeTakeFirst();
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Dialect } from '../db/database.js';
+import { lockingRead } from '../db/locks.js';
 import { preparedWrite } from '../db/prepared-lookup.js';
 import type { Tables, TransactionsTable } from '../db/tables.js';
 
-export type TransactionRow = Selectable<TransactionsTable>;
+type TransactionRow = Selectable<TransactionsTable>;
 
 /**
  * The ledger. Transactions are the truth and are only ever added; a user's `balance` is a
@@ -78,14 +78,9 @@ export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: nu
  * Takes back up to `due` credits (a refund), never below a zero balance; what could not
  * be taken is written into the description. Returns the amount taken.
  */
-export async function takeBack(
-  trx: Kysely<Tables>,
-  dialect: Dialect,
-  entry: Entry & { due: number; paymentSessionId: string },
-): Promise<number> {
+export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number; paymentSessionId: string }): Promise<number> {
   const query = trx.selectFrom('users').select('balance').where('id', '=', entry.userId);
-  // SQLite runs one write transaction at a time; PostgreSQL needs the row held.
-  const { balance } = await (dialect === 'postgres' ? query.forNoKeyUpdate() : query).executeTakeFirstOrThrow();
+  const { balance } = await lockingRead(trx, query).executeTakeFirstOrThrow();
   const taken = Math.min(balance, entry.due);
   const shortfall = entry.due - taken;
   if (taken > 0) {
@@ -113,4 +108,20 @@ export async function takeBack(
 
 export function recentTransactions(db: Kysely<Tables>, userId: string, limit: number): Promise<TransactionRow[]> {
   return db.selectFrom('transactions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** What an execution's runs were charged: its one usage entry, if any. */
+export function chargeOfExecution(db: Kysely<Tables>, executionId: string) {
+  return db.selectFrom('transactions').select(['user_id', 'amount']).where('execution_id', '=', executionId).executeTakeFirst();
+}
+
+/** Whether the user's ledger already holds an entry so described (a refund written once). */
+export async function hasEntry(db: Kysely<Tables>, userId: string, description: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('transactions')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('description', '=', description)
+    .executeTakeFirst();
+  return row !== undefined;
 }

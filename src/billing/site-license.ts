@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
-import { normalizeEmail } from '../identity/users.js';
+import { setSiteLicenseUntil } from './standing.store.js';
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -11,15 +11,18 @@ export function licenseEnd(until: string): string {
   return new Date(parsed).toISOString();
 }
 
-/** Grants (or, with null, removes) a site license: sitelicense mode, no debits, unlimited keys. */
-export async function setSiteLicense(ctx: AppContext, email: string, untilIso: string | null) {
-  const updated = await ctx.db
-    .updateTable('users')
-    .set({ site_license_until: untilIso })
-    .where('email', '=', normalizeEmail(email))
-    .returning(['id', 'email', 'site_license_until'])
-    .executeTakeFirst();
-  if (!updated) throw new NotFound(`No user with email ${email}`);
-  ctx.credentials.forgetUser(updated.id);
+/**
+ * Grants (or, with null, removes) a site license: sitelicense mode, no debits, unlimited
+ * keys. The user is found by their email as identity normalises it, and named in a refusal
+ * as the operator typed it. The operator's command runs in a process of its own, whose
+ * credential cache no request reads, so nothing here has cached credentials to forget.
+ */
+export async function setSiteLicense(
+  ctx: Pick<AppContext, 'db'>,
+  user: { email: string; normalizedEmail: string },
+  untilIso: string | null,
+) {
+  const updated = await setSiteLicenseUntil(ctx.db, user.normalizedEmail, untilIso);
+  if (!updated) throw new NotFound(`No user with email ${user.email}`);
   return { userId: updated.id, email: updated.email, siteLicenseUntil: updated.site_license_until };
 }

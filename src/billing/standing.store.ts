@@ -1,16 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Tables, UsersTable } from '../db/tables.js';
-import type { BillingStanding } from './subscription-mode.js';
-
-type StandingColumns = Pick<Selectable<UsersTable>, 'subscription_expires_at' | 'site_license_until' | 'byok_provider'>;
-
-export function standingOfRow(row: StandingColumns): BillingStanding {
-  return {
-    subscriptionExpiresAt: row.subscription_expires_at,
-    siteLicenseUntil: row.site_license_until,
-    hasByok: row.byok_provider !== null,
-  };
-}
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.js';
+import { type BillingStanding, standingOfRow } from './subscription-mode.js';
 
 /** A user's billing standing as stored now (callers carry a copy as old as their credential cache). */
 export async function standingOf(db: Kysely<Tables>, userId: string): Promise<BillingStanding> {
@@ -30,4 +20,34 @@ export async function accountOf(db: Kysely<Tables>, userId: string) {
     .where('id', '=', userId)
     .executeTakeFirstOrThrow();
   return { balance: row.balance, totalSpent: row.total_spent, standing: standingOfRow(row) };
+}
+
+/** The user an execution belongs to, with what decides whether their runs are charged. */
+export async function payerOfExecution(db: Kysely<Tables>, executionId: string) {
+  const row = await db
+    .selectFrom('executions as e')
+    .innerJoin('users as u', 'u.id', 'e.user_id')
+    .select(['u.id', 'u.is_admin', 'u.site_license_until', 'u.subscription_expires_at', 'u.byok_provider'])
+    .where('e.execution_id', '=', executionId)
+    .executeTakeFirstOrThrow();
+  return { userId: row.id, isAdmin: row.is_admin === 1, standing: standingOfRow(row) };
+}
+
+export async function subscriptionExpiry(db: Kysely<Tables>, userId: string): Promise<string | null> {
+  const row = await db.selectFrom('users').select('subscription_expires_at').where('id', '=', userId).executeTakeFirstOrThrow();
+  return row.subscription_expires_at;
+}
+
+export async function setSubscriptionExpiry(db: Kysely<Tables>, userId: string, expiresAt: string): Promise<void> {
+  await db.updateTable('users').set({ subscription_expires_at: expiresAt }).where('id', '=', userId).execute();
+}
+
+/** The user with this (normalised) email, with their site license set to `untilIso`; none when there is no such user. */
+export function setSiteLicenseUntil(db: Kysely<Tables>, email: string, untilIso: string | null) {
+  return db
+    .updateTable('users')
+    .set({ site_license_until: untilIso })
+    .where('email', '=', email)
+    .returning(['id', 'email', 'site_license_until'])
+    .executeTakeFirst();
 }

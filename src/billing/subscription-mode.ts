@@ -1,3 +1,6 @@
+import type { Selectable } from 'kysely';
+import type { UsersTable } from '../db/tables.js';
+
 export type SubscriptionMode = 'byokmode' | 'paygmode' | 'basedmode' | 'sitelicense';
 
 /** What a user's mode is computed from. */
@@ -5,6 +8,16 @@ export interface BillingStanding {
   subscriptionExpiresAt: string | null;
   siteLicenseUntil: string | null;
   hasByok: boolean;
+}
+
+type StandingColumns = Pick<Selectable<UsersTable>, 'subscription_expires_at' | 'site_license_until' | 'byok_provider'>;
+
+export function standingOfRow(row: StandingColumns): BillingStanding {
+  return {
+    subscriptionExpiresAt: row.subscription_expires_at,
+    siteLicenseUntil: row.site_license_until,
+    hasByok: row.byok_provider !== null,
+  };
 }
 
 /**

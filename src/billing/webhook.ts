@@ -2,16 +2,13 @@ import type { Kysely } from 'kysely';
 import type Stripe from 'stripe';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { preparedWrite } from '../db/prepared-lookup.js';
+import { inGroupedTransaction } from '../db/group-commit.js';
 import type { Tables } from '../db/tables.js';
 import { type CheckoutSessionRow, claimPaid, lockByPaymentReference, recordRefunded } from './checkout-sessions.store.js';
-import { GroupCommit } from './group-commit.js';
-import { grant, takeBack } from './ledger.js';
+import { grant, takeBack } from './ledger.store.js';
 import { MODE_INFO } from './packs.js';
-
-const claimEvent = preparedWrite((db, id: string, type: string, receivedAt: string) =>
-  db.insertInto('payment_events').values({ id, type, received_at: receivedAt }),
-);
+import { claimEvent } from './payment-events.store.js';
+import { setSubscriptionExpiry, subscriptionExpiry } from './standing.store.js';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
 
@@ -21,7 +18,12 @@ interface Applied {
   userId?: string;
 }
 
-const idOf = (value: string | { id: string } | null | undefined) => (typeof value === 'string' ? value : (value?.id ?? null));
+/** An id given as itself or as the object it names; anything else (null, an unexpected shape) is none. */
+function idOf(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && 'id' in value && typeof value.id === 'string') return value.id;
+  return null;
+}
 
 /** A month on from the later of now and the current expiry. */
 function extended(currentIso: string | null, now: Date): string {
@@ -31,16 +33,8 @@ function extended(currentIso: string | null, now: Date): string {
 }
 
 async function grantMonth(trx: Kysely<Tables>, session: CheckoutSessionRow, paymentId: string, now: Date, what: string) {
-  const user = await trx
-    .selectFrom('users')
-    .select('subscription_expires_at')
-    .where('id', '=', session.user_id)
-    .executeTakeFirstOrThrow();
-  await trx
-    .updateTable('users')
-    .set({ subscription_expires_at: extended(user.subscription_expires_at, now) })
-    .where('id', '=', session.user_id)
-    .execute();
+  const current = await subscriptionExpiry(trx, session.user_id);
+  await setSubscriptionExpiry(trx, session.user_id, extended(current, now));
   await grant(trx, {
     userId: session.user_id,
     amount: MODE_INFO.basedmode.monthlyCredits,
@@ -71,28 +65,29 @@ async function checkoutPaid(trx: Kysely<Tables>, checkout: Stripe.Checkout.Sessi
 }
 
 /** A renewal of a subscription: the invoice names the subscription the first checkout started. */
-async function invoicePaid(ctx: AppContext, trx: Kysely<Tables>, invoice: Stripe.Invoice, now: Date): Promise<Applied> {
+async function invoicePaid(trx: Kysely<Tables>, invoice: Stripe.Invoice, now: Date): Promise<Applied> {
   if (invoice.billing_reason !== 'subscription_cycle' || !invoice.id) return { outcome: 'ignored' };
-  const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
+  // Older API versions name the subscription on the invoice itself; the typings know only parent.subscription_details.
+  const legacy = 'subscription' in invoice ? invoice.subscription : undefined;
   const subscription = idOf(legacy) ?? idOf(invoice.parent?.subscription_details?.subscription);
   if (!subscription) return { outcome: 'ignored' };
-  const session = await lockByPaymentReference(trx, ctx.dialect, subscription);
+  const session = await lockByPaymentReference(trx, subscription);
   if (session?.kind !== 'subscription') return { outcome: 'ignored' };
   await grantMonth(trx, session, invoice.id, now, 'renewal');
   return { outcome: 'applied', userId: session.user_id };
 }
 
 /** Takes back the credits of the refunded share of a pack, once per refunded amount. */
-async function chargeRefunded(ctx: AppContext, trx: Kysely<Tables>, charge: Stripe.Charge, now: Date): Promise<Applied> {
+async function chargeRefunded(trx: Kysely<Tables>, charge: Stripe.Charge, now: Date): Promise<Applied> {
   const paymentIntent = idOf(charge.payment_intent);
   if (!paymentIntent || !(charge.amount > 0)) return { outcome: 'ignored' };
-  const session = await lockByPaymentReference(trx, ctx.dialect, paymentIntent);
+  const session = await lockByPaymentReference(trx, paymentIntent);
   if (session?.kind !== 'pack') return { outcome: 'ignored' };
   const refundedTotal = Math.floor((session.credits * Math.min(charge.amount_refunded, charge.amount)) / charge.amount);
   const due = refundedTotal - session.credits_refunded;
   if (due <= 0) return { outcome: 'ignored' };
   await recordRefunded(trx, session.id, refundedTotal);
-  await takeBack(trx, ctx.dialect, {
+  await takeBack(trx, {
     userId: session.user_id,
     due,
     description: `Refund of ${session.pack_id}: ${due} Ds taken back`,
@@ -102,36 +97,18 @@ async function chargeRefunded(ctx: AppContext, trx: Kysely<Tables>, charge: Stri
   return { outcome: 'applied', userId: session.user_id };
 }
 
-function apply(ctx: AppContext, trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<Applied> {
+function apply(trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<Applied> {
   switch (event.type) {
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded':
       return checkoutPaid(trx, event.data.object, now);
     case 'invoice.paid':
-      return invoicePaid(ctx, trx, event.data.object, now);
+      return invoicePaid(trx, event.data.object, now);
     case 'charge.refunded':
-      return chargeRefunded(ctx, trx, event.data.object, now);
+      return chargeRefunded(trx, event.data.object, now);
     default:
       return Promise.resolve({ outcome: 'ignored' });
   }
-}
-
-const groupCommits = new WeakMap<Kysely<Tables>, GroupCommit>();
-
-/**
- * Runs a delivery's work in a transaction. On SQLite, deliveries arriving together share
- * one (group-commit.ts): it writes one transaction at a time anyway, and the commit is most
- * of the cost. PostgreSQL commits concurrent transactions side by side, so each delivery
- * there has its own.
- */
-function inTransaction<T>(ctx: AppContext, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
-  if (ctx.dialect !== 'sqlite') return ctx.db.transaction().execute(work);
-  let group = groupCommits.get(ctx.db);
-  if (!group) {
-    group = new GroupCommit(ctx.db);
-    groupCommits.set(ctx.db, group);
-  }
-  return group.run(work);
 }
 
 /**
@@ -140,13 +117,17 @@ function inTransaction<T>(ctx: AppContext, work: (trx: Kysely<Tables>) => Promis
  * later) finds it claimed and changes nothing. The outcome is answered once that
  * transaction has committed.
  */
-export async function handlePaymentEvent(ctx: AppContext, event: Stripe.Event): Promise<EventOutcome> {
+export async function handlePaymentEvent(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials'>,
+  event: Stripe.Event,
+): Promise<EventOutcome> {
   const now = ctx.clock.now();
   let applied: Applied;
   try {
-    applied = await inTransaction(ctx, async (trx) => {
+    // On SQLite, deliveries arriving together share one transaction (db/group-commit.ts).
+    applied = await inGroupedTransaction(ctx.db, async (trx) => {
       await claimEvent(trx, event.id, event.type, now.toISOString());
-      return apply(ctx, trx, event, now);
+      return apply(trx, event, now);
     });
   } catch (error) {
     if (isUniqueViolation(error)) return 'duplicate';

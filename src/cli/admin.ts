@@ -1,20 +1,22 @@
 import { licenseEnd, setSiteLicense } from '../billing/site-license.js';
 import { systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import { type AppContext, createAppContext } from '../context.js';
+import type { AppContext } from '../context.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { openConfiguredDatabase } from '../db/open-configured.js';
 import { issueAuthToken } from '../identity/auth-tokens.js';
-import { createUser } from '../identity/users.js';
-import { MemoryRateLimitStore } from '../rate-limit/store.js';
+import { createUser, normalizeEmail } from '../identity/users.js';
 import { randomBase64Url } from '../secrets.js';
 
+/** What the operator commands use: the configured database, migrated, a clock and the settings; no server parts. */
+type OperatorDeps = Pick<AppContext, 'db' | 'clock' | 'config'>;
+
 /** Runs an operator command against the configured database, migrated first. */
-async function withContext<T>(config: Config, work: (ctx: AppContext) => Promise<T>): Promise<T> {
+async function withDatabase<T>(config: Config, work: (deps: OperatorDeps) => Promise<T>): Promise<T> {
   const database = openConfiguredDatabase(config);
   try {
     await migrateToLatest(database);
-    return await work(createAppContext({ config, database, clock: systemClock, rateLimits: new MemoryRateLimitStore() }));
+    return await work({ db: database.db, clock: systemClock, config });
   } finally {
     await database.close();
   }
@@ -29,7 +31,7 @@ export async function migrateCommand(config: Config): Promise<{ applied: string[
   }
 }
 
-export interface CreateUserOptions {
+interface CreateUserOptions {
   email: string;
   /** Absent: a random password nobody knows; the printed token is the way in. */
   password?: string;
@@ -40,17 +42,20 @@ export async function createUserCommand(
   config: Config,
   options: CreateUserOptions,
 ): Promise<{ userId: string; workspaceId: string; authToken: string }> {
-  return withContext(config, async (ctx) => {
-    const user = await createUser(ctx, {
+  return withDatabase(config, async (deps) => {
+    const user = await createUser(deps, {
       email: options.email,
       password: options.password ?? randomBase64Url(24),
       isAdmin: options.admin,
     });
-    return { userId: user.id, workspaceId: user.personal_workspace_id, authToken: await issueAuthToken(ctx, user) };
+    return { userId: user.id, workspaceId: user.personal_workspace_id, authToken: await issueAuthToken(deps, user) };
   });
 }
 
 /** `license grant --email E --until DATE` and `license remove --email E`. */
 export async function siteLicenseCommand(config: Config, email: string, until: string | null) {
-  return withContext(config, (ctx) => setSiteLicense(ctx, email, until === null ? null : licenseEnd(until)));
+  return withDatabase(config, (deps) => {
+    const untilIso = until === null ? null : licenseEnd(until);
+    return setSiteLicense(deps, { email, normalizedEmail: normalizeEmail(email) }, untilIso);
+  });
 }

@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { attachReader } from './sqlite-reader.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -18,6 +18,11 @@ export interface Database {
 export type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
   | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
+
+/** The engine behind a database or one of its transactions (they share the adapter). */
+export function dialectOf(db: Kysely<Tables>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
 
 const PG_INT8 = 20;
 const PG_TIMESTAMPTZ = 1184;

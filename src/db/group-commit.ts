@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { Tables } from '../db/tables.js';
+import { dialectOf } from './database.js';
+import type { Tables } from './tables.js';
 
 type Work<T> = (trx: Kysely<Tables>) => Promise<T>;
 
@@ -77,4 +78,22 @@ export class GroupCommit {
     }
     for (const answer of answers) answer();
   }
+}
+
+const groups = new WeakMap<Kysely<Tables>, GroupCommit>();
+
+/**
+ * Runs a piece of write work in a transaction. On SQLite, pieces arriving together share
+ * one (GroupCommit above): it writes one transaction at a time anyway, and the commit is
+ * most of the cost. PostgreSQL commits concurrent transactions side by side, so each piece
+ * there has its own.
+ */
+export function inGroupedTransaction<T>(db: Kysely<Tables>, work: Work<T>): Promise<T> {
+  if (dialectOf(db) !== 'sqlite') return db.transaction().execute(work);
+  let group = groups.get(db);
+  if (!group) {
+    group = new GroupCommit(db);
+    groups.set(db, group);
+  }
+  return group.run(work);
 }

@@ -1,14 +1,33 @@
-import type { Kysely } from 'kysely';
-import type { Dialect } from './database.js';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { type Dialect, dialectOf } from './database.js';
 import type { Tables } from './tables.js';
 
+/** The tables whose rows are keyed by a text `id`. */
+type KeyedById = { [T in keyof Tables]: Tables[T] extends { id: string } ? T : never }[keyof Tables];
+
 /**
- * Holds a user's row until the transaction ends, so checks made on that user's other rows
- * (their running executions, their refunds) cannot be raced. SQLite runs one write
+ * Holds a row until the transaction ends, so checks made on rows that hang off it (a
+ * user's running executions, their refunds) cannot be raced. SQLite runs one write
  * transaction at a time, so only PostgreSQL needs it. NO KEY UPDATE, because inserts that
- * reference the user take KEY SHARE on the row and must not wait for it.
+ * reference the row take KEY SHARE on it and must not wait for it.
  */
-export async function lockUserRow(trx: Kysely<Tables>, dialect: Dialect, userId: string): Promise<void> {
-  if (dialect !== 'postgres') return;
-  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
+export async function lockRow(trx: Kysely<Tables>, table: KeyedById, id: string): Promise<void> {
+  if (dialectOf(trx) !== 'postgres') return;
+  await trx.selectFrom(table).select('id').where('id', '=', id).forNoKeyUpdate().execute();
+}
+
+/** A read whose rows are held as lockRow holds one, for a store that reads and locks in one query. */
+export function lockingRead<DB, TB extends keyof DB, O>(
+  trx: Kysely<Tables>,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialectOf(trx) === 'postgres' ? query.forNoKeyUpdate() : query;
+}
+
+/**
+ * The user row's lock under its former name, kept until its last caller (executions'
+ * run-control.ts) moves to lockRow; the dialect is now read from the transaction.
+ */
+export function lockUserRow(trx: Kysely<Tables>, _dialect: Dialect, userId: string): Promise<void> {
+  return lockRow(trx, 'users', userId);
 }

@@ -24,7 +24,7 @@ function prepare<Args extends Argument[], Row>(build: (db: Kysely<Tables>, ...ar
   const nonce = randomBytes(8).toString('hex');
 
   function compile(db: Kysely<Tables>, arity: number): Template<Row> {
-    const markers = Array.from({ length: arity }, (_, i) => `\u0000arg${i}:${nonce}`) as unknown as Args;
+    const markers = Array.from({ length: arity }, (_, i) => `\u0000arg${i}:${nonce}`) as Args;
     const query = build(db, ...markers).compile();
     const slots = markers.map((marker) => query.parameters.indexOf(marker));
     if (slots.some((slot) => slot < 0)) throw new Error('prepared query: every argument must become a query parameter');

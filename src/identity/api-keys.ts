@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { standingOf } from '../billing/standing.js';
+import { standingOf } from '../billing/standing.store.js';
 import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';

@@ -1,4 +1,4 @@
-import { standingOfRow } from '../billing/standing.js';
+import { standingOfRow } from '../billing/subscription-mode.js';
 import type { BillingStanding } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import { preparedLookup } from '../db/prepared-lookup.js';

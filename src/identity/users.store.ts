@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { grant } from '../billing/ledger.js';
+import { grant } from '../billing/ledger.store.js';
 import type { Tables, UsersTable } from '../db/tables.js';
 
 export type UserRow = Selectable<UsersTable>;

@@ -45,7 +45,7 @@ export interface NewAccount {
   isAdmin?: boolean;
 }
 
-export async function createUser(ctx: AppContext, account: NewAccount): Promise<UserRow> {
+export async function createUser(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, account: NewAccount): Promise<UserRow> {
   const email = normalizeEmail(account.email);
   if (account.password.length < PASSWORD_MIN_LENGTH) {
     throw new InvalidInput(`password must be at least ${PASSWORD_MIN_LENGTH} characters`);

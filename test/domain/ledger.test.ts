@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { describe, expect } from 'vitest';
-import { chargeRun, grant, recentTransactions, takeBack } from '../../src/billing/ledger.js';
+import { chargeRun, grant, recentTransactions, takeBack } from '../../src/billing/ledger.store.js';
 import type { Tables } from '../../src/db/tables.js';
 import { findUserById } from '../../src/identity/users.store.js';
 import { withDomain } from '../helpers/domain.js';
@@ -55,16 +55,14 @@ describe('the ledger', () => {
     expect(await books(db, user.id)).toEqual({ balance: 1, sum: 1 });
   });
 
-  it('takes back no more than the balance, and writes what it could not take into the description', async ({ ctx, db }) => {
+  it('takes back no more than the balance, and writes what it could not take into the description', async ({ db }) => {
     const user = await aUser(db, { credits: 2 });
     await db
       .transaction()
       .execute((trx) => grant(trx, { userId: user.id, amount: 3, description: 'pack', paymentSessionId: 'cs_1', nowIso: NOW }));
     const taken = await db
       .transaction()
-      .execute((trx) =>
-        takeBack(trx, ctx.dialect, { userId: user.id, due: 8, description: 'refund', paymentSessionId: 'cs_1', nowIso: NOW }),
-      );
+      .execute((trx) => takeBack(trx, { userId: user.id, due: 8, description: 'refund', paymentSessionId: 'cs_1', nowIso: NOW }));
     expect(taken).toBe(5);
     expect(await books(db, user.id)).toEqual({ balance: 0, sum: 0 });
     const [refund] = await recentTransactions(db, user.id, 1);

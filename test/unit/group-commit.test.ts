@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/billing/group-commit.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
+import { GroupCommit } from '../../src/db/group-commit.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { Tables } from '../../src/db/tables.js';
 
