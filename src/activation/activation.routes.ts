@@ -50,10 +50,8 @@ export function activationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/activate/confirm',
       { config: { auth: 'session' }, schema: { body: CodeBody, response: { 200: Success } } },
       async (request) => {
-        const caller = callerOf(request);
-        // The key goes to the workspace the request names, else the approver's personal one.
-        const named = request.headers['x-workspace-id'] !== undefined;
-        await confirmActivation(ctx, caller, request.body.code, named ? caller.workspaceId : caller.personalWorkspaceId);
+        const workspaceNamed = request.headers['x-workspace-id'] !== undefined;
+        await confirmActivation(ctx, callerOf(request), request.body.code, { workspaceNamed });
         return { success: true as const };
       },
     );

@@ -15,7 +15,7 @@ import {
   findStateById,
   insertActivation,
 } from './activation.store.js';
-import { ACTIVATION_TTL_SECONDS, currentStatus, expire } from './lifecycle.js';
+import { ACTIVATION_TTL_SECONDS, currentStatus, type Expirer, expire } from './lifecycle.js';
 import { generateUserCode, normalizeUserCode } from './user-code.js';
 
 export interface ClientInfo {
@@ -42,7 +42,13 @@ export interface ActivationDetails {
 /** RFC 8628 section 5.1: a person may miss at most this many codes per window. */
 const GUESS_RULE: RateRule = { kind: 'window', limit: 10, windowMs: 10 * 60_000 };
 
-export async function createActivation(ctx: AppContext, client: ClientInfo): Promise<NewActivation> {
+/** What reading a typed code needs: the codes, the time, the guess limiter, and expiring codes found overdue. */
+type CodeReader = Expirer & Pick<AppContext, 'rateLimits'>;
+
+/** What deciding on a code needs beyond reading it: the key that seals the minted API key. */
+type Decider = CodeReader & Pick<AppContext, 'keys'>;
+
+export async function createActivation(ctx: Pick<AppContext, 'db' | 'clock'>, client: ClientInfo): Promise<NewActivation> {
   const now = ctx.clock.now();
   const deviceCode = randomBase64Url(32);
   for (let attempt = 0; ; attempt++) {
@@ -81,7 +87,11 @@ function guessKey(caller: Caller): string {
  * Finds the code a signed-in person typed. Unknown codes count against them, and past
  * the limit every lookup is refused, known code or not, so guessing does not pay.
  */
-async function findTypedCode(ctx: AppContext, caller: Caller, typed: string): Promise<ActivationRow> {
+async function findTypedCode(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'rateLimits'>,
+  caller: Caller,
+  typed: string,
+): Promise<ActivationRow> {
   const nowMs = ctx.clock.now().getTime();
   const allowance = await ctx.rateLimits.peek(guessKey(caller), GUESS_RULE, nowMs);
   if (!allowance.allowed) {
@@ -107,7 +117,7 @@ function details(row: ActivationRow, status: ActivationStatus): ActivationDetail
   };
 }
 
-export async function lookupActivation(ctx: AppContext, caller: Caller, typed: string): Promise<ActivationDetails> {
+export async function lookupActivation(ctx: CodeReader, caller: Caller, typed: string): Promise<ActivationDetails> {
   const row = await findTypedCode(ctx, caller, typed);
   const status = currentStatus(row, ctx.clock.now());
   if (status === 'expired' && row.status !== 'expired') await expire(ctx, row);
@@ -115,7 +125,7 @@ export async function lookupActivation(ctx: AppContext, caller: Caller, typed: s
 }
 
 /** Refuses a decision on a code that is no longer pending, naming the state it is in. */
-async function requirePending(ctx: AppContext, row: ActivationState): Promise<void> {
+async function requirePending(ctx: Expirer, row: ActivationState): Promise<void> {
   const status = currentStatus(row, ctx.clock.now());
   if (status === 'pending') return;
   if (status === 'expired') {
@@ -128,15 +138,30 @@ async function requirePending(ctx: AppContext, row: ActivationState): Promise<vo
 /** Thrown inside a transaction to roll it back when another decision got there first. */
 class LostRace extends Error {}
 
-async function afterLostRace(ctx: AppContext, id: string): Promise<never> {
+async function afterLostRace(ctx: Expirer, id: string): Promise<never> {
   const winner = await findStateById(ctx.db, id);
   if (!winner) throw new NotFound('No activation with this code');
   await requirePending(ctx, winner);
   throw new Conflict('This activation code changed while it was being decided');
 }
 
-/** Approves a pending code: mints a key in `workspaceId` and seals it for its one claim. */
-export async function confirmActivation(ctx: AppContext, caller: Caller, typed: string, workspaceId: string): Promise<void> {
+/**
+ * Where an approved device's key goes: the workspace the approver named (an
+ * `x-workspace-id` header, or the page's choice), else their personal one, whichever
+ * workspace their session happens to be switched to.
+ */
+function keyWorkspaceOf(caller: Caller, workspaceNamed: boolean): string {
+  return workspaceNamed ? caller.workspaceId : caller.personalWorkspaceId;
+}
+
+/** Approves a pending code: mints a key in the workspace keyWorkspaceOf picks and seals it for its one claim. */
+export async function confirmActivation(
+  ctx: Decider,
+  caller: Caller,
+  typed: string,
+  approval: { workspaceNamed: boolean },
+): Promise<void> {
+  const workspaceId = keyWorkspaceOf(caller, approval.workspaceNamed);
   const row = await findTypedCode(ctx, caller, typed);
   await requirePending(ctx, row);
   try {
@@ -166,7 +191,7 @@ export async function confirmActivation(ctx: AppContext, caller: Caller, typed: 
   }
 }
 
-export async function denyActivation(ctx: AppContext, caller: Caller, typed: string): Promise<void> {
+export async function denyActivation(ctx: CodeReader, caller: Caller, typed: string): Promise<void> {
   const row = await findTypedCode(ctx, caller, typed);
   await requirePending(ctx, row);
   const won = await compareAndSet(ctx.db, row, {

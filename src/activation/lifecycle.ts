@@ -1,8 +1,12 @@
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';
+import { revokeUnclaimedKey } from '../identity/api-keys.js';
 import { type ActivationState, compareAndSet, findOverdue } from './activation.store.js';
 
 export const ACTIVATION_TTL_SECONDS = 600;
+
+/** What expiring a code needs: the database, the time, and the cache its key may sit in. */
+export type Expirer = Pick<AppContext, 'db' | 'clock' | 'credentials'>;
 
 /** The state a code is in right now: a stored pending or approved code may have run out. */
 export function currentStatus(row: Pick<ActivationState, 'status' | 'expires_at'>, now: Date): ActivationStatus {
@@ -15,23 +19,15 @@ export function currentStatus(row: Pick<ActivationState, 'status' | 'expires_at'
  * minted key with it: the sealed copy is wiped and the key revoked, so no key outlives
  * the claim window unseen.
  */
-export async function expire(ctx: AppContext, row: ActivationState): Promise<void> {
+export async function expire(ctx: Expirer, row: ActivationState): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const won = await compareAndSet(trx, row, { status: 'expired', sealed_key: null });
-    if (won && row.status === 'approved' && row.api_key_id) {
-      await trx
-        .updateTable('api_keys')
-        .set({ revoked_at: ctx.clock.now().toISOString() })
-        .where('id', '=', row.api_key_id)
-        .where('revoked_at', 'is', null)
-        .execute();
-      ctx.credentials.forget(row.api_key_id);
-    }
+    if (won && row.status === 'approved' && row.api_key_id) await revokeUnclaimedKey(ctx, trx, row.api_key_id);
   });
 }
 
 /** Expires every overdue code; run periodically so unclaimed keys never linger. */
-export async function sweepExpiredActivations(ctx: AppContext): Promise<number> {
+export async function sweepExpiredActivations(ctx: Expirer): Promise<number> {
   let total = 0;
   for (;;) {
     const overdue = await findOverdue(ctx.db, ctx.clock.now().toISOString(), 100);

@@ -6,12 +6,12 @@ import { constantTimeEqual, hmacHex } from '../secrets.js';
  * a session: it binds one person to one code until the code's own expiry, and cannot be
  * forged without the server secret, so the decision form is safe from cross-site posts.
  */
-export function issueTicket(ctx: AppContext, userId: string, userCode: string, expiresAt: string): string {
+export function issueTicket(ctx: Pick<AppContext, 'keys'>, userId: string, userCode: string, expiresAt: string): string {
   const body = `${userId}.${userCode}.${Date.parse(expiresAt)}`;
   return `${body}.${hmacHex(ctx.keys.signing, `activation-page.${body}`)}`;
 }
 
-export function readTicket(ctx: AppContext, ticket: string): { userId: string; userCode: string } | null {
+export function readTicket(ctx: Pick<AppContext, 'keys' | 'clock'>, ticket: string): { userId: string; userCode: string } | null {
   const [userId, userCode, expiresMs, signature] = ticket.split('.');
   if (!userId || !userCode || !expiresMs || !signature) return null;
   const body = `${userId}.${userCode}.${expiresMs}`;

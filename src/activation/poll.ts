@@ -5,7 +5,7 @@ import type { ActivationStatus } from '../db/tables.js';
 import { InternalError } from '../errors.js';
 import { decrypt } from '../secrets.js';
 import { type ActivationState, compareAndSet, findByDeviceCodeHash, findStateById, workspaceName } from './activation.store.js';
-import { currentStatus, expire } from './lifecycle.js';
+import { currentStatus, type Expirer, expire } from './lifecycle.js';
 
 export type PollResult =
   | { status: Exclude<ActivationStatus, 'approved'> }
@@ -16,7 +16,7 @@ export type PollResult =
       workspace: { id: string; name: string | null };
     };
 
-async function settle(ctx: AppContext, row: ActivationState): Promise<Exclude<ActivationStatus, 'approved'> | 'claimable'> {
+async function settle(ctx: Expirer, row: ActivationState): Promise<Exclude<ActivationStatus, 'approved'> | 'claimable'> {
   const status = currentStatus(row, ctx.clock.now());
   if (status === 'expired' && row.status !== 'expired') await expire(ctx, row);
   return status === 'approved' ? 'claimable' : status;
@@ -27,7 +27,7 @@ async function settle(ctx: AppContext, row: ActivationState): Promise<Exclude<Ac
  * user code sent in place of the device code) reads as expired. The first poll after
  * approval claims the key through a compare-and-set, so exactly one poll ever sees it.
  */
-export async function pollActivation(ctx: AppContext, deviceCodeHash: string): Promise<PollResult> {
+export async function pollActivation(ctx: Expirer & Pick<AppContext, 'keys'>, deviceCodeHash: string): Promise<PollResult> {
   const row = await findByDeviceCodeHash(ctx.db, deviceCodeHash);
   if (!row) return { status: 'expired' };
   const state = await settle(ctx, row);

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
 import type { Caller, CredentialRef } from '../identity/callers.js';
+import { isCredentialKind } from '../identity/credential-strategies.js';
 import { constantTimeEqual, hmacHex } from '../secrets.js';
 
 export const CONTROL_URL_LIFETIME_MS = 300_000;
@@ -24,8 +25,7 @@ export function signedControlUrl(ctx: AppContext, caller: Caller): string {
 function parseRef(reference: string): CredentialRef | null {
   try {
     const value = JSON.parse(Buffer.from(reference, 'base64url').toString('utf8')) as Partial<CredentialRef>;
-    const kinds: unknown[] = ['session', 'api_key'];
-    if (!kinds.includes(value.kind) || typeof value.credentialId !== 'string' || typeof value.workspaceId !== 'string')
+    if (!isCredentialKind(value.kind) || typeof value.credentialId !== 'string' || typeof value.workspaceId !== 'string')
       return null;
     return value as CredentialRef;
   } catch {

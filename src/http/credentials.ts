@@ -1,7 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError, Unauthorized } from '../errors.js';
-import { type Caller, callerFromApiKey, callerFromAuthToken, inWorkspace } from '../identity/callers.js';
+import type { Caller } from '../identity/callers.js';
+import { CREDENTIAL_STRATEGIES, UNCLAIMED_CREDENTIAL_HEADERS } from '../identity/credential-strategies.js';
+import { inWorkspace } from '../identity/workspaces.js';
+
+type CredentialReader = Pick<AppContext, 'db' | 'clock' | 'credentials'>;
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -9,21 +13,18 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return text === undefined || text.trim() === '' ? undefined : text.trim();
 }
 
-/** Who the headers say is calling. API key first, then auth token; bearer tokens wait for OAuth. */
-async function callerFromHeaders(ctx: AppContext, request: FastifyRequest): Promise<Caller> {
-  const apiKey = header(request, 'x-api-key');
-  if (apiKey !== undefined) {
-    const caller = await callerFromApiKey(ctx, apiKey);
-    if (!caller) throw new Unauthorized('Invalid API key');
+/** Who the headers say is calling: the first header a credential strategy reads decides. */
+async function callerFromHeaders(ctx: CredentialReader, request: FastifyRequest): Promise<Caller> {
+  for (const strategy of CREDENTIAL_STRATEGIES) {
+    const secret = header(request, strategy.header);
+    if (secret === undefined) continue;
+    const caller = await strategy.resolve(ctx, secret);
+    if (!caller) throw new Unauthorized(strategy.invalidMessage);
     return caller;
   }
-  const authToken = header(request, 'x-auth-token');
-  if (authToken !== undefined) {
-    const caller = await callerFromAuthToken(ctx, authToken);
-    if (!caller) throw new Unauthorized('Invalid auth token');
-    return caller;
+  for (const unclaimed of UNCLAIMED_CREDENTIAL_HEADERS) {
+    if (header(request, unclaimed.header) !== undefined) throw new Unauthorized(unclaimed.invalidMessage);
   }
-  if (header(request, 'authorization') !== undefined) throw new Unauthorized('Invalid auth token');
   throw new Unauthorized('Missing auth token');
 }
 
@@ -32,7 +33,7 @@ async function callerFromHeaders(ctx: AppContext, request: FastifyRequest): Prom
  * bad credential: whether that matters depends on the route, and the request must still be
  * counted by the rate limiter first.
  */
-export async function resolveCaller(ctx: AppContext, request: FastifyRequest): Promise<void> {
+export async function resolveCaller(ctx: CredentialReader, request: FastifyRequest): Promise<void> {
   try {
     const caller = await callerFromHeaders(ctx, request);
     request.caller = caller;

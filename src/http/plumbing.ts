@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, NotFound } from '../errors.js';
+import { strategyOf } from '../identity/credential-strategies.js';
 import { resolveCaller } from './credentials.js';
 import { replySink, writeError } from './error-writer.js';
 import { pathOf } from './front-routes.js';
@@ -29,7 +30,7 @@ export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
     await limitRequest(ctx, request, reply, rateLimit ?? 'rest');
     if (policy !== 'user' && policy !== 'session') return;
     if (request.credentialError) throw request.credentialError;
-    if (policy === 'session' && request.caller?.kind !== 'session') {
+    if (policy === 'session' && !(request.caller && strategyOf(request.caller.kind).signedIn)) {
       throw new Forbidden('This endpoint needs a signed-in person (x-auth-token), not an API key');
     }
   });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
+import { strategyOf } from '../identity/credential-strategies.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
 import type { RateLimitKind } from './route-config.js';
 
@@ -13,6 +14,9 @@ interface Rules {
   activationCreate: RateRule;
   poll: RateRule;
 }
+
+/** What counting a request needs: the limiter's store, the time, and the limits configured. */
+type Limiter = Pick<AppContext, 'rateLimits' | 'clock' | 'config'>;
 
 const rulesByConfig = new WeakMap<Config, Rules>();
 
@@ -37,11 +41,11 @@ const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';
 const anonymousRestKey = (address: string) => `rest:ip:${address}`;
 const webhookKey = (request: FastifyRequest) => `webhook:ip:${request.ip}`;
 
-/** REST requests count per credential (a key, or a person for auth tokens), else per IP. */
+/** REST requests count under the key their credential's strategy names, else per IP. */
 function restKey(request: FastifyRequest): string {
   const caller = request.caller;
   if (!caller) return anonymousRestKey(request.ip);
-  return caller.kind === 'api_key' ? `rest:key:${caller.credentialId}` : `rest:user:${caller.userId}`;
+  return `rest:${strategyOf(caller.kind).rateLimitKey(caller)}`;
 }
 
 function rateLimitHeaders(decision: RateDecision): Record<string, string> {
@@ -57,7 +61,7 @@ function refusalOf(decision: RateDecision, message: string): RateLimited | null 
 }
 
 /** On every routed request: the headers go straight onto the reply, with nothing in between. */
-async function enforce(ctx: AppContext, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> {
+async function enforce(ctx: Limiter, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> {
   const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
@@ -72,7 +76,7 @@ async function enforce(ctx: AppContext, reply: FastifyReply, key: string, rule: 
  * to send, and the error to throw when the limiter says no.
  */
 export async function limitAnonymousRequest(
-  ctx: AppContext,
+  ctx: Limiter,
   address: string,
 ): Promise<{ headers: Record<string, string>; refusal: RateLimited | null }> {
   const decision = await ctx.rateLimits.consume(anonymousRestKey(address), rulesOf(ctx.config).rest, ctx.clock.now().getTime());
@@ -81,7 +85,7 @@ export async function limitAnonymousRequest(
 
 /** onRequest: the REST limit, or the activation-creation limit per client IP. */
 export async function limitRequest(
-  ctx: AppContext,
+  ctx: Limiter,
   request: FastifyRequest,
   reply: FastifyReply,
   kind: RateLimitKind,
@@ -105,13 +109,13 @@ export async function limitRequest(
  * Creating, starting and rerunning executions: 30 a minute per credential, on top of the
  * REST limit. The tighter limit is the one the response's headers then describe.
  */
-export async function limitExecutionStarts(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function limitExecutionStarts(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const key = restKey(request).replace(/^rest:/, 'executions:');
   await enforce(ctx, reply, key, rulesOf(ctx.config).executionStarts, 'Too many executions started; wait a moment');
 }
 
 /** About one poll per second per device code, counted by the code's hash. */
-export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCodeHash: string): Promise<void> {
+export async function limitPoll(ctx: Limiter, reply: FastifyReply, deviceCodeHash: string): Promise<void> {
   await enforce(
     ctx,
     reply,
@@ -126,7 +130,7 @@ export async function limitPoll(ctx: AppContext, reply: FastifyReply, deviceCode
  * retries from a handful of addresses, so it must not share the anonymous REST allowance.
  * Called only for a delivery whose signature checked out, so forgeries spend nothing.
  */
-export async function limitWebhook(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function limitWebhook(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   await enforce(ctx, reply, webhookKey(request), rulesOf(ctx.config).webhook, 'Too many webhook deliveries; retry later');
 }
 
@@ -136,7 +140,7 @@ export async function limitWebhook(ctx: AppContext, request: FastifyRequest, rep
  * without counting from the window the route is counted in: the webhook's for the webhook,
  * else the REST window of the caller or client IP.
  */
-export async function ensureRateLimitHeaders(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+export async function ensureRateLimitHeaders(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;
   const rules = rulesOf(ctx.config);
   const [key, rule] =

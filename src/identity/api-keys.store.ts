@@ -1,17 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Dialect } from '../db/database.js';
+import { preparedLookup } from '../db/prepared-lookup.js';
 import type { ApiKeysTable, Tables } from '../db/tables.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
-
-/** Within a transaction: serialises key creation per user, so a count check cannot race. */
-export async function lockUser(trx: Kysely<Tables>, dialect: Dialect, userId: string): Promise<void> {
-  // SQLite runs one write transaction at a time already; PostgreSQL needs the row lock.
-  // NO KEY UPDATE, not UPDATE: foreign-key checks on rows pointing at the user take KEY
-  // SHARE locks, and a concurrent decision on an activation would otherwise deadlock.
-  if (dialect !== 'postgres') return;
-  await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
-}
 
 export async function countLiveKeys(db: Kysely<Tables>, userId: string): Promise<number> {
   const row = await db
@@ -48,4 +39,41 @@ export async function revokeKey(db: Kysely<Tables>, userId: string, keyId: strin
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** On every request that presents a key: prepared, with the user and workspace it acts as. */
+export const liveKeyByHash = preparedLookup((db, keyHash: string) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .innerJoin('workspace_members as m', (join) =>
+      join.onRef('m.workspace_id', '=', 'k.workspace_id').onRef('m.user_id', '=', 'k.user_id'),
+    )
+    .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
+    .select(['k.id', 'k.user_id', 'k.workspace_id', 'k.last_used_at', 'm.role', 'w.name', 'w.is_personal'])
+    .select(['u.email', 'u.is_admin', 'u.created_at', 'u.personal_workspace_id'])
+    .select(['u.subscription_expires_at', 'u.site_license_until', 'u.byok_provider'])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null),
+);
+
+export async function touchKey(db: Kysely<Tables>, keyId: string, nowIso: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: nowIso }).where('id', '=', keyId).execute();
+}
+
+/** Whether a key is unrevoked and bound to this workspace. */
+export async function isKeyLiveIn(db: Kysely<Tables>, keyId: string, workspaceId: string): Promise<boolean> {
+  const key = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('id', '=', keyId)
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return key !== undefined;
+}
+
+/** Revokes a key by its id alone, if it is still live (within the caller's transaction). */
+export async function revokeKeyById(db: Kysely<Tables>, keyId: string, nowIso: string): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: nowIso }).where('id', '=', keyId).where('revoked_at', 'is', null).execute();
 }

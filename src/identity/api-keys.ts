@@ -3,12 +3,23 @@ import type { Kysely } from 'kysely';
 import { standingOf } from '../billing/standing.store.js';
 import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
+import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { Forbidden, NotFound } from '../errors.js';
 import { announceRevocation } from '../executions/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
-import { type ApiKeyRow, countLiveKeys, insertApiKey, listLiveKeys, lockUser, revokeKey } from './api-keys.store.js';
-import type { Caller } from './callers.js';
+import {
+  type ApiKeyRow,
+  countLiveKeys,
+  insertApiKey,
+  isKeyLiveIn,
+  listLiveKeys,
+  liveKeyByHash,
+  revokeKey,
+  revokeKeyById,
+  touchKey,
+} from './api-keys.store.js';
+import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
 
 export const API_KEY_PREFIX = 'sklt_live_';
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + 40;
@@ -42,7 +53,7 @@ export function heartbeatOf(lastUsedAt: string | null, now: Date, thresholds: Ap
   return 'DORMANT';
 }
 
-function keyView(ctx: AppContext, row: ApiKeyRow): ApiKeyView {
+function keyView(ctx: Pick<AppContext, 'clock' | 'config'>, row: ApiKeyRow): ApiKeyView {
   return {
     id: row.id,
     label: row.label,
@@ -59,11 +70,12 @@ function keyView(ctx: AppContext, row: ApiKeyRow): ApiKeyView {
  * checking the mode's key-count limit under a per-user lock.
  */
 export async function mintApiKey(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'clock'>,
   trx: Kysely<Tables>,
   owner: { userId: string; workspaceId: string; label: string },
 ): Promise<MintedKey> {
-  await lockUser(trx, ctx.dialect, owner.userId);
+  // Serialises key creation per user, so the count below cannot race.
+  await lockRow(trx, 'users', owner.userId);
   const mode = subscriptionModeOf(await standingOf(trx, owner.userId), ctx.clock.now());
   const limit = API_KEY_LIMITS[mode];
   if (limit !== null && (await countLiveKeys(trx, owner.userId)) >= limit) {
@@ -86,20 +98,72 @@ export async function mintApiKey(
 }
 
 /** Keys are created by a person in a session, bound to the workspace they act in. */
-export async function createApiKey(ctx: AppContext, caller: Caller, label: string): Promise<MintedKey> {
+export async function createApiKey(ctx: Pick<AppContext, 'db' | 'clock'>, caller: Caller, label: string): Promise<MintedKey> {
   return ctx.db
     .transaction()
     .execute((trx) => mintApiKey(ctx, trx, { userId: caller.userId, workspaceId: caller.workspaceId, label }));
 }
 
-export async function listApiKeys(ctx: AppContext, caller: Caller): Promise<ApiKeyView[]> {
+export async function listApiKeys(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, caller: Caller): Promise<ApiKeyView[]> {
   const rows = await listLiveKeys(ctx.db, caller.userId);
   return rows.map((row) => keyView(ctx, row));
 }
 
-export async function revokeApiKey(ctx: AppContext, caller: Caller, keyId: string): Promise<void> {
+export async function revokeApiKey(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'control'>,
+  caller: Caller,
+  keyId: string,
+): Promise<void> {
   const revoked = await revokeKey(ctx.db, caller.userId, keyId, ctx.clock.now().toISOString());
   if (!revoked) throw new NotFound('API key not found');
   ctx.credentials.forget(keyId);
   announceRevocation(ctx, keyId);
+}
+
+/**
+ * Revokes a key that was minted but never handed over (an activation that expired before
+ * its claim), within the caller's transaction. Nobody holds it, so nothing is announced.
+ */
+export async function revokeUnclaimedKey(
+  ctx: Pick<AppContext, 'clock' | 'credentials'>,
+  trx: Kysely<Tables>,
+  keyId: string,
+): Promise<void> {
+  await revokeKeyById(trx, keyId, ctx.clock.now().toISOString());
+  ctx.credentials.forget(keyId);
+}
+
+/** A key is only touched once a minute: enough for the heartbeat, cheap on the hot path. */
+const LAST_USED_GRANULARITY_MS = 60_000;
+
+/** The API-key strategy's reading of `x-api-key`; null when it names no live key. */
+export async function callerFromApiKey(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials'>,
+  key: string,
+): Promise<Caller | null> {
+  if (key.length !== API_KEY_LENGTH || !key.startsWith(API_KEY_PREFIX)) return null;
+  const hash = sha256Hex(key);
+  const now = ctx.clock.now();
+  const cached = ctx.credentials.get(hash, now.getTime());
+  if (cached) return cached;
+
+  const row = await liveKeyByHash(ctx.db, hash);
+  if (!row) return null;
+  if (!row.last_used_at || now.getTime() - Date.parse(row.last_used_at) >= LAST_USED_GRANULARITY_MS) {
+    await touchKey(ctx.db, row.id, now.toISOString());
+  }
+  const caller = callerOfRows('api_key', row.id, row, {
+    id: row.workspace_id,
+    name: row.name,
+    personal: row.is_personal === 1,
+    role: row.role,
+  });
+  // Cached no longer than the last-used granularity, so a busy key keeps its heartbeat.
+  ctx.credentials.set(hash, caller, now.getTime(), now.getTime() + LAST_USED_GRANULARITY_MS);
+  return caller;
+}
+
+/** Whether a key is still unrevoked and bound to the workspace it was read in. */
+export function isApiKeyLive(ctx: Pick<AppContext, 'db'>, ref: CredentialRef): Promise<boolean> {
+  return isKeyLiveIn(ctx.db, ref.credentialId, ref.workspaceId);
 }

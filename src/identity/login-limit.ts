@@ -13,7 +13,10 @@ function failuresKey(email: string): string {
   return `login-failures:${sha256Hex(email)}`;
 }
 
-function failuresRule(ctx: AppContext): RateRule {
+/** What counting sign-in failures needs: the limiter's store, the time and the configured limit. */
+type FailureCounter = Pick<AppContext, 'rateLimits' | 'clock' | 'config'>;
+
+function failuresRule(ctx: FailureCounter): RateRule {
   return { kind: 'window', limit: ctx.config.rateLimits.loginFailures, windowMs: ctx.config.rateLimits.loginWindowMs };
 }
 
@@ -21,7 +24,7 @@ function failuresRule(ctx: AppContext): RateRule {
  * Refuses a sign-in to an account with too many recent failures, before its password is
  * looked at: within the lockout even the right password is refused, or guessing would go on.
  */
-export async function requireLoginAllowed(ctx: AppContext, email: string): Promise<void> {
+export async function requireLoginAllowed(ctx: FailureCounter, email: string): Promise<void> {
   const standing = await ctx.rateLimits.peek(failuresKey(email), failuresRule(ctx), ctx.clock.now().getTime());
   if (!standing.allowed) {
     throw new RateLimited('Too many failed sign-ins for this account; try again later', Math.ceil(standing.retryAfterMs / 1000));
@@ -29,6 +32,6 @@ export async function requireLoginAllowed(ctx: AppContext, email: string): Promi
 }
 
 /** Counts one failed sign-in; successes are not counted. */
-export async function countLoginFailure(ctx: AppContext, email: string): Promise<void> {
+export async function countLoginFailure(ctx: FailureCounter, email: string): Promise<void> {
   await ctx.rateLimits.consume(failuresKey(email), failuresRule(ctx), ctx.clock.now().getTime());
 }

@@ -5,7 +5,7 @@ import { Conflict, InvalidInput, Unauthorized } from '../errors.js';
 import { hashPassword, verifyPassword } from '../secrets.js';
 import { issueAuthToken } from './auth-tokens.js';
 import { countLoginFailure, requireLoginAllowed } from './login-limit.js';
-import { findUserByEmail, insertUserWithPersonalWorkspace, type UserRow } from './users.store.js';
+import { findUserByEmail, findUserById, insertUserWithPersonalWorkspace, type UserRow } from './users.store.js';
 
 export interface UserView {
   id: string;
@@ -67,7 +67,7 @@ export async function createUser(ctx: Pick<AppContext, 'db' | 'clock' | 'config'
   }
 }
 
-export async function signUp(ctx: AppContext, account: NewAccount): Promise<SignedIn> {
+export async function signUp(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, account: NewAccount): Promise<SignedIn> {
   const user = await createUser(ctx, { email: account.email, password: account.password });
   const token = await issueAuthToken(ctx, user);
   return { token, user: userView(user) };
@@ -76,8 +76,11 @@ export async function signUp(ctx: AppContext, account: NewAccount): Promise<Sign
 /** Verified against a throwaway hash when the email is unknown, so timing tells nothing. */
 let decoyHash: Promise<string> | undefined;
 
+/** What a password check needs: the accounts, and the per-account failure limit. */
+type PasswordChecker = Pick<AppContext, 'db' | 'clock' | 'config' | 'rateLimits'>;
+
 /** Every password check (API sign-in and the approval page alike) is held to the per-account failure limit. */
-export async function checkPassword(ctx: AppContext, email: string, password: string): Promise<UserRow> {
+export async function checkPassword(ctx: PasswordChecker, email: string, password: string): Promise<UserRow> {
   const account = email.trim().toLowerCase();
   await requireLoginAllowed(ctx, account);
   const user = await findUserByEmail(ctx.db, account);
@@ -90,8 +93,12 @@ export async function checkPassword(ctx: AppContext, email: string, password: st
   return user;
 }
 
-export async function logIn(ctx: AppContext, email: string, password: string): Promise<SignedIn> {
+export async function logIn(ctx: PasswordChecker, email: string, password: string): Promise<SignedIn> {
   const user = await checkPassword(ctx, email, password);
   const token = await issueAuthToken(ctx, user);
   return { token, user: userView(user) };
+}
+
+export function findUser(ctx: Pick<AppContext, 'db'>, userId: string): Promise<UserRow | undefined> {
+  return findUserById(ctx.db, userId);
 }

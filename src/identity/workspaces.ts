@@ -5,6 +5,7 @@ import type { WorkspaceRole } from '../db/tables.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
 import { setActiveWorkspace } from './auth-tokens.js';
 import type { Caller } from './callers.js';
+import { strategyOf } from './credential-strategies.js';
 import { normalizeEmail } from './users.js';
 import { findUserByEmail } from './users.store.js';
 import { findMembership, insertMember, insertTeamWorkspace, listMemberships, type MembershipRow } from './workspaces.store.js';
@@ -31,13 +32,17 @@ function workspaceView(row: MembershipRow): WorkspaceView {
 }
 
 /** A workspace the caller is not a member of does not exist, as far as they can tell. */
-async function visibleWorkspace(ctx: AppContext, caller: Caller, workspaceId: string): Promise<MembershipRow> {
+async function visibleWorkspace(ctx: Pick<AppContext, 'db'>, caller: Caller, workspaceId: string): Promise<MembershipRow> {
   const membership = await findMembership(ctx.db, caller.userId, workspaceId);
   if (!membership) throw new NotFound('Workspace not found');
   return membership;
 }
 
-export async function createTeamWorkspace(ctx: AppContext, caller: Caller, name: string): Promise<WorkspaceView> {
+export async function createTeamWorkspace(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  caller: Caller,
+  name: string,
+): Promise<WorkspaceView> {
   const trimmed = name.trim();
   if (trimmed.length === 0) throw new InvalidInput('name must not be empty');
   const id = randomUUID();
@@ -45,12 +50,12 @@ export async function createTeamWorkspace(ctx: AppContext, caller: Caller, name:
   return workspaceView(await visibleWorkspace(ctx, caller, id));
 }
 
-export async function listWorkspaces(ctx: AppContext, caller: Caller): Promise<WorkspaceView[]> {
+export async function listWorkspaces(ctx: Pick<AppContext, 'db'>, caller: Caller): Promise<WorkspaceView[]> {
   return (await listMemberships(ctx.db, caller.userId)).map(workspaceView);
 }
 
 export async function addMember(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'clock'>,
   caller: Caller,
   workspaceId: string,
   invite: { email: string; role: WorkspaceRole },
@@ -71,11 +76,36 @@ export async function addMember(
   return { workspaceId, userId: user.id, email: user.email, role: invite.role };
 }
 
-/** Points a session at another of its workspaces; an API key stays where it was bound. */
-export async function switchWorkspace(ctx: AppContext, caller: Caller, workspaceId: string): Promise<WorkspaceView> {
-  if (caller.kind !== 'session') throw new Forbidden('An API key stays bound to the workspace it was created in');
+/** Points a session at another of its workspaces; a credential bound to its workspace stays there. */
+export async function switchWorkspace(
+  ctx: Pick<AppContext, 'db' | 'credentials'>,
+  caller: Caller,
+  workspaceId: string,
+): Promise<WorkspaceView> {
+  const bound = strategyOf(caller.kind).boundToWorkspace;
+  if (bound) throw new Forbidden(bound.switchAway);
   const membership = await findMembership(ctx.db, caller.userId, workspaceId);
   if (!membership) throw new Forbidden('You are not a member of this workspace');
   await setActiveWorkspace(ctx, caller.credentialId, workspaceId);
   return workspaceView(membership);
+}
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Applies an `x-workspace-id` header: a session may act in any workspace it belongs to. */
+export async function inWorkspace(ctx: Pick<AppContext, 'db'>, caller: Caller, workspaceId: string): Promise<Caller> {
+  if (!UUID_SHAPE.test(workspaceId)) throw new InvalidInput('x-workspace-id must be a workspace id (UUID)');
+  const id = workspaceId.toLowerCase();
+  if (id === caller.workspaceId) return caller;
+  const bound = strategyOf(caller.kind).boundToWorkspace;
+  if (bound) throw new Forbidden(bound.actElsewhere);
+  const membership = await findMembership(ctx.db, caller.userId, id);
+  if (!membership) throw new Forbidden('You are not a member of this workspace');
+  return {
+    ...caller,
+    workspaceId: id,
+    workspaceName: membership.name,
+    workspacePersonal: membership.is_personal === 1,
+    role: membership.role,
+  };
 }
