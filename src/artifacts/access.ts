@@ -4,7 +4,7 @@ import type { Caller } from '../identity/callers.js';
 import { type ArtifactRow, findInWorkspace } from './artifacts.store.js';
 
 /** The caller's artifact: 404 in another workspace, 429 while its run still writes it. */
-export async function readableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
+export async function readableArtifact(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<ArtifactRow> {
   const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
   if (!artifact) throw new NotFound('Artifact not found');
   if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
@@ -16,7 +16,7 @@ export async function readableArtifact(ctx: AppContext, caller: Caller, id: stri
  * and deleting are for the workspace's owners and admins (and service admins). A plain
  * member who could delete could take down what an owner published, which unpublish forbids.
  */
-export async function manageableArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactRow> {
+export async function manageableArtifact(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<ArtifactRow> {
   const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
   if (!artifact) throw new NotFound('Artifact not found');
   if (caller.role === 'member' && !caller.isAdmin) {

@@ -10,7 +10,6 @@ import {
   artifactFile,
   artifactManifest,
   artifactRaw,
-  type Delivery,
   listArtifacts,
   removeArtifact,
 } from './artifacts.js';
@@ -25,6 +24,7 @@ import {
   Published,
   Success,
 } from './artifacts.schemas.js';
+import type { Delivery } from './delivery.js';
 import { installArtifact } from './install.js';
 import { publishArtifact, unpublishArtifact } from './public-files.js';
 

@@ -73,6 +73,11 @@ export function fileAt(db: Kysely<Tables>, artifactId: string, filePath: string)
     .executeTakeFirst();
 }
 
+/** Takes an artifact's files away (their blobs stay until nothing uses them). */
+export async function deleteFiles(db: Kysely<Tables>, artifactId: string): Promise<void> {
+  await db.deleteFrom('artifact_files').where('artifact_id', '=', artifactId).execute();
+}
+
 export async function deleteArtifact(db: Kysely<Tables>, id: string): Promise<void> {
   await db.deleteFrom('artifacts').where('id', '=', id).execute();
 }

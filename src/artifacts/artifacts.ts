@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
@@ -16,21 +15,16 @@ import {
   unreferenced,
 } from './artifacts.store.js';
 import { downloadName, isBundlePath, isText, type Manifest } from './bundle.js';
+import type { Delivery } from './delivery.js';
 import { removePublicCopy } from './public-files.js';
 import { zipBundle } from './zip.js';
+
+type Files = Pick<AppContext, 'db' | 'blobs'>;
 
 /** The detail's `content` is the main file's text, up to this many bytes. */
 const CONTENT_LIMIT = 1024 * 1024;
 
-/** A body to send: its bytes, their type and, when known, their length. */
-export interface Delivery {
-  body: Readable;
-  contentType: string;
-  size: number | undefined;
-  fileName?: string;
-}
-
-export async function listArtifacts(ctx: AppContext, caller: Caller, limit: number, offset: number) {
+export async function listArtifacts(ctx: Pick<AppContext, 'db'>, caller: Caller, limit: number, offset: number) {
   const [rows, total] = await Promise.all([
     artifactPage(ctx.db, caller.workspaceId, limit, offset),
     countInWorkspace(ctx.db, caller.workspaceId),
@@ -46,11 +40,11 @@ export async function listArtifacts(ctx: AppContext, caller: Caller, limit: numb
   return { items, total };
 }
 
-async function mainFile(ctx: AppContext, artifact: ArtifactRow): Promise<ArtifactFileRow | undefined> {
+async function mainFile(ctx: Pick<AppContext, 'db'>, artifact: ArtifactRow): Promise<ArtifactFileRow | undefined> {
   return artifact.main_path === null ? undefined : fileAt(ctx.db, artifact.id, artifact.main_path);
 }
 
-async function readText(ctx: AppContext, file: ArtifactFileRow, limit: number): Promise<string> {
+async function readText(ctx: Pick<AppContext, 'blobs'>, file: ArtifactFileRow, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   for await (const chunk of ctx.blobs.read(file.sha256) as AsyncIterable<Buffer>) {
@@ -61,14 +55,14 @@ async function readText(ctx: AppContext, file: ArtifactFileRow, limit: number): 
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
-export async function artifactDetail(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactView & { content: string }> {
+export async function artifactDetail(ctx: Files, caller: Caller, id: string): Promise<ArtifactView & { content: string }> {
   const artifact = await readableArtifact(ctx, caller, id);
   const main = await mainFile(ctx, artifact);
   const content = main && isText(main.mime_type) ? await readText(ctx, main, CONTENT_LIMIT) : '';
   return { ...artifactView(artifact), content };
 }
 
-export async function artifactManifest(ctx: AppContext, caller: Caller, id: string): Promise<Manifest> {
+export async function artifactManifest(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<Manifest> {
   const artifact = await readableArtifact(ctx, caller, id);
   if (artifact.manifest === null) throw new NotFound('This artifact has no manifest');
   return JSON.parse(artifact.manifest) as Manifest;
@@ -79,7 +73,7 @@ function requireFiles(artifact: ArtifactRow): void {
 }
 
 /** The artifact as one download: its file, or its bundle as a ZIP archive. */
-export async function artifactDownload(ctx: AppContext, caller: Caller, id: string): Promise<Delivery> {
+export async function artifactDownload(ctx: Files, caller: Caller, id: string): Promise<Delivery> {
   const artifact = await readableArtifact(ctx, caller, id);
   requireFiles(artifact);
   if (artifact.bundle_type === 'directory') {
@@ -109,7 +103,7 @@ export async function artifactDownload(ctx: AppContext, caller: Caller, id: stri
 }
 
 /** The artifact's main file as text/plain. */
-export async function artifactRaw(ctx: AppContext, caller: Caller, id: string): Promise<Delivery> {
+export async function artifactRaw(ctx: Files, caller: Caller, id: string): Promise<Delivery> {
   const artifact = await readableArtifact(ctx, caller, id);
   requireFiles(artifact);
   const file = await mainFile(ctx, artifact);
@@ -118,7 +112,7 @@ export async function artifactRaw(ctx: AppContext, caller: Caller, id: string): 
 }
 
 /** One file of the artifact by its path in the bundle; a path that could name no file is simply not found. */
-export async function artifactFile(ctx: AppContext, caller: Caller, id: string, filePath: string): Promise<Delivery> {
+export async function artifactFile(ctx: Files, caller: Caller, id: string, filePath: string): Promise<Delivery> {
   const artifact = await readableArtifact(ctx, caller, id);
   const file = isBundlePath(filePath) ? await fileAt(ctx.db, artifact.id, filePath) : undefined;
   if (!file) throw new NotFound('No such file in this artifact');
@@ -126,7 +120,7 @@ export async function artifactFile(ctx: AppContext, caller: Caller, id: string, 
 }
 
 /** Deletes the artifact for good: its row, its public copy, and any blob nothing else uses. */
-export async function removeArtifact(ctx: AppContext, caller: Caller, id: string): Promise<void> {
+export async function removeArtifact(ctx: Files & Pick<AppContext, 'config'>, caller: Caller, id: string): Promise<void> {
   const artifact = await manageableArtifact(ctx, caller, id);
   const files = await filesOf(ctx.db, [artifact.id]);
   await removePublicCopy(ctx, artifact.id);

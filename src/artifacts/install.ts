@@ -21,7 +21,11 @@ function skillOf(metadata: string | null): SkillInBundle | undefined {
  * blobs into a folder of its own, and the workspace can run it by its slug from then on.
  * A slug the server's own skills or another installed skill already use is a conflict.
  */
-export async function installArtifact(ctx: AppContext, caller: Caller, id: string): Promise<ArtifactView> {
+export async function installArtifact(
+  ctx: Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'skills'>,
+  caller: Caller,
+  id: string,
+): Promise<ArtifactView> {
   const artifact = await readableArtifact(ctx, caller, id);
   const skill = artifact.artifact_type === 'skill' ? skillOf(artifact.metadata) : undefined;
   if (!skill) throw new InvalidInput('This artifact is not a skill');

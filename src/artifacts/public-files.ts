@@ -6,17 +6,19 @@ import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { manageableArtifact } from './access.js';
-import type { Delivery } from './artifacts.js';
 import { filesOf, updateArtifact } from './artifacts.store.js';
 import { isBundlePath, mimeTypeOf } from './bundle.js';
+import type { Delivery } from './delivery.js';
 
 const ARTIFACT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-function publicRoot(ctx: AppContext): string {
+type Settings = Pick<AppContext, 'config'>;
+
+function publicRoot(ctx: Settings): string {
   return path.join(ctx.config.dataDir, 'public');
 }
 
-function publicUrlOf(ctx: AppContext, artifactId: string, filePath: string): string {
+function publicUrlOf(ctx: Settings, artifactId: string, filePath: string): string {
   return `${ctx.config.publicFilesUrl}/public/${artifactId}/${filePath.split('/').map(encodeURIComponent).join('/')}`;
 }
 
@@ -24,7 +26,7 @@ function publicUrlOf(ctx: AppContext, artifactId: string, filePath: string): str
  * Copies the artifact's files under /public/<id>/. The copy is built beside the live one
  * and renamed into place, so a reader sees the old files or the new ones, never a mix.
  */
-export async function publishArtifact(ctx: AppContext, caller: Caller, id: string) {
+export async function publishArtifact(ctx: Pick<AppContext, 'db' | 'blobs' | 'config'>, caller: Caller, id: string) {
   const artifact = await manageableArtifact(ctx, caller, id);
   if (artifact.status !== 'completed') throw new Conflict('Only a completed artifact can be published');
   const files = await filesOf(ctx.db, [artifact.id]);
@@ -48,13 +50,13 @@ export async function publishArtifact(ctx: AppContext, caller: Caller, id: strin
   return { publicUrl: publicUrlOf(ctx, artifact.id, shown), filesCopied: files.length };
 }
 
-export async function unpublishArtifact(ctx: AppContext, caller: Caller, id: string): Promise<void> {
+export async function unpublishArtifact(ctx: Pick<AppContext, 'db' | 'config'>, caller: Caller, id: string): Promise<void> {
   const artifact = await manageableArtifact(ctx, caller, id);
   await removePublicCopy(ctx, artifact.id);
   await updateArtifact(ctx.db, artifact.id, { is_public: 0 });
 }
 
-export async function removePublicCopy(ctx: AppContext, artifactId: string): Promise<void> {
+export async function removePublicCopy(ctx: Settings, artifactId: string): Promise<void> {
   await rm(path.join(publicRoot(ctx), artifactId), { recursive: true, force: true });
 }
 
@@ -62,7 +64,7 @@ export async function removePublicCopy(ctx: AppContext, artifactId: string): Pro
  * A published file, for anyone. The id and path are checked for shape before they touch
  * the file system, and the file is opened without following links.
  */
-export async function publicFile(ctx: AppContext, artifactId: string, filePath: string): Promise<Delivery> {
+export async function publicFile(ctx: Settings, artifactId: string, filePath: string): Promise<Delivery> {
   if (!ARTIFACT_ID.test(artifactId) || !isBundlePath(filePath)) throw new NotFound('Not found');
   const absolute = path.join(publicRoot(ctx), artifactId, ...filePath.split('/'));
   const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);

@@ -8,7 +8,9 @@ import { failPendingArtifacts, unreferenced } from './artifacts.store.js';
  * folders, temporary blob files, publish staging folders, and blobs that were stored but
  * never recorded. Artifacts still pending were cut off with their run and become failed.
  */
-export async function recoverArtifacts(ctx: AppContext): Promise<{ failed: number; removedBlobs: number }> {
+export async function recoverArtifacts(
+  ctx: Pick<AppContext, 'db' | 'blobs' | 'config'>,
+): Promise<{ failed: number; removedBlobs: number }> {
   await rm(path.join(ctx.config.dataDir, 'scratch'), { recursive: true, force: true });
   await ctx.blobs.clearTemporary();
   const publicRoot = path.join(ctx.config.dataDir, 'public');

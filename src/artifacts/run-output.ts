@@ -5,11 +5,19 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
-import { deleteArtifact, filesOf, insertArtifact, insertFiles, unreferenced, updateArtifact } from './artifacts.store.js';
+import {
+  deleteArtifact,
+  deleteFiles,
+  filesOf,
+  insertArtifact,
+  insertFiles,
+  unreferenced,
+  updateArtifact,
+} from './artifacts.store.js';
 import type { StagedBlob } from './blob-store.js';
 import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
 
-export interface RunOutputTarget {
+interface RunOutputTarget {
   executionId: string;
   workspaceId: string;
   skillSlug: string;
@@ -79,6 +87,9 @@ async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | unde
   }
 }
 
+/** What a run's output uses: its files go to the blob store, its row to the database. */
+type OutputDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config'>;
+
 /**
  * The files one run writes, on their way to becoming its artifact. The skill writes into a
  * scratch folder of its own; the artifact row appears (pending) with the first file it
@@ -87,12 +98,12 @@ async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | unde
  */
 export class RunOutput {
   readonly scratchDir: string;
-  readonly #ctx: AppContext;
+  readonly #ctx: OutputDeps;
   readonly #target: RunOutputTarget;
   readonly #startedAt: number;
   #artifactId: Promise<string> | undefined;
 
-  constructor(ctx: AppContext, target: RunOutputTarget) {
+  constructor(ctx: OutputDeps, target: RunOutputTarget) {
     this.#ctx = ctx;
     this.#target = target;
     this.scratchDir = path.join(ctx.config.dataDir, 'scratch', randomUUID());
@@ -180,7 +191,7 @@ export class RunOutput {
     const files = await filesOf(this.#ctx.db, [artifactId]);
     await this.#ctx.blobs.exclusive(async () => {
       await this.#ctx.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('artifact_files').where('artifact_id', '=', artifactId).execute();
+        await deleteFiles(trx, artifactId);
         await updateArtifact(trx, artifactId, {
           status: 'failed',
           content_size: 0,

@@ -9,7 +9,7 @@ export interface ZipEntry {
   crc32: number;
 }
 
-export interface ZipDownload {
+interface ZipDownload {
   stream: Readable;
   /** The archive's exact length, known before a byte is sent. */
   size: number;

@@ -13,7 +13,7 @@ type Deps = Pick<AppContext, 'db' | 'clock'>;
 const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack first';
 
 /** House rates for model calls made on the service's own key: Ds per thousand tokens. */
-export const HOUSE_RATES = { inputPerThousand: 1, outputPerThousand: 4 };
+const HOUSE_RATES = { inputPerThousand: 1, outputPerThousand: 4 };
 
 /** What a run costs: its skill's price plus its model tokens at house rates, none on a BYOK key. */
 export function runCost(price: number, tokens: { input: number; output: number }, byok: boolean): number {

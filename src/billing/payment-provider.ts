@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { ServiceUnavailable } from '../errors.js';
 import { deriveKey, randomBase64Url } from '../secrets.js';
 
-export interface CheckoutRequest {
+interface CheckoutRequest {
   kind: 'pack' | 'subscription';
   /** What the buyer sees on the checkout page. */
   name: string;

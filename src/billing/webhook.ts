@@ -10,7 +10,7 @@ import { MODE_INFO } from './packs.js';
 import { claimEvent } from './payment-events.store.js';
 import { setSubscriptionExpiry, subscriptionExpiry } from './standing.store.js';
 
-export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
+type EventOutcome = 'applied' | 'duplicate' | 'ignored';
 
 interface Applied {
   outcome: EventOutcome;

@@ -15,7 +15,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export type DatabaseTarget =
+type DatabaseTarget =
   | { kind: 'sqlite'; file: string }
   | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
 

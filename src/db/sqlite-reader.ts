@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
 /** Runs read statements synchronously. */
-export interface DirectReader {
+interface DirectReader {
   /** The first row, if any. */
   first(sql: string, parameters: readonly unknown[]): unknown;
   /** Every row. */
