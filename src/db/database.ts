@@ -15,9 +15,7 @@ export interface Database {
   close(): Promise<void>;
 }
 
-type DatabaseTarget =
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
+type DatabaseTarget = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string; schema?: string; poolSize?: number };
 
 /** The engine behind a database or one of its transactions (they share the adapter). */
 export function dialectOf(db: Kysely<Tables>): Dialect {
