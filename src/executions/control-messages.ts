@@ -1,5 +1,6 @@
-import type { AppContext } from '../context.js';
+import type { Clock } from '../clock.js';
 import type { ExecutionStatus } from '../db/tables.js';
+import type { Channels } from './bus.js';
 
 export type ExecutionSignal = 'execution-started' | 'execution-progress' | 'execution-completed' | 'execution-failed';
 
@@ -9,7 +10,7 @@ export type ExecutionSignal = 'execution-started' | 'execution-progress' | 'exec
  * sockets opened with it and is never sent to a client.
  */
 /** What publishing a control message needs: the channel and the time it is stamped with. */
-type Publisher = Pick<AppContext, 'control' | 'clock'>;
+type Publisher = { control: Channels<ControlMessage>; clock: Clock };
 
 export type ControlMessage =
   | { type: ExecutionSignal; executionId: string; workspaceId: string; status: ExecutionStatus; at: string }

@@ -11,7 +11,10 @@ import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
  * Every request passes the same gate, in this order: read the credential, count the
  * request against its limiter, then refuse it if the route needs a credential it lacks.
  */
-export function installPlumbing(app: FastifyInstance, ctx: AppContext): void {
+export function installPlumbing(
+  app: FastifyInstance,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>,
+): void {
   app.decorateRequest('caller', null);
   app.decorateRequest('credentialError', null);
 
