@@ -1,5 +1,5 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
-import { type Dialect, dialectOf } from './database.js';
+import { dialectOf } from './database.js';
 import type { Tables } from './tables.js';
 
 /** The tables whose rows are keyed by a text `id`. */
@@ -22,12 +22,4 @@ export function lockingRead<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
 ): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(trx) === 'postgres' ? query.forNoKeyUpdate() : query;
-}
-
-/**
- * The user row's lock under its former name, kept until its last caller (executions'
- * run-control.ts) moves to lockRow; the dialect is now read from the transaction.
- */
-export function lockUserRow(trx: Kysely<Tables>, _dialect: Dialect, userId: string): Promise<void> {
-  return lockRow(trx, 'users', userId);
 }

@@ -1,7 +1,7 @@
 import { holdRunPrice, quoteRun, requireRunCovered } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { lockUserRow } from '../db/locks.js';
+import { lockRow } from '../db/locks.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning, PaymentRequired } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
@@ -66,7 +66,7 @@ async function claimRun(
   const nowIso = ctx.clock.now().toISOString();
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      await lockUserRow(trx, ctx.dialect, quote.userId);
+      await lockRow(trx, 'users', quote.userId);
       if (!(await claimIdleExecution(trx, executionId, nowIso))) throw new NotIdle();
       if ((await countWorkingForUser(trx, quote.userId)) > runsPerUser) {
         throw new ExecutionRunning(
