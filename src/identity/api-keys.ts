@@ -22,7 +22,7 @@ import {
 import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
 
 export const API_KEY_PREFIX = 'sklt_live_';
-export const API_KEY_LENGTH = API_KEY_PREFIX.length + 40;
+const API_KEY_LENGTH = API_KEY_PREFIX.length + 40;
 
 export type Heartbeat = 'ACTIVE' | 'IDLE' | 'DORMANT';
 

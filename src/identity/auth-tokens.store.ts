@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { preparedLookup } from '../db/prepared-lookup.js';
 import type { AuthTokensTable, Tables } from '../db/tables.js';
 
-export type AuthTokenRow = Selectable<AuthTokensTable>;
+type AuthTokenRow = Selectable<AuthTokensTable>;
 
 export async function insertAuthToken(db: Kysely<Tables>, row: AuthTokenRow): Promise<void> {
   await db.insertInto('auth_tokens').values(row).execute();

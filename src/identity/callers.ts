@@ -30,7 +30,7 @@ export interface CredentialRef {
 }
 
 /** The user's columns a credential lookup reads beside the credential itself. */
-export interface CallerUserColumns {
+interface CallerUserColumns {
   user_id: string;
   email: string;
   is_admin: number;
@@ -41,7 +41,7 @@ export interface CallerUserColumns {
   byok_provider: string | null;
 }
 
-export interface CallerWorkspace {
+interface CallerWorkspace {
   id: string;
   name: string | null;
   personal: boolean;
