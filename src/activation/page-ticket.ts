@@ -1,5 +1,7 @@
 import type { AppContext } from '../context.js';
-import { constantTimeEqual, hmacHex } from '../secrets.js';
+import { signatureMatches, signValue } from '../signed-values.js';
+
+const PURPOSE = 'activation-page';
 
 /**
  * Between "sign in and review" and "approve or deny", the page carries a ticket instead of
@@ -7,15 +9,14 @@ import { constantTimeEqual, hmacHex } from '../secrets.js';
  * forged without the server secret, so the decision form is safe from cross-site posts.
  */
 export function issueTicket(ctx: Pick<AppContext, 'keys'>, userId: string, userCode: string, expiresAt: string): string {
-  const body = `${userId}.${userCode}.${Date.parse(expiresAt)}`;
-  return `${body}.${hmacHex(ctx.keys.signing, `activation-page.${body}`)}`;
+  const parts = [userId, userCode, String(Date.parse(expiresAt))];
+  return [...parts, signValue(ctx.keys.signing, PURPOSE, parts)].join('.');
 }
 
 export function readTicket(ctx: Pick<AppContext, 'keys' | 'clock'>, ticket: string): { userId: string; userCode: string } | null {
   const [userId, userCode, expiresMs, signature] = ticket.split('.');
   if (!userId || !userCode || !expiresMs || !signature) return null;
-  const body = `${userId}.${userCode}.${expiresMs}`;
-  if (!constantTimeEqual(signature, hmacHex(ctx.keys.signing, `activation-page.${body}`))) return null;
+  if (!signatureMatches(ctx.keys.signing, PURPOSE, [userId, userCode, expiresMs], signature)) return null;
   if (Number(expiresMs) <= ctx.clock.now().getTime()) return null;
   return { userId, userCode };
 }
