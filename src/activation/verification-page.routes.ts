@@ -1,20 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { VERIFICATION_PAGE_CSS } from './verification-page.css.js';
 import { outcomePage, reviewPage, signInPage } from './verification-page.js';
+import { CodeQuery, DecisionForm, ReviewForm } from './verification-page.schemas.js';
 import { decideOnPage, reviewOnPage, ticketHolder } from './verification-steps.js';
-
-const Field = Type.String({ maxLength: 1024 });
-const CodeQuery = Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) });
-const ReviewForm = Type.Object({ code: Field, email: Field, password: Field });
-const DecisionForm = Type.Object({
-  ticket: Field,
-  workspace: Type.String({ maxLength: 100 }),
-  decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
-});
 
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",

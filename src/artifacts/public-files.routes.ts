@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { deliver } from './artifacts.routes.js';
 import { publicFile } from './public-files.js';
-
-const PublicParams = Type.Object({ artifactId: Type.String({ maxLength: 100 }), '*': Type.String({ maxLength: 2048 }) });
+import { PublicParams } from './public-files.schemas.js';
 
 /** Published files, without credentials; `deliver` sandboxes them like every user file. */
 export function publicFileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { Type } from 'typebox';
 import type { AppContext } from '../context.js';
 import { html } from '../http/html.js';
+import { SessionParams } from './checkout-page.schemas.js';
 import { cancelLocalCheckout, findLocalCheckout, type LocalCheckout, payLocalCheckout } from './local-checkout.js';
-
-const SessionParams = Type.Object({ sessionId: Type.String({ maxLength: 100 }) });
 
 /** form-action covers the redirect a form's answer makes, so it names every return URL scheme. */
 const pageHeaders = (appScheme: string) => ({

@@ -10,11 +10,27 @@ export interface StreamOptions {
   maxReconnects?: number;
 }
 
+/** The chunks of a body. A consumer that stops early cancels the body, as `for await` over it would. */
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  let done = false;
+  try {
+    while (!done) {
+      const next = await reader.read();
+      done = next.done;
+      if (next.value) yield next.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
+  }
+}
+
 /** The events of one server-sent-event body, as they arrive. */
 async function* framesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<ExecutionEvent> {
   const decoder = new TextDecoder();
   let buffer = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of chunksOf(body)) {
     buffer += decoder.decode(chunk, { stream: true });
     let end = buffer.indexOf('\n\n');
     while (end >= 0) {
