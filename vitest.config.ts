@@ -1,5 +1,6 @@
+import { connect } from 'node:net';
 import pg from 'pg';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -20,23 +21,81 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
+/** Likewise for the distributed-mode run: only where a Redis answers. */
+async function redisReachable(): Promise<boolean> {
+  const redisUrl = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const reachable = await new Promise<boolean>((resolve) => {
+    const socket = connect({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379), timeout: 2000 });
+    const settle = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once('connect', () => settle(true));
+    socket.once('error', () => settle(false));
+    socket.once('timeout', () => settle(false));
+  });
+  if (!reachable) console.warn(`\n[skillet] Redis is not reachable at ${redisUrl.host}: skipping the distributed-mode run.\n`);
+  return reachable;
+}
+
 export default defineConfig(async () => {
   const withPostgres = process.env.SKIP_POSTGRES !== '1' && (await postgresReachable());
+  const withRedis = process.env.SKIP_DISTRIBUTED !== '1' && (await redisReachable());
   const integration = ['test/integration/**/*.test.ts'];
   // Domain functions over a real database, without a server: on both engines, like integration.
   const domain = ['test/domain/**/*.test.ts'];
+  const postgresOnly = ['test/integration/cluster.test.ts', 'test/integration/cluster-processes.test.ts'];
   return {
     test: {
       testTimeout: 30_000,
       hookTimeout: 30_000,
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-        { extends: true as const, test: { name: 'sqlite', include: integration, env: { TEST_DB: 'sqlite' } } },
+        {
+          extends: true as const,
+          // Nodes of a cluster share a PostgreSQL database: that file runs only in the postgres project.
+          test: {
+            name: 'sqlite',
+            include: integration,
+            exclude: [...configDefaults.exclude, ...postgresOnly],
+            env: { TEST_DB: 'sqlite' },
+          },
+        },
         { extends: true as const, test: { name: 'domain-sqlite', include: domain, env: { TEST_DB: 'sqlite' } } },
+        {
+          extends: true as const,
+          // Headless Chromium is the suite's most load-sensitive part: it runs alone, after every
+          // other project, with room for a loaded machine and one retry (counted in CI's closing line).
+          test: {
+            name: 'e2e',
+            include: ['test/e2e/**/*.test.ts'],
+            globalSetup: ['test/e2e/global-setup.ts'],
+            env: { TEST_DB: 'sqlite' },
+            sequence: { groupOrder: 1 },
+            testTimeout: 90_000,
+            retry: 1,
+          },
+        },
         {
           extends: true as const,
           test: { name: 'security', include: ['test/security/**/*.test.ts'], env: { TEST_DB: 'sqlite' } },
         },
+        ...(withRedis
+          ? [
+              {
+                extends: true as const,
+                // The server-level suites again, every server in distributed mode (REDIS_URL,
+                // the run queue) on one node; last, so it does not crowd the timing-sensitive ones.
+                test: {
+                  name: 'distributed',
+                  include: [...integration, 'test/security/**/*.test.ts'],
+                  exclude: [...configDefaults.exclude, ...postgresOnly],
+                  env: { TEST_DB: 'sqlite', TEST_DISTRIBUTED: '1' },
+                  sequence: { groupOrder: 2 },
+                },
+              },
+            ]
+          : []),
         ...(withPostgres
           ? [
               {

@@ -5,7 +5,14 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 
-export type ServerMode = 'skillet' | 'baseline' | 'sse-baseline' | 'file-baseline' | 'webhook-baseline';
+export type ServerMode =
+  | 'skillet'
+  | 'baseline'
+  | 'sse-baseline'
+  | 'file-baseline'
+  | 'webhook-baseline'
+  | 'mcp-baseline'
+  | 'page-baseline';
 
 export interface Server {
   url: string;

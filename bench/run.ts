@@ -1,12 +1,18 @@
 /**
  * `npm run bench`: every benchmark, each beside a baseline measured in the same run on the
- * same machine. BENCH_ONLY=http, streams, artifacts or webhooks runs one suite;
+ * same machine. BENCH_ONLY=http, streams, artifacts, webhooks, agent, threads, mcp, app or
+ * cluster runs one suite (cluster needs the machine's PostgreSQL and Redis: see bench/cluster.ts);
  * BENCH_ONLY=replay, fan-out-memory or run-cost runs only that measure of the streams suite.
  */
+import { agentRuntime } from './agent.js';
+import { appFirstLoad } from './app.js';
 import { artifactDownloads } from './artifacts.js';
+import { clusterScaling } from './cluster.js';
 import { httpOverhead } from './http-overhead.js';
+import { mcpToolCalls } from './mcp.js';
 import { pinSelf } from './processes.js';
 import { streams } from './streams.js';
+import { threadFanOut } from './threads.js';
 import { webhookThroughput } from './webhooks.js';
 
 pinSelf();
@@ -16,3 +22,8 @@ if (!only || only === 'streams') await streams();
 if (only === 'replay' || only === 'fan-out-memory' || only === 'run-cost') await streams(only);
 if (!only || only === 'artifacts') await artifactDownloads();
 if (!only || only === 'webhooks') await webhookThroughput();
+if (!only || only === 'agent') await agentRuntime();
+if (!only || only === 'threads') await threadFanOut();
+if (!only || only === 'mcp') await mcpToolCalls();
+if (!only || only === 'app') await appFirstLoad();
+if (!only || only === 'cluster') await clusterScaling(only === 'cluster');

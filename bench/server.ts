@@ -10,6 +10,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import Fastify from 'fastify';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
@@ -48,6 +50,7 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
     LOG_LEVEL: 'warn',
     // Rate limiting stays on, with limits high enough that the run measures the work, not 429s.
     RATE_LIMIT_REST_PER_MINUTE: '10000000',
+    RATE_LIMIT_MCP_PER_MINUTE: '10000000',
     RATE_LIMIT_WEBHOOK_PER_MINUTE: '10000000',
     RATE_LIMIT_POLL_BURST: '10000000',
     RATE_LIMIT_POLL_PER_SECOND: '100000',
@@ -142,12 +145,60 @@ async function webhookBaseline(secret: string): Promise<string> {
   return app.listen({ host: '127.0.0.1', port: 0 });
 }
 
+/**
+ * The bare SDK server MCP is measured against: node:http, the SDK's own Node adapter and
+ * `createMcpHandler` (stateless, one server per request, as Skillet serves it), with one
+ * tool, get_balance, answering Skillet's balance shape from memory. No credential, no
+ * database, no rate limit: the floor under any MCP tool call.
+ */
+async function mcpBaseline(): Promise<string> {
+  const balance = { balance: 2000, totalSpent: 0, canExecute: true, isAdmin: false };
+  const handler = createMcpHandler(() => {
+    const server = new McpServer({ name: 'baseline', version: '0.0.0' });
+    server.registerTool('get_balance', { description: 'Shows the balance.' }, async () => ({
+      content: [{ type: 'text', text: JSON.stringify(balance) }],
+      structuredContent: balance,
+    }));
+    return server;
+  });
+  const serve = toNodeHandler(handler);
+  const server = createServer((request, response) => void serve(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 /** A bare Node server streaming one file from disk (the ready-made ZIP), as a static file server would. */
 async function fileBaseline(file: string): Promise<string> {
   const { size } = await stat(file);
   const server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'application/zip', 'content-length': size });
     createReadStream(file).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * The least a run screen can be: a page whose one script fetches one line from its server,
+ * then shows it beside an enabled Cancel button (what the app bench waits for).
+ */
+async function pageBaseline(): Promise<string> {
+  const page =
+    '<!doctype html><html lang="en"><title>baseline</title><main id="root"></main><script type="module" src="/main.js"></script></html>';
+  const script = `const line = await (await fetch('/first')).json();
+const root = document.getElementById('root');
+const button = document.createElement('button');
+button.textContent = 'Cancel';
+const log = document.createElement('ul');
+log.setAttribute('role', 'log');
+const item = document.createElement('li');
+item.textContent = line.text;
+log.append(item);
+root.append(button, log);`;
+  const server = createServer((request, response) => {
+    if (request.url === '/main.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
+    else if (request.url === '/first') response.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"tick 1"}');
+    else response.writeHead(200, { 'content-type': 'text/html' }).end(page);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -160,6 +211,8 @@ const servers: Record<string, () => Promise<string>> = {
   'sse-baseline': sseBaseline,
   'file-baseline': () => fileBaseline(argument ?? ''),
   'webhook-baseline': () => webhookBaseline(argument ?? ''),
+  'mcp-baseline': mcpBaseline,
+  'page-baseline': pageBaseline,
 };
 const url = await (servers[mode ?? ''] ?? baseline)();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));

@@ -81,14 +81,14 @@ async function replay(skillet: Skillet, base: Server) {
   return { ours: median(ours), bare: median(bare) };
 }
 
-interface Subscriber {
+export interface Subscriber {
   response?: IncomingMessage;
   /** Receipt time of each tick, by tick number. */
   ticks: Map<number, number>;
 }
 
 /** Opens `count` idle SSE connections, a few hundred at a time. */
-async function subscribe(url: string, count: number): Promise<Subscriber[]> {
+export async function subscribe(url: string, count: number): Promise<Subscriber[]> {
   const subscribers: Subscriber[] = [];
   for (let batch = 0; batch < count; batch += 250) {
     const opening = Array.from({ length: Math.min(250, count - batch) }, async () => {

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { type ModelPrices, parseModelPrices } from './agent/model-prices.js';
+import { PROJECT_ROOT } from './paths.js';
 import { randomBase64Url } from './secrets.js';
 
 export interface Config {
@@ -11,9 +14,30 @@ export interface Config {
   /** Base URL of published artifact files; the server's own unless they get an origin of their own. */
   publicFilesUrl: string;
   dataDir: string;
+  /** Where artifact blobs live: a folder (in a cluster, one every node mounts) or an S3-compatible bucket. */
+  blobs: BlobSettings;
+  /** Published artifact copies, for a folder store; with S3 published files are served from the blobs. */
+  publicDir: string;
+  /** The built web app (`npm run build` writes it); /app/ explains how to build it when absent. */
+  webAppDir: string;
   /** Absent: the embedded SQLite database in dataDir. */
   databaseUrl: string | undefined;
+  /** Set: distributed mode (DESIGN §12): announcements, rate limits and cache invalidations go through Redis. */
+  redisUrl: string | undefined;
   signingSecret: string;
+  /** This node's name in a cluster: the runs it starts are its own, and only it recovers them. */
+  nodeId: string;
+  /** How long a node of a cluster may go without a heartbeat before its runs are ended by another. */
+  nodeTimeoutMs: number;
+  /**
+   * What a node of a cluster does: `api` answers requests and queues runs, `worker` executes
+   * queued runs, `all` both. Without REDIS_URL there is no queue: one process does everything.
+   */
+  nodeRole: NodeRole;
+  /** Put before every key and channel this cluster uses in Redis, so clusters can share one. */
+  redisPrefix: string;
+  /** How long a worker may fail to renew a queued run's lock before the run counts as stalled. */
+  runStallMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** production turns off what is only safe on a local install: the test-mode checkout. */
   environment: 'development' | 'production';
@@ -24,6 +48,8 @@ export interface Config {
   authTokenTtlDays: number;
   /** How long a resolved credential is trusted without asking the database (0: never). */
   credentialCacheSeconds: number;
+  /** Whether an OAuth access token's scopes (read, write, admin) limit what it may do; recorded only when false. */
+  oauthEnforceScopes: boolean;
   heartbeat: { activeSeconds: number; idleSeconds: number };
   /** A folder of extra skills beside the built-in ones. */
   skillsDir: string | undefined;
@@ -55,6 +81,7 @@ export interface Config {
     /** Runs this process executes at once. */
     runsPerServer: number;
   };
+  agent: AgentSettings;
   billing: {
     /** Ds granted to each new user (as a purchase transaction). */
     signupCredits: number;
@@ -63,9 +90,13 @@ export interface Config {
     /** Absent: the local test-mode checkout. */
     stripe: { secretKey: string; webhookSecret: string; publishableKey: string; apiUrl: string } | null;
   };
+  /** Operations (issue 18): how long SIGTERM waits for runs, the readiness probe, the metrics endpoint. */
+  ops: OpsSettings;
   rateLimits: {
     executionsPerMinute: number;
     restPerMinute: number;
+    /** MCP requests per minute per credential (or per client IP without one), apart from the REST limit. */
+    mcpPerMinute: number;
     /** Signed payment-webhook deliveries per minute per client address, apart from the REST limit. */
     webhookPerMinute: number;
     activationCreateIntervalMs: number;
@@ -78,7 +109,56 @@ export interface Config {
   };
 }
 
+/** A model vendor's house account: its key (absent: no house calls), where it is, its default model. */
+export interface ProviderSettings {
+  apiKey: string | undefined;
+  baseUrl: string;
+  model: string;
+}
+
+export interface AgentSettings {
+  anthropic: ProviderSettings;
+  /** OpenAI, or any server that speaks its Chat Completions API (Ollama, vLLM, llama.cpp). */
+  openai: ProviderSettings;
+  /** Retries of a failed model call (429, 5xx, a dropped connection), with the SDKs' backoff. */
+  maxRetries: number;
+  /** How long one model call may take. */
+  timeoutMs: number;
+  /** Model calls one run may make. */
+  maxTurns: number;
+  /** Output tokens one model call may produce. */
+  maxOutputTokens: number;
+  /** Input plus output tokens one run may use. */
+  maxRunTokens: number;
+  /** Tokens a model may think with per call (Anthropic extended thinking); 0: off. */
+  thinkingBudget: number;
+  prices: ModelPrices;
+}
+
 export type Env = Record<string, string | undefined>;
+
+export interface OpsSettings {
+  /** How long a node told to stop lets its running runs finish before it stops the rest. */
+  shutdownGraceMs: number;
+  /** How long one readiness check may take before it counts as failed. */
+  readyCheckTimeoutMs: number;
+  /** Prometheus metrics: on a port of their own, at /metrics behind a bearer token, both, or neither (off). */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
+}
+
+/** An S3 bucket (AWS, or MinIO, R2 and the like at `endpoint`); no credentials: the SDK's own chain. */
+export interface S3BlobSettings {
+  kind: 's3';
+  bucket: string;
+  /** Put before every key; empty, or ends with `/`. */
+  prefix: string;
+  region: string;
+  endpoint: string | undefined;
+  forcePathStyle: boolean;
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+}
+
+export type BlobSettings = { kind: 'folder'; dir: string } | S3BlobSettings;
 
 /** auto: bubblewrap when it works here; bwrap: refuse to start without it; none: the permission model alone. */
 export type SandboxSetting = 'auto' | 'bwrap' | 'none';
@@ -163,6 +243,21 @@ function environment(env: Env): Config['environment'] {
 }
 
 /** A configured secret wins; otherwise one is generated once and kept in the data folder. */
+/** NODE_ID, or one made once and kept in the data folder, so a restarted node knows its runs. */
+async function nodeId(env: Env, dataDir: string): Promise<string> {
+  const configured = read(env, 'NODE_ID');
+  if (configured !== undefined) {
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(configured))
+      throw new ConfigError('NODE_ID must be 1-64 letters, digits, dots, dashes or underscores');
+    return configured;
+  }
+  const file = path.join(dataDir, 'node-id');
+  await writeFile(file, `${randomUUID()}\n`, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return (await readFile(file, 'utf8')).trim();
+}
+
 async function signingSecret(env: Env, dataDir: string): Promise<string> {
   const configured = read(env, 'SIGNING_SECRET');
   if (configured !== undefined) {
@@ -204,6 +299,103 @@ function stripeSettings(env: Env): Config['billing']['stripe'] {
   };
 }
 
+function agentSettings(env: Env): AgentSettings {
+  let prices: ModelPrices;
+  try {
+    prices = parseModelPrices(read(env, 'MODEL_PRICES'));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  const maxOutputTokens = integer(env, 'AGENT_MAX_OUTPUT_TOKENS', 8192, 16, 1_000_000);
+  return {
+    anthropic: {
+      apiKey: read(env, 'ANTHROPIC_API_KEY'),
+      baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL', 'https://api.anthropic.com'),
+      model: read(env, 'ANTHROPIC_MODEL') ?? 'claude-sonnet-4-5',
+    },
+    openai: {
+      apiKey: read(env, 'OPENAI_API_KEY'),
+      baseUrl: httpUrl(env, 'OPENAI_BASE_URL', 'https://api.openai.com/v1'),
+      model: read(env, 'OPENAI_MODEL') ?? 'gpt-4.1-mini',
+    },
+    maxRetries: integer(env, 'MODEL_MAX_RETRIES', 2, 0, 10),
+    timeoutMs: integer(env, 'MODEL_TIMEOUT_MS', 10 * 60_000, 100, 3_600_000),
+    maxTurns: integer(env, 'AGENT_MAX_TURNS', 25, 1, 1000),
+    maxOutputTokens,
+    maxRunTokens: integer(env, 'AGENT_MAX_RUN_TOKENS', 2_000_000, 1000, 1_000_000_000),
+    // Thinking needs room below the output cap for the answer itself.
+    thinkingBudget: integer(env, 'AGENT_THINKING_BUDGET', 0, 0, Math.max(0, maxOutputTokens - 1)),
+    prices,
+  };
+}
+
+export const NODE_ROLES = ['all', 'api', 'worker'] as const;
+export type NodeRole = (typeof NODE_ROLES)[number];
+
+function nodeRole(env: Env): NodeRole {
+  const raw = read(env, 'NODE_ROLE') ?? 'all';
+  const found = NODE_ROLES.find((candidate) => candidate === raw);
+  if (!found) throw new ConfigError(`NODE_ROLE must be one of ${NODE_ROLES.join(', ')} (got "${raw}")`);
+  return found;
+}
+
+/** BLOB_S3_<name>, or S3_<name> as DESIGN §12 first named them. */
+function s3Setting(env: Env, name: string): string | undefined {
+  return read(env, `BLOB_S3_${name}`) ?? read(env, `S3_${name}`);
+}
+
+/** A bucket when BLOB_S3_BUCKET is set, otherwise the folder BLOB_DIR (DATA_DIR/blobs). */
+function blobSettings(env: Env, dataDir: string): BlobSettings {
+  const bucket = s3Setting(env, 'BUCKET');
+  if (bucket === undefined) return { kind: 'folder', dir: path.resolve(read(env, 'BLOB_DIR') ?? path.join(dataDir, 'blobs')) };
+  if (read(env, 'BLOB_DIR') !== undefined) throw new ConfigError('Set BLOB_DIR or BLOB_S3_BUCKET, not both');
+  const endpointName = read(env, 'BLOB_S3_ENDPOINT') === undefined ? 'S3_ENDPOINT' : 'BLOB_S3_ENDPOINT';
+  const endpoint = read(env, endpointName) === undefined ? undefined : httpUrl(env, endpointName, '');
+  const prefix = s3Setting(env, 'PREFIX') ?? '';
+  if (prefix.startsWith('/') || prefix.includes('//'))
+    throw new ConfigError(`BLOB_S3_PREFIX must be a key prefix such as skillet/blobs/ (got "${prefix}")`);
+  const accessKeyId = s3Setting(env, 'ACCESS_KEY_ID');
+  const secretAccessKey = s3Setting(env, 'SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
+    throw new ConfigError('BLOB_S3_ACCESS_KEY_ID and BLOB_S3_SECRET_ACCESS_KEY go together (or set neither for the SDK chain)');
+  return {
+    kind: 's3',
+    bucket,
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+    region: s3Setting(env, 'REGION') ?? read(env, 'AWS_REGION') ?? 'us-east-1',
+    endpoint,
+    // MinIO and most stand-ins answer on one host name, with the bucket in the path.
+    forcePathStyle: boolean(env, 'BLOB_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+  };
+}
+
+function opsSettings(env: Env): OpsSettings {
+  const token = read(env, 'METRICS_TOKEN');
+  if (token !== undefined && token.length < 16) throw new ConfigError('METRICS_TOKEN must be at least 16 characters');
+  const port = read(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535);
+  return {
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_SECONDS', 30, 0, 24 * 3600) * 1000,
+    readyCheckTimeoutMs: integer(env, 'READY_CHECK_TIMEOUT_MS', 2000, 10, 60_000),
+    metrics: { port, host: read(env, 'METRICS_HOST') ?? '127.0.0.1', token },
+  };
+}
+
+function redisPrefix(env: Env): string {
+  const value = read(env, 'REDIS_PREFIX') ?? 'skillet:';
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(value)) {
+    throw new ConfigError('REDIS_PREFIX must be 1-64 letters, digits, dots, dashes, underscores or colons');
+  }
+  return value;
+}
+
+function redisUrl(env: Env): string | undefined {
+  const value = read(env, 'REDIS_URL');
+  if (value === undefined) return undefined;
+  if (!/^rediss?:\/\//.test(value)) throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL');
+  return value;
+}
+
 /** Reads and validates every setting. The only reader of process.env is whoever calls this. */
 export async function loadConfig(env: Env): Promise<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -219,8 +411,17 @@ export async function loadConfig(env: Env): Promise<Config> {
     publicUrl,
     publicFilesUrl: httpUrl(env, 'PUBLIC_FILES_URL', publicUrl),
     dataDir,
+    blobs: blobSettings(env, dataDir),
+    publicDir: path.resolve(read(env, 'PUBLIC_DIR') ?? path.join(dataDir, 'public')),
+    webAppDir: path.resolve(read(env, 'WEB_APP_DIR') ?? path.join(PROJECT_ROOT, 'dist', 'web')),
     databaseUrl: databaseUrl(env),
+    redisUrl: redisUrl(env),
     signingSecret: await signingSecret(env, dataDir),
+    nodeId: await nodeId(env, dataDir),
+    nodeTimeoutMs: integer(env, 'NODE_TIMEOUT_SECONDS', 30, 2, 3600) * 1000,
+    nodeRole: nodeRole(env),
+    runStallMs: integer(env, 'RUN_STALL_SECONDS', 30, 1, 3600) * 1000,
+    redisPrefix: redisPrefix(env),
     logLevel: logLevel(env),
     environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
@@ -229,6 +430,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),
     authTokenTtlDays: integer(env, 'AUTH_TOKEN_TTL_DAYS', 30, 1, 3650),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 10, 0, 300),
+    oauthEnforceScopes: boolean(env, 'OAUTH_ENFORCE_SCOPES', false),
     heartbeat: {
       activeSeconds: integer(env, 'HEARTBEAT_ACTIVE_SECONDS', 300, 1, 86_400),
       idleSeconds: integer(env, 'HEARTBEAT_IDLE_SECONDS', 7 * 86_400, 1, 365 * 86_400),
@@ -252,14 +454,17 @@ export async function loadConfig(env: Env): Promise<Config> {
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),
     },
+    agent: agentSettings(env),
     billing: {
       signupCredits: integer(env, 'SIGNUP_CREDITS', 0, 0, 1_000_000),
       appScheme: appScheme(env),
       stripe: stripeSettings(env),
     },
+    ops: opsSettings(env),
     rateLimits: {
       executionsPerMinute: integer(env, 'RATE_LIMIT_EXECUTIONS_PER_MINUTE', 30, 1, 10_000_000),
       restPerMinute: integer(env, 'RATE_LIMIT_REST_PER_MINUTE', 100, 1, 10_000_000),
+      mcpPerMinute: integer(env, 'RATE_LIMIT_MCP_PER_MINUTE', 60, 1, 10_000_000),
       webhookPerMinute: integer(env, 'RATE_LIMIT_WEBHOOK_PER_MINUTE', 6000, 1, 10_000_000),
       activationCreateIntervalMs: integer(env, 'RATE_LIMIT_ACTIVATION_INTERVAL_MS', 1000, 0, 3_600_000),
       pollBurst: integer(env, 'RATE_LIMIT_POLL_BURST', 5, 1, 10_000_000),

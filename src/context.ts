@@ -1,13 +1,14 @@
-import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { pino } from 'pino';
-import { type BlobStore, LocalBlobStore } from './artifacts/blob-store.js';
+import type { BlobStore } from './artifacts/blob-store.js';
+import { blobStoreFor } from './artifacts/blob-store-for.js';
 import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database, Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
+import type { RunQueue } from './distributed/run-queue.js';
 import { ActiveRuns } from './executions/active-runs.js';
 import { type Channels, type EventBus, InProcessChannels } from './executions/bus.js';
 import type { ControlMessage } from './executions/control-messages.js';
@@ -33,6 +34,8 @@ export interface AppContext {
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
   runs: ActiveRuns;
+  /** In a cluster: where runs wait for a worker. Absent on a single node, which runs them itself. */
+  runQueue?: RunQueue;
   /** Every open event stream: their keep-alive comments, and ending them at shutdown. */
   streams: OpenStreams;
   payments: PaymentProvider;
@@ -53,7 +56,12 @@ export interface ContextParts {
   /** Built-in skills on the permission model alone when absent (the admin CLI runs none). */
   sandbox?: SkillSandbox;
   bus?: EventBus;
+  /** Control-plane channels; in-process when absent. */
+  control?: Channels<ControlMessage>;
+  /** Resolved credentials; a cache of this node's own when absent. */
+  credentials?: CredentialCache;
   blobs?: BlobStore;
+  runQueue?: RunQueue;
   payments?: PaymentProvider;
   /** Silent when absent: the admin CLI and tests that build a context of their own. */
   log?: FastifyBaseLogger;
@@ -67,15 +75,16 @@ export function createAppContext(parts: ContextParts): AppContext {
     clock: parts.clock,
     config,
     rateLimits: parts.rateLimits,
-    credentials: new CredentialCache(config.credentialCacheSeconds * 1000),
+    credentials: parts.credentials ?? new CredentialCache(config.credentialCacheSeconds * 1000),
     skills: parts.skills ?? new SkillRegistry([]),
     sandbox: parts.sandbox ?? BUILT_INS_ONLY,
     bus: parts.bus ?? new InProcessChannels(),
-    control: new InProcessChannels(),
+    control: parts.control ?? new InProcessChannels(),
     runs: new ActiveRuns(),
+    ...(parts.runQueue ? { runQueue: parts.runQueue } : {}),
     streams: new OpenStreams(config.executions.heartbeatMs),
     payments: parts.payments ?? paymentProviderFor(config),
-    blobs: parts.blobs ?? new LocalBlobStore(path.join(config.dataDir, 'blobs')),
+    blobs: parts.blobs ?? blobStoreFor(config),
     keys: {
       sealing: deriveKey(config.signingSecret, 'sealing'),
       signing: deriveKey(config.signingSecret, 'url-signing'),

@@ -10,7 +10,8 @@ import { clientInfoOf } from './client-info.js';
 import { pollActivation } from './poll.js';
 
 export function activationRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const verificationUrl = `${ctx.config.publicUrl}/activate`;
+  // The app's approval screen; /activate stays as the page that works without JavaScript.
+  const verificationUrl = `${ctx.config.publicUrl}/app/activate`;
 
   return async (app) => {
     app.post(

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { ActivationStatus } from '../db/tables.js';
 import { AppError, Conflict, Expired, InternalError, NotFound, RateLimited } from '../errors.js';
+import { invalidate } from '../executions/control-messages.js';
 import { mintApiKey } from '../identity/api-keys.js';
 import type { Caller } from '../identity/callers.js';
 import type { RateRule } from '../rate-limit/store.js';
@@ -46,7 +47,7 @@ const GUESS_RULE: RateRule = { kind: 'window', limit: 10, windowMs: 10 * 60_000 
 type CodeReader = Expirer & Pick<AppContext, 'rateLimits'>;
 
 /** What deciding on a code needs beyond reading it: the key that seals the minted API key. */
-type Decider = CodeReader & Pick<AppContext, 'keys'>;
+type Decider = CodeReader & Pick<AppContext, 'keys' | 'control'>;
 
 export async function createActivation(ctx: Pick<AppContext, 'db' | 'clock'>, client: ClientInfo): Promise<NewActivation> {
   const now = ctx.clock.now();
@@ -189,6 +190,8 @@ export async function confirmActivation(
     if (error instanceof LostRace) await afterLostRace(ctx, row.id);
     throw error;
   }
+  // The person's own keys list (in the workspace their app follows) has a new entry.
+  invalidate(ctx, caller.workspaceId, ['keys']);
 }
 
 export async function denyActivation(ctx: CodeReader, caller: Caller, typed: string): Promise<void> {

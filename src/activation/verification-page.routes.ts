@@ -1,22 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { sendPage } from '../http/pages.js';
 import { VERIFICATION_PAGE_CSS } from './verification-page.css.js';
 import { outcomePage, reviewPage, signInPage } from './verification-page.js';
 import { CodeQuery, DecisionForm, ReviewForm } from './verification-page.schemas.js';
 import { decideOnPage, reviewOnPage, ticketHolder } from './verification-steps.js';
-
-const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'",
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-};
-
-function sendPage(reply: FastifyReply, status: number, page: string): FastifyReply {
-  return reply.status(status).headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(page);
-}
 
 /** `/activate`: where a person signs in, checks the code and approves or denies the device. */
 export function verificationPageRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -1,26 +1,9 @@
-import { html, type SafeHtml } from '../http/html.js';
+import { credentialFields, html, notice, pageLayout } from '../http/html.js';
 import type { WorkspaceView } from '../identity/workspaces.js';
 import type { ActivationDetails } from './activation.js';
 
-function layout(title: string, body: SafeHtml): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Skillet</title>
-<link rel="stylesheet" href="/activate/style.css">
-</head>
-<body><main>${body}</main></body>
-</html>`.value;
-}
-
-function notice(message: string | undefined): SafeHtml {
-  return message ? html`<p class="notice" role="alert">${message}</p>` : html``;
-}
-
 export function signInPage(options: { code?: string; email?: string; message?: string }): string {
-  return layout(
+  return pageLayout(
     'Activate a device',
     html`<h1>Activate a device</h1>
 <p>Sign in to review the device that is asking for access.</p>
@@ -28,10 +11,7 @@ ${notice(options.message)}
 <form method="post" action="/activate/review">
 <label for="code">Code shown on your device</label>
 <input id="code" name="code" value="${options.code ?? ''}" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" required>
-<label for="email">Email</label>
-<input id="email" name="email" type="email" value="${options.email ?? ''}" autocomplete="username" required>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
+${credentialFields(options.email)}
 <button class="primary" type="submit">Continue</button>
 </form>`,
   );
@@ -57,7 +37,7 @@ export function reviewPage(options: {
     (workspace) =>
       html`<option value="${workspace.id}"${workspace.personal ? html` selected` : html``}>${workspace.personal ? 'Personal' : (workspace.name ?? workspace.id)}</option>`,
   );
-  return layout(
+  return pageLayout(
     'Approve this device?',
     html`<h1>Approve this device?</h1>
 <p>Check that this code is the one on your device:</p>
@@ -82,5 +62,5 @@ export function reviewPage(options: {
 }
 
 export function outcomePage(title: string, message: string): string {
-  return layout(title, html`<h1>${title}</h1><p>${message}</p>`);
+  return pageLayout(title, html`<h1>${title}</h1><p>${message}</p>`);
 }

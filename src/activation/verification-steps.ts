@@ -8,7 +8,7 @@ import { type ActivationDetails, confirmActivation, denyActivation, lookupActiva
 import { issueTicket, readTicket } from './page-ticket.js';
 
 /** What the verification page's two steps need: sign-in, the codes, and the ticket between them. */
-type PageDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'rateLimits' | 'credentials' | 'keys'>;
+type PageDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'rateLimits' | 'credentials' | 'keys' | 'control'>;
 
 /** The page has no session of its own: it acts as the person who signed in on it, in their personal workspace. */
 function pageCaller(user: UserRow): Caller {

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
+import { Success } from '../http/schemas.js';
 import {
   artifactDetail,
   artifactDownload,
@@ -22,7 +23,6 @@ import {
   ListQuery,
   ManifestSchema,
   Published,
-  Success,
 } from './artifacts.schemas.js';
 import type { Delivery } from './delivery.js';
 import { installArtifact } from './install.js';
@@ -101,7 +101,7 @@ export function artifactRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       { config: legacy, schema: { params: ArtifactParams, response: { 200: Success } } },
       async (request) => {
         await removeArtifact(ctx, callerOf(request), request.params.artifactId);
-        return { success: true };
+        return { success: true as const };
       },
     );
 
@@ -116,7 +116,7 @@ export function artifactRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       { config: legacy, schema: { params: ArtifactParams, response: { 200: Success } } },
       async (request) => {
         await unpublishArtifact(ctx, callerOf(request), request.params.artifactId);
-        return { success: true };
+        return { success: true as const };
       },
     );
 

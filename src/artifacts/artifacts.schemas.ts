@@ -46,5 +46,4 @@ export const ManifestSchema = Type.Object({
   createdAt: Type.String(),
 });
 
-export const Success = Type.Object({ success: Type.Boolean() });
 export const Published = Type.Object({ publicUrl: Type.String(), filesCopied: Type.Integer() });

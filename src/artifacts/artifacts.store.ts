@@ -31,6 +31,17 @@ export function findArtifact(db: Kysely<Tables>, id: string): Promise<ArtifactRo
   return db.selectFrom('artifacts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** What one execution of the workspace wrote (at most one artifact today), oldest first. */
+export function artifactsOfExecution(db: Kysely<Tables>, workspaceId: string, executionId: string): Promise<ArtifactRow[]> {
+  return db
+    .selectFrom('artifacts')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('execution_id', '=', executionId)
+    .orderBy('number')
+    .execute();
+}
+
 /** Newest first. */
 export function artifactPage(db: Kysely<Tables>, workspaceId: string, limit: number, offset: number): Promise<ArtifactRow[]> {
   return db
@@ -99,7 +110,22 @@ export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promi
 }
 
 /** Artifacts a crashed process left pending become failed. */
-export async function failPendingArtifacts(db: Kysely<Tables>): Promise<number> {
-  const result = await db.updateTable('artifacts').set({ status: 'failed' }).where('status', '=', 'pending').executeTakeFirst();
+/** Fails the artifacts left pending by runs this node owned (or no node did). */
+export async function failPendingArtifacts(db: Kysely<Tables>, nodeId: string): Promise<number> {
+  const result = await db
+    .updateTable('artifacts')
+    .set({ status: 'failed' })
+    .where('status', '=', 'pending')
+    .where((where) =>
+      where(
+        'execution_id',
+        'in',
+        db
+          .selectFrom('executions')
+          .select('execution_id')
+          .where((owned) => owned.or([owned('owner_node', '=', nodeId), owned('owner_node', 'is', null)])),
+      ),
+    )
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

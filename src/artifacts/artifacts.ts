@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
+import { invalidate } from '../executions/control-messages.js';
 import type { Caller } from '../identity/callers.js';
 import { manageableArtifact, readableArtifact } from './access.js';
 import { type ArtifactView, artifactView, fileListOf } from './artifact-view.js';
@@ -8,12 +9,13 @@ import {
   type ArtifactFileRow,
   type ArtifactRow,
   artifactPage,
+  artifactsOfExecution,
   countInWorkspace,
   deleteArtifact,
   fileAt,
   filesOf,
-  unreferenced,
 } from './artifacts.store.js';
+import { removeOrphans } from './blob-collection.js';
 import { downloadName, isBundlePath, isText, type Manifest } from './bundle.js';
 import type { Delivery } from './delivery.js';
 import { removePublicCopy } from './public-files.js';
@@ -38,6 +40,15 @@ export async function listArtifacts(ctx: Pick<AppContext, 'db'>, caller: Caller,
     fileList: fileListOf(files.filter((file) => file.artifact_id === row.id)),
   }));
   return { items, total };
+}
+
+/**
+ * The artifacts an execution of the caller's workspace wrote. An execution of another
+ * workspace shows none, like one that wrote nothing; the caller looks the execution up first.
+ */
+export async function executionArtifacts(ctx: Pick<AppContext, 'db'>, caller: Caller, executionId: string) {
+  const rows = await artifactsOfExecution(ctx.db, caller.workspaceId, executionId);
+  return rows.map(artifactView);
 }
 
 async function mainFile(ctx: Pick<AppContext, 'db'>, artifact: ArtifactRow): Promise<ArtifactFileRow | undefined> {
@@ -120,13 +131,20 @@ export async function artifactFile(ctx: Files, caller: Caller, id: string, fileP
 }
 
 /** Deletes the artifact for good: its row, its public copy, and any blob nothing else uses. */
-export async function removeArtifact(ctx: Files & Pick<AppContext, 'config'>, caller: Caller, id: string): Promise<void> {
+export async function removeArtifact(
+  ctx: Files & Pick<AppContext, 'config' | 'control' | 'clock'>,
+  caller: Caller,
+  id: string,
+): Promise<void> {
   const artifact = await manageableArtifact(ctx, caller, id);
   const files = await filesOf(ctx.db, [artifact.id]);
   await removePublicCopy(ctx, artifact.id);
   await ctx.blobs.exclusive(async () => {
     await deleteArtifact(ctx.db, artifact.id);
-    const orphans = await unreferenced(ctx.db, [...new Set(files.map((file) => file.sha256))]);
-    for (const sha256 of orphans) await ctx.blobs.remove(sha256);
+    await removeOrphans(
+      ctx,
+      files.map((file) => file.sha256),
+    );
   });
+  invalidate(ctx, caller.workspaceId, ['artifacts']);
 }

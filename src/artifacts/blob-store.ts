@@ -1,11 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { crc32 as zlibCrc32 } from 'node:zlib';
+import { assertBlobName, clearFolder, isBlobName, stageFile, Turns } from './blob-files.js';
 
 /** A blob copied into a temporary file and hashed, not yet visible under its name. */
 export interface StagedBlob {
@@ -18,36 +15,46 @@ export interface StagedBlob {
 
 /**
  * Content-addressed file storage: a blob's name is the SHA-256 of its bytes. Writes go to
- * a temporary file that is flushed to disk and then renamed, so a crash never leaves a
- * partial file under a real name. Names change only inside `exclusive`, which is also
- * where callers record or drop references, so that a blob about to be referenced again is
- * never collected in between.
+ * a temporary file that is flushed to disk and only then stored under its name, so a crash
+ * never leaves a partial blob under a real name. Within one process, names change only
+ * inside `exclusive`, which is also where callers record or drop references, so that a blob
+ * about to be referenced again is never collected in between. Across the nodes of a cluster
+ * that lock does not reach: there a blob's age guards it (see blob-collection.ts), which is
+ * why `commit` leaves a blob young and removal can be limited to old blobs.
  */
 export interface BlobStore {
   stage(source: Readable): Promise<StagedBlob>;
+  /** Stores a staged blob under its name; afterwards the blob counts as just written. */
   commit(staged: StagedBlob): Promise<void>;
   discard(staged: StagedBlob): Promise<void>;
   read(sha256: string): Readable;
   /** A blob of known size, whole: fewer system calls than a stream for small blobs. */
   readAll(sha256: string, size: number): Promise<Buffer>;
-  /** A local file path, for stores on this machine's disk. */
-  pathOf(sha256: string): string;
-  remove(sha256: string): Promise<void>;
-  /** Every stored blob's name. */
-  names(): Promise<string[]>;
-  /** Removes temporary files left by a crash; only safe when nothing is staging. */
-  clearTemporary(): Promise<void>;
+  /**
+   * Removes a blob; with `ifOlderThan`, only one last written before then. True when a blob
+   * was removed (false: none, or a younger one).
+   */
+  remove(sha256: string, ifOlderThan?: Date): Promise<boolean>;
+  /** Every stored blob's name; with `olderThan`, only those last written before then. */
+  names(olderThan?: Date): Promise<string[]>;
+  /**
+   * Removes temporary files left by a crash: all of them, which is only safe when nothing is
+   * staging, or with `olderThan` those last written before then.
+   */
+  clearTemporary(olderThan?: Date): Promise<void>;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /** Only a store on this machine's disk has paths; the server itself reads through streams. */
+  pathOf?(sha256: string): string;
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** Large reads: blobs are sent whole, mostly to sockets. */
 const READ_CHUNK = 1024 * 1024;
 
+/** Blobs in a folder: this machine's disk, or a mount every node of a cluster shares. */
 export class LocalBlobStore implements BlobStore {
   readonly #root: string;
   readonly #temporary: string;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #turns = new Turns();
 
   constructor(root: string) {
     this.#root = root;
@@ -55,37 +62,12 @@ export class LocalBlobStore implements BlobStore {
   }
 
   pathOf(sha256: string): string {
-    if (!SHA256_HEX.test(sha256)) throw new Error(`not a blob name: ${sha256}`);
+    assertBlobName(sha256);
     return path.join(this.#root, sha256.slice(0, 2), sha256);
   }
 
-  async stage(source: Readable): Promise<StagedBlob> {
-    await mkdir(this.#temporary, { recursive: true });
-    const tempPath = path.join(this.#temporary, randomUUID());
-    const hash = createHash('sha256');
-    let crc32 = 0;
-    let size = 0;
-    const measure = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        crc32 = zlibCrc32(chunk, crc32);
-        size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(source, measure, createWriteStream(tempPath, { flags: 'wx' }));
-      const handle = await open(tempPath, 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-    } catch (error) {
-      await rm(tempPath, { force: true });
-      throw error;
-    }
-    return { sha256: hash.digest('hex'), crc32, size, tempPath };
+  stage(source: Readable): Promise<StagedBlob> {
+    return stageFile(this.#temporary, source);
   }
 
   async commit(staged: StagedBlob): Promise<void> {
@@ -93,10 +75,13 @@ export class LocalBlobStore implements BlobStore {
     await mkdir(path.dirname(target), { recursive: true });
     // Replacing an existing blob is harmless: same name, same bytes.
     await rename(staged.tempPath, target);
+    // Young from now on, however long staging took: collection in a cluster goes by age.
+    const now = new Date();
+    await utimes(target, now, now);
   }
 
   async discard(staged: StagedBlob): Promise<void> {
-    await rm(staged.tempPath, { force: true });
+    await unlink(staged.tempPath).catch(ignoreMissing);
   }
 
   read(sha256: string): Readable {
@@ -119,30 +104,42 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async remove(sha256: string): Promise<void> {
-    await unlink(this.pathOf(sha256)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-    });
+  async remove(sha256: string, ifOlderThan?: Date): Promise<boolean> {
+    const file = this.pathOf(sha256);
+    if (ifOlderThan && !(await this.#olderThan(file, ifOlderThan))) return false;
+    return unlink(file).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => ignoreMissing(error).then(() => false),
+    );
   }
 
-  async names(): Promise<string[]> {
+  async names(olderThan?: Date): Promise<string[]> {
     const found: string[] = [];
     for (const shard of await readdir(this.#root).catch(() => [])) {
       if (!/^[0-9a-f]{2}$/.test(shard)) continue;
-      for (const name of await readdir(path.join(this.#root, shard))) {
-        if (SHA256_HEX.test(name)) found.push(name);
+      for (const name of await readdir(path.join(this.#root, shard)).catch(() => [])) {
+        if (!isBlobName(name)) continue;
+        if (olderThan && !(await this.#olderThan(path.join(this.#root, shard, name), olderThan))) continue;
+        found.push(name);
       }
     }
     return found;
   }
 
-  async clearTemporary(): Promise<void> {
-    await rm(this.#temporary, { recursive: true, force: true });
+  clearTemporary(olderThan?: Date): Promise<void> {
+    return clearFolder(this.#temporary, olderThan);
   }
 
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const turn = this.#queue.then(work, work);
-    this.#queue = turn.catch(() => undefined);
-    return turn;
+    return this.#turns.run(work);
   }
+
+  async #olderThan(file: string, moment: Date): Promise<boolean> {
+    const stats = await stat(file).catch(() => undefined);
+    return stats !== undefined && stats.mtimeMs < moment.getTime();
+  }
+}
+
+async function ignoreMissing(error: NodeJS.ErrnoException): Promise<void> {
+  if (error.code !== 'ENOENT') throw error;
 }

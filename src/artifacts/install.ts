@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import { skillOfMetadata, writeSkillFolder } from '../skills/installed-skill-folder.js';
 import { isSlugTaken, recordInstalledSkill } from '../skills/workspace-skills.store.js';
 import { readableArtifact } from './access.js';
 import { type ArtifactView, artifactView } from './artifact-view.js';
-import { filesOf, findArtifact, updateArtifact } from './artifacts.store.js';
-import type { SkillInBundle } from './run-output.js';
-
-function skillOf(metadata: string | null): SkillInBundle | undefined {
-  if (metadata === null) return undefined;
-  return (JSON.parse(metadata) as { skill?: SkillInBundle }).skill;
-}
+import { findArtifact, updateArtifact } from './artifacts.store.js';
 
 /**
  * Installs a skill artifact into its workspace: the skill's folder is written out of the
@@ -27,15 +22,13 @@ export async function installArtifact(
   id: string,
 ): Promise<ArtifactView> {
   const artifact = await readableArtifact(ctx, caller, id);
-  const skill = artifact.artifact_type === 'skill' ? skillOf(artifact.metadata) : undefined;
+  const skill = artifact.artifact_type === 'skill' ? skillOfMetadata(artifact.metadata) : undefined;
   if (!skill) throw new InvalidInput('This artifact is not a skill');
   if (artifact.is_installed === 1) return artifactView(artifact);
   if (ctx.skills.get(skill.slug) || (await isSlugTaken(ctx.db, caller.workspaceId, skill.slug))) {
     throw new Conflict(`A skill with the slug ${skill.slug} is already installed in this workspace`);
   }
 
-  const prefix = skill.folder ? `${skill.folder}/` : '';
-  const files = (await filesOf(ctx.db, [artifact.id])).filter((file) => file.path.startsWith(prefix));
   const dir = path.join(
     ctx.config.dataDir,
     'installed-skills',
@@ -43,11 +36,7 @@ export async function installArtifact(
     `${skill.slug}-${randomBytes(4).toString('hex')}`,
   );
   try {
-    for (const file of files) {
-      const target = path.join(dir, ...file.path.slice(prefix.length).split('/'));
-      await mkdir(path.dirname(target), { recursive: true });
-      await copyFile(ctx.blobs.pathOf(file.sha256), target);
-    }
+    await writeSkillFolder(ctx, artifact.id, skill.folder, dir);
     await ctx.db.transaction().execute(async (trx) => {
       await recordInstalledSkill(trx, {
         workspace_id: caller.workspaceId,

@@ -1,24 +1,27 @@
-import { readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import { failPendingArtifacts, unreferenced } from './artifacts.store.js';
+import { failPendingArtifacts } from './artifacts.store.js';
+import { collectableBefore, sweepOrphanBlobs } from './blob-collection.js';
+import { clearPublishLeftovers } from './public-files.js';
 
 /**
- * At start-up nothing is being written, so whatever a crash left half done can go: scratch
- * folders, temporary blob files, publish staging folders, and blobs that were stored but
- * never recorded. Artifacts still pending were cut off with their run and become failed.
+ * At start-up this process is writing nothing, so what a crash left half done can go: its
+ * scratch folders (DATA_DIR is the node's own), and artifacts still pending, cut off with
+ * their run, become failed. Temporary blob files, publish staging folders and unreferenced
+ * blobs all go too in embedded mode. In a cluster the store and the public folder are
+ * shared, and another node may be staging, publishing or about to record a blob this very
+ * moment: only leftovers older than the collection age go, and unreferenced blobs are left
+ * to the cluster's sweep (`sweepOrphanBlobs`).
  */
 export async function recoverArtifacts(
   ctx: Pick<AppContext, 'db' | 'blobs' | 'config'>,
 ): Promise<{ failed: number; removedBlobs: number }> {
+  const cutoff = collectableBefore(ctx.config);
   await rm(path.join(ctx.config.dataDir, 'scratch'), { recursive: true, force: true });
-  await ctx.blobs.clearTemporary();
-  const publicRoot = path.join(ctx.config.dataDir, 'public');
-  for (const entry of await readdir(publicRoot).catch(() => [])) {
-    if (entry.startsWith('.staging-')) await rm(path.join(publicRoot, entry), { recursive: true, force: true });
-  }
-  const failed = await failPendingArtifacts(ctx.db);
-  const orphans = await unreferenced(ctx.db, await ctx.blobs.names());
-  for (const sha256 of orphans) await ctx.blobs.remove(sha256);
-  return { failed, removedBlobs: orphans.length };
+  await ctx.blobs.clearTemporary(cutoff);
+  await clearPublishLeftovers(ctx, cutoff);
+  const failed = await failPendingArtifacts(ctx.db, ctx.config.nodeId);
+  const removedBlobs = cutoff ? 0 : await sweepOrphanBlobs(ctx);
+  return { failed, removedBlobs };
 }

@@ -5,15 +5,8 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
-import {
-  deleteArtifact,
-  deleteFiles,
-  filesOf,
-  insertArtifact,
-  insertFiles,
-  unreferenced,
-  updateArtifact,
-} from './artifacts.store.js';
+import { deleteArtifact, deleteFiles, filesOf, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
+import { removeOrphans } from './blob-collection.js';
 import type { StagedBlob } from './blob-store.js';
 import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
 
@@ -77,7 +70,8 @@ async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | unde
     const source = await handle.readFile({ encoding: 'utf8' });
     const manifest = parseSkillManifest(source, path.posix.basename(folder) || 'skill');
     const entry = manifest.entry && (folder ? `${folder}/${manifest.entry}` : manifest.entry);
-    if (manifest.runtime !== 'script' || !files.some((file) => file.path === entry)) return undefined;
+    // A script skill is only whole with its entry; an agent skill's SKILL.md is enough.
+    if (manifest.runtime === 'script' && !files.some((file) => file.path === entry)) return undefined;
     return { slug: manifest.slug, name: manifest.name, description: manifest.description, folder };
   } catch (error) {
     if (error instanceof ManifestError) return undefined;
@@ -200,8 +194,10 @@ export class RunOutput {
           metadata: null,
         });
       });
-      const orphans = await unreferenced(this.#ctx.db, [...new Set(files.map((file) => file.sha256))]);
-      for (const sha256 of orphans) await this.#ctx.blobs.remove(sha256);
+      await removeOrphans(
+        this.#ctx,
+        files.map((file) => file.sha256),
+      );
     });
   }
 

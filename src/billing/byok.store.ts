@@ -26,3 +26,8 @@ export async function clearByok(db: Kysely<Tables>, userId: string): Promise<voi
     .where('id', '=', userId)
     .execute();
 }
+
+/** The sealed key and its provider, for the runs that ride on it. */
+export function sealedByokOf(db: Kysely<Tables>, userId: string) {
+  return db.selectFrom('users').select(['byok_sealed', 'byok_provider']).where('id', '=', userId).executeTakeFirst();
+}

@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
-import { encrypt } from '../secrets.js';
-import { byokOf, clearByok, setByok } from './byok.store.js';
+import { invalidateForUser } from '../identity/user-invalidation.js';
+import { decrypt, encrypt } from '../secrets.js';
+import { byokOf, clearByok, sealedByokOf, setByok } from './byok.store.js';
 
 interface ByokStatus {
   hasKey: boolean;
@@ -11,8 +12,10 @@ interface ByokStatus {
 
 const KEY_SHAPE = /^sk-[A-Za-z0-9_-]{16,300}$/;
 
+export type ModelProvider = 'anthropic' | 'openai';
+
 /** The provider a key belongs to, by its prefix; the longer, vendor-specific one is tested first. */
-export function providerOfKey(key: string): 'anthropic' | 'openai' | null {
+export function providerOfKey(key: string): ModelProvider | null {
   if (!KEY_SHAPE.test(key)) return null;
   return key.startsWith('sk-ant-') ? 'anthropic' : 'openai';
 }
@@ -31,7 +34,7 @@ export async function byokStatus(ctx: Pick<AppContext, 'db'>, userId: string): P
 
 /** Stores the caller's own model key, sealed with AES-256-GCM; it moves paygmode to byokmode. */
 export async function storeByokKey(
-  ctx: Pick<AppContext, 'db' | 'keys' | 'credentials'>,
+  ctx: Pick<AppContext, 'db' | 'keys' | 'credentials' | 'control' | 'clock'>,
   userId: string,
   key: unknown,
 ): Promise<ByokStatus> {
@@ -42,14 +45,28 @@ export async function storeByokKey(
   const stored = await setByok(ctx.db, userId, { sealed: encrypt(ctx.keys.byok, key), preview: keyPreview, provider });
   if (!stored) throw new NotFound('User not found');
   ctx.credentials.forgetUser(userId);
+  await invalidateForUser(ctx, userId, ['byok']);
   return { hasKey: true, keyPreview, provider };
 }
 
 export async function deleteByokKey(
-  ctx: Pick<AppContext, 'db' | 'credentials'>,
+  ctx: Pick<AppContext, 'db' | 'credentials' | 'control' | 'clock'>,
   userId: string,
 ): Promise<{ hasKey: false; keyPreview: null }> {
   await clearByok(ctx.db, userId);
   ctx.credentials.forgetUser(userId);
+  await invalidateForUser(ctx, userId, ['byok']);
   return { hasKey: false, keyPreview: null };
+}
+
+/** A user's own model key, unsealed for a run that rides on it; undefined when none is stored. */
+export async function ownModelKey(
+  ctx: Pick<AppContext, 'db' | 'keys'>,
+  userId: string,
+): Promise<{ provider: ModelProvider; key: string } | undefined> {
+  const row = await sealedByokOf(ctx.db, userId);
+  if (!row?.byok_sealed) return undefined;
+  const key = decrypt(ctx.keys.byok, row.byok_sealed);
+  const provider = providerOfKey(key);
+  return provider ? { provider, key } : undefined;
 }

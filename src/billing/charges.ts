@@ -3,24 +3,14 @@ import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
-import { chargeOfExecution, chargeRun, grant, hasEntry } from './ledger.store.js';
+import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, grant, hasEntry, priceChargeOf } from './ledger.store.js';
 import type { Payer } from './payer.js';
 import { accountOf, payerOfExecution } from './standing.store.js';
-import { subscriptionModeOf } from './subscription-mode.js';
+import { type BillingStanding, subscriptionModeOf } from './subscription-mode.js';
 
 type Deps = Pick<AppContext, 'db' | 'clock'>;
 
 const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack first';
-
-/** House rates for model calls made on the service's own key: Ds per thousand tokens. */
-const HOUSE_RATES = { inputPerThousand: 1, outputPerThousand: 4 };
-
-/** What a run costs: its skill's price plus its model tokens at house rates, none on a BYOK key. */
-export function runCost(price: number, tokens: { input: number; output: number }, byok: boolean): number {
-  if (byok) return price;
-  const model = (tokens.input * HOUSE_RATES.inputPerThousand + tokens.output * HOUSE_RATES.outputPerThousand) / 1000;
-  return price + Math.ceil(model);
-}
 
 /**
  * Refuses a priced run for someone whose balance cannot cover its price (402
@@ -42,7 +32,7 @@ export async function requireRunCovered(ctx: Deps, caller: Payer, executionId: s
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */
 export async function quoteRun(ctx: Deps, executionId: string, cost: number): Promise<{ userId: string; amount: number }> {
   const payer = await payerOfExecution(ctx.db, executionId);
-  const exempt = payer.isAdmin || subscriptionModeOf(payer.standing, ctx.clock.now()) === 'sitelicense';
+  const exempt = isExempt(payer, ctx.clock.now());
   return { userId: payer.userId, amount: exempt ? 0 : cost };
 }
 
@@ -67,27 +57,87 @@ export async function holdRunPrice(
   });
 }
 
-/** The credits an execution's runs were charged (0 when none). */
-export async function heldCharge(db: Kysely<Tables>, executionId: string): Promise<number> {
-  const charge = await chargeOfExecution(db, executionId);
+/** The price an execution's run was charged at its start (0 when none). */
+async function heldCharge(db: Kysely<Tables>, executionId: string): Promise<number> {
+  const charge = await priceChargeOf(db, executionId);
   return charge ? -charge.amount : 0;
 }
 
+/** What an execution cost in all: its price and its model calls. */
+export function executionCost(db: Kysely<Tables>, executionId: string): Promise<number> {
+  return chargedFor(db, executionId);
+}
+
+/** Admins and site-license holders run without being charged. */
+export function isExempt(payer: { isAdmin: boolean; standing: BillingStanding }, now: Date): boolean {
+  return payer.isAdmin || subscriptionModeOf(payer.standing, now) === 'sitelicense';
+}
+
+/** What a user can still spend, in Ds. */
+export async function spendableBy(ctx: Deps, userId: string): Promise<number> {
+  return (await accountOf(ctx.db, userId)).balance;
+}
+
 /**
- * Gives back what an execution was charged when the service, not the skill, failed its run
- * (the server stopped, the sandbox could not start it, its files could not be stored).
- * Written once: a second call finds the refund already there.
+ * Charges the next model call of an execution `due` Ds to its payer, never below a zero
+ * balance. The ledger numbers the call after the execution's earlier ones, so a run resumed
+ * after an interrupt goes on counting. Returns the Ds that could not be taken.
+ */
+export async function chargeModelTokens(ctx: Deps, userId: string, executionId: string, due: number): Promise<number> {
+  if (due <= 0) return 0;
+  return ctx.db.transaction().execute(async (trx) => {
+    const taken = await chargeModelCall(trx, {
+      userId,
+      due,
+      executionId,
+      description: `Run ${executionId}, model call: ${due} Ds`,
+      nowIso: ctx.clock.now().toISOString(),
+    });
+    return due - taken;
+  });
+}
+
+/**
+ * Charges a model call of an agent thread's turn `due` Ds to the turn's payer, never below
+ * a zero balance. A thread is no execution: the row names the thread in its description
+ * (the agent and the client's thread id, then the row id) and has no execution id. Returns the Ds that could not be taken.
+ */
+export async function chargeThreadModelTokens(
+  ctx: Deps,
+  userId: string,
+  threadRowId: string,
+  due: number,
+  /** How the person knows the thread ("assistant/<threadId>"), shown beside its row id. */
+  label?: string,
+): Promise<number> {
+  if (due <= 0) return 0;
+  const named = label === undefined ? threadRowId : `${label} (${threadRowId})`;
+  return ctx.db.transaction().execute(async (trx) => {
+    const taken = await chargeUsageUpTo(trx, {
+      userId,
+      due,
+      description: `Agent thread ${named}, model call: ${due} Ds`,
+      nowIso: ctx.clock.now().toISOString(),
+    });
+    return due - taken;
+  });
+}
+
+/**
+ * Gives back what an execution was charged (its price and any model calls) when the
+ * service, not the skill, failed its run (the server stopped, the sandbox could not start
+ * it, its files could not be stored). Written once: a second call finds the refund there.
  */
 export async function refundRun(ctx: Deps, executionId: string): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
-    const charge = await chargeOfExecution(trx, executionId);
-    if (!charge || charge.amount >= 0) return 0;
-    await lockRow(trx, 'users', charge.user_id);
+    const amount = await chargedFor(trx, executionId);
+    if (amount <= 0) return 0;
+    const { userId } = await payerOfExecution(trx, executionId);
+    await lockRow(trx, 'users', userId);
     const description = `Refund of run ${executionId}: the service failed it`;
-    if (await hasEntry(trx, charge.user_id, description)) return 0;
-    const amount = -charge.amount;
+    if (await hasEntry(trx, userId, description)) return 0;
     await grant(trx, {
-      userId: charge.user_id,
+      userId,
       amount,
       description,
       paymentSessionId: null,

@@ -2,16 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { html } from '../http/html.js';
+import { pageHeaders } from '../http/pages.js';
 import { SessionParams } from './checkout-page.schemas.js';
 import { cancelLocalCheckout, findLocalCheckout, type LocalCheckout, payLocalCheckout } from './local-checkout.js';
 
 /** form-action covers the redirect a form's answer makes, so it names every return URL scheme. */
-const pageHeaders = (appScheme: string) => ({
-  'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https: ${appScheme}:; frame-ancestors 'none'`,
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-});
+const checkoutHeaders = (appScheme: string) =>
+  pageHeaders({ styles: "'unsafe-inline'", formAction: `'self' http: https: ${appScheme}:` });
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
@@ -43,7 +40,7 @@ export function checkoutPageRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const publicRoute = { config: { auth: 'public' as const }, schema: { hide: true, params: SessionParams } };
 
-    const headers = pageHeaders(ctx.config.billing.appScheme);
+    const headers = checkoutHeaders(ctx.config.billing.appScheme);
     const sendPage = (reply: FastifyReply, session: LocalCheckout) =>
       reply.headers(headers).type('text/html; charset=utf-8').send(page(session).value);
 

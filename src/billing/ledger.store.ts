@@ -79,17 +79,8 @@ export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: nu
  * be taken is written into the description. Returns the amount taken.
  */
 export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number; paymentSessionId: string }): Promise<number> {
-  const query = trx.selectFrom('users').select('balance').where('id', '=', entry.userId);
-  const { balance } = await lockingRead(trx, query).executeTakeFirstOrThrow();
-  const taken = Math.min(balance, entry.due);
+  const taken = await debitUpTo(trx, entry.userId, entry.due, 'refund');
   const shortfall = entry.due - taken;
-  if (taken > 0) {
-    await trx
-      .updateTable('users')
-      .set((eb) => ({ balance: eb('balance', '-', taken) }))
-      .where('id', '=', entry.userId)
-      .execute();
-  }
   await trx
     .insertInto('transactions')
     .values({
@@ -106,13 +97,103 @@ export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number
   return taken;
 }
 
+/**
+ * Takes up to `due` Ds off a balance, never below zero, under a lock on the user's row;
+ * returns what was taken. Spending counts towards `total_spent`; a refund taken back does not.
+ */
+async function debitUpTo(trx: Kysely<Tables>, userId: string, due: number, kind: 'spent' | 'refund'): Promise<number> {
+  const query = trx.selectFrom('users').select('balance').where('id', '=', userId);
+  const { balance } = await lockingRead(trx, query).executeTakeFirstOrThrow();
+  const taken = Math.max(0, Math.min(balance, due));
+  if (taken === 0) return 0;
+  await trx
+    .updateTable('users')
+    .set((eb) =>
+      kind === 'spent'
+        ? { balance: eb('balance', '-', taken), total_spent: eb('total_spent', '+', taken) }
+        : { balance: eb('balance', '-', taken) },
+    )
+    .where('id', '=', userId)
+    .execute();
+  return taken;
+}
+
 export function recentTransactions(db: Kysely<Tables>, userId: string, limit: number): Promise<TransactionRow[]> {
   return db.selectFrom('transactions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** What an execution's runs were charged: its one usage entry, if any. */
-export function chargeOfExecution(db: Kysely<Tables>, executionId: string) {
-  return db.selectFrom('transactions').select(['user_id', 'amount']).where('execution_id', '=', executionId).executeTakeFirst();
+/** The price an execution's run was charged when it started (model call 0), if any. */
+export function priceChargeOf(db: Kysely<Tables>, executionId: string) {
+  return db
+    .selectFrom('transactions')
+    .select(['user_id', 'amount'])
+    .where('execution_id', '=', executionId)
+    .where('model_call', '=', 0)
+    .executeTakeFirst();
+}
+
+/** Everything an execution was charged, its price and its model calls (a positive number of Ds). */
+export async function chargedFor(db: Kysely<Tables>, executionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.sum<number | string | null>('amount').as('total'))
+    .where('execution_id', '=', executionId)
+    .executeTakeFirst();
+  return -Number(row?.total ?? 0);
+}
+
+/**
+ * Charges one model call of an execution: up to `due` Ds, never below a zero balance, as the
+ * execution's next numbered charge (its price is 0). Returns the Ds taken; nothing is
+ * written when nothing is taken.
+ */
+export async function chargeModelCall(trx: Kysely<Tables>, entry: Entry & { due: number; executionId: string }): Promise<number> {
+  // The user's row is locked first, so no other charge of theirs takes the same number.
+  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent');
+  if (taken === 0) return 0;
+  const last = await trx
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.max<number | null>('model_call').as('last'))
+    .where('execution_id', '=', entry.executionId)
+    .executeTakeFirst();
+  await trx
+    .insertInto('transactions')
+    .values({
+      user_id: entry.userId,
+      amount: -taken,
+      type: 'usage',
+      description: entry.description,
+      execution_id: entry.executionId,
+      payment_session_id: null,
+      created_at: entry.nowIso,
+      model_call: Number(last?.last ?? 0) + 1,
+    })
+    .execute();
+  return taken;
+}
+
+/**
+ * Charges usage that belongs to no execution (an agent thread's model call): up to `due`
+ * Ds, never below a zero balance, written with execution_id null, so the ledger's
+ * one-charge-per-call index (which covers only rows of an execution) does not apply.
+ * Returns the Ds taken; nothing is written when nothing is taken.
+ */
+export async function chargeUsageUpTo(trx: Kysely<Tables>, entry: Entry & { due: number }): Promise<number> {
+  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent');
+  if (taken === 0) return 0;
+  await trx
+    .insertInto('transactions')
+    .values({
+      user_id: entry.userId,
+      amount: -taken,
+      type: 'usage',
+      description: entry.description,
+      execution_id: null,
+      payment_session_id: null,
+      created_at: entry.nowIso,
+    })
+    .execute();
+  return taken;
 }
 
 /** Whether the user's ledger already holds an entry so described (a refund written once). */

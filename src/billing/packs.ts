@@ -17,7 +17,7 @@ export interface SubscriptionInfo {
   packDiscount: number;
 }
 
-export const PACKS: readonly CreditPack[] = [
+const PACKS: readonly CreditPack[] = [
   { id: 'pack_100', name: '100 Ds', credits: 100, priceCents: 100 },
   { id: 'pack_250', name: '250 Ds', credits: 250, priceCents: 225 },
   { id: 'pack_500', name: '500 Ds', credits: 500, priceCents: 425 },

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inGroupedTransaction } from '../db/group-commit.js';
 import type { Tables } from '../db/tables.js';
+import { invalidateForUser } from '../identity/user-invalidation.js';
 import { type CheckoutSessionRow, claimPaid, lockByPaymentReference, recordRefunded } from './checkout-sessions.store.js';
 import { grant, takeBack } from './ledger.store.js';
 import { MODE_INFO } from './packs.js';
@@ -118,7 +119,7 @@ function apply(trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<App
  * transaction has committed.
  */
 export async function handlePaymentEvent(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'control'>,
   event: Stripe.Event,
 ): Promise<EventOutcome> {
   const now = ctx.clock.now();
@@ -133,6 +134,9 @@ export async function handlePaymentEvent(
     if (isUniqueViolation(error)) return 'duplicate';
     throw error;
   }
-  if (applied.userId) ctx.credentials.forgetUser(applied.userId);
+  if (applied.userId) {
+    ctx.credentials.forgetUser(applied.userId);
+    await invalidateForUser(ctx, applied.userId, ['balance', 'transactions']);
+  }
   return applied.outcome;
 }

@@ -1,13 +1,20 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
+import { PROJECT_ROOT } from '../paths.js';
 import { createUserCommand, migrateCommand, siteLicenseCommand } from './admin.js';
 import { accountCommands } from './commands/account.js';
+import { apiCommand } from './commands/api.js';
 import { artifactCommands } from './commands/artifacts.js';
 import { billingCommands } from './commands/billing.js';
+import { completionCommand } from './commands/completion.js';
+import { executionCommands } from './commands/executions.js';
 import { runCommands } from './commands/run.js';
-import { EXIT, explain, printLine } from './output.js';
+import { skillCommands } from './commands/skills.js';
+import { CliError, EXIT, explain, printLine } from './output.js';
 import type { GlobalOptions } from './session.js';
 
 // Output piped into something that stopped reading (`| head`) ends the command quietly.
@@ -16,28 +23,48 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+/** The package's own version, read where the code runs from (src in tests, dist when built). */
+const { version } = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+
 const program = new Command('skillet')
   .description('Run Skillet skills from a terminal, and operate a Skillet server.')
+  .version(version, '-V, --version', 'print the version')
   .option('--base-url <url>', 'the Skillet server (default: SKILLET_URL, else the one you logged in to)')
   .showHelpAfterError()
   .exitOverride();
 const global = () => program.opts<GlobalOptions>();
 
 accountCommands(program, global);
+skillCommands(program, global);
 runCommands(program, global);
+executionCommands(program, global);
 artifactCommands(program, global);
 billingCommands(program, global);
+apiCommand(program, global);
 
 // Operator commands: they use the server's own settings (environment) and database.
+// With REDIS_URL set these are the two kinds of cluster node; NODE_ROLE, when set, wins.
 program
   .command('serve')
-  .description('start the server (settings from the environment; see docs/operations.md)')
+  .description('start the server; with REDIS_URL, an API node that queues runs (settings: see docs/operations.md)')
   .action(async () => {
+    process.env.NODE_ROLE ??= 'api';
+    await import('../main.js');
+  });
+program
+  .command('worker')
+  .description('start a runner node of a cluster: it executes queued runs (needs DATABASE_URL and REDIS_URL)')
+  .action(async () => {
+    if (!process.env.REDIS_URL || !process.env.DATABASE_URL) {
+      throw new CliError('skillet worker is a node of a cluster: set DATABASE_URL and REDIS_URL', EXIT.usage);
+    }
+    process.env.NODE_ROLE ??= 'worker';
     await import('../main.js');
   });
 program
   .command('migrate')
   .description('apply database migrations')
+  .option('--json', 'the answer is one JSON line either way')
   .action(async () => printLine(await migrateCommand(await loadConfig(process.env))));
 program
   .command('users')
@@ -47,6 +74,7 @@ program
   .requiredOption('--email <email>', 'their email')
   .option('--password <password>', 'their password (default: a random one; use the printed token)')
   .option('--admin', 'make them a service admin', false)
+  .option('--json', 'the answer is one JSON line either way')
   .action(async (options: { email: string; password?: string; admin: boolean }) =>
     printLine(
       await createUserCommand(await loadConfig(process.env), {
@@ -62,6 +90,7 @@ license
   .description('give a user a site license through a date (a day, or a timestamp)')
   .requiredOption('--email <email>', 'their email')
   .requiredOption('--until <date>', 'e.g. 2027-12-31')
+  .option('--json', 'the answer is one JSON line either way')
   .action(async (options: { email: string; until: string }) =>
     printLine(await siteLicenseCommand(await loadConfig(process.env), options.email, options.until)),
   );
@@ -69,9 +98,13 @@ license
   .command('remove')
   .description("take a user's site license away")
   .requiredOption('--email <email>', 'their email')
+  .option('--json', 'the answer is one JSON line either way')
   .action(async (options: { email: string }) =>
     printLine(await siteLicenseCommand(await loadConfig(process.env), options.email, null)),
   );
+
+// It walks the program when it runs, so its scripts name every command, itself included.
+completionCommand(program);
 
 try {
   await program.parseAsync(process.argv);

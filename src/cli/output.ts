@@ -1,3 +1,4 @@
+import { type Command, InvalidArgumentError } from 'commander';
 import { SkilletError } from '../sdk/errors.js';
 
 /** Exit codes scripts can rely on. */
@@ -28,8 +29,46 @@ export function printLine(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** One JSON document ending with a newline: indented for a person at a terminal, compact for a program. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(value, null, process.stdout.isTTY ? 2 : undefined)}\n`);
+}
+
+/**
+ * Whether a subcommand was asked for JSON. `skills show x --json` hands --json to the
+ * parent (`skills` has one of its own, and commander reads a parent's options anywhere on
+ * the line), so the subcommand asks its parents too.
+ */
+export function wantsJson(command: Command): boolean {
+  return command.optsWithGlobals<{ json?: boolean }>().json === true;
+}
+
+/** A usage mistake the CLI finds itself (a bad value): exit code 2, like commander's own. */
+export function usageError(message: string): CliError {
+  return new CliError(message, EXIT.usage);
+}
+
+/** A whole number option value, refused as bad usage otherwise. */
+export function wholeNumber(name: string, min = 0) {
+  return (value: string): number => {
+    // commander reports this as bad usage, with the option's name and the usage line.
+    if (!/^\d+$/.test(value) || Number(value) < min)
+      throw new InvalidArgumentError(`${name} must be a whole number of at least ${min}.`);
+    return Number(value);
+  };
+}
+
+/** Rows under a header row, columns padded to their widest cell; the last column is left ragged. */
+export function printTable(headers: string[], rows: (string | number)[][]): void {
+  const cells = [headers, ...rows.map((row) => row.map((cell) => String(cell).replace(/\s+/g, ' ')))];
+  const widths = headers.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  const lines = cells.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** Says what went wrong and what to do about it; returns the exit code. */

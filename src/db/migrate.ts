@@ -6,6 +6,12 @@ import { executionsMigration } from './migrations/0002-executions.js';
 import { eventFramesMigration } from './migrations/0003-event-frames.js';
 import { artifactsMigration } from './migrations/0004-artifacts.js';
 import { billingMigration } from './migrations/0005-billing.js';
+import { modelChargesMigration } from './migrations/0006-model-charges.js';
+import { oauthMigration } from './migrations/0007-oauth.js';
+import { agentConnectMigration } from './migrations/0008-agent-connect.js';
+import { runOwnerMigration } from './migrations/0009-run-owner.js';
+import { clusterMigration } from './migrations/0010-cluster.js';
+import { agentThreadsMigration } from './migrations/0011-agent-threads.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -16,6 +22,12 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0003-event-frames': eventFramesMigration(types, database.dialect),
     '0004-artifacts': artifactsMigration(types),
     '0005-billing': billingMigration(types),
+    '0006-model-charges': modelChargesMigration,
+    '0007-oauth': oauthMigration(types),
+    '0008-agent-connect': agentConnectMigration(types),
+    '0009-run-owner': runOwnerMigration,
+    '0010-cluster': clusterMigration(types),
+    '0011-agent-threads': agentThreadsMigration(types),
   };
 }
 

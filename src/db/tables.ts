@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Row types of every table. Timestamps travel as ISO-8601 strings on both engines
@@ -21,6 +21,108 @@ export interface Tables {
   transactions: TransactionsTable;
   checkout_sessions: CheckoutSessionsTable;
   payment_events: PaymentEventsTable;
+  oauth_records: OAuthRecordsTable;
+  oauth_grant_workspaces: OAuthGrantWorkspacesTable;
+  agent_connect_requests: AgentConnectRequestsTable;
+  cluster_nodes: ClusterNodesTable;
+  cluster_leases: ClusterLeasesTable;
+  agent_threads: AgentThreadsTable;
+  thread_records: ThreadRecordsTable;
+  thread_approvals: ThreadApprovalsTable;
+  thread_runs: ThreadRunsTable;
+}
+
+/** An agent thread: one per workspace, agent and the client's thread id. */
+export interface AgentThreadsTable {
+  id: string;
+  workspace_id: string;
+  agent_id: string;
+  thread_id: string;
+  /** The sequence of its last record; bumped in the transaction that stores the next ones. */
+  last_sequence: number;
+  created_at: string;
+}
+
+/** A thread's record as subscribers get it: its SSE frame, rendered once when stored. */
+export interface ThreadRecordsTable {
+  thread_row_id: string;
+  sequence: number;
+  id: string;
+  type: string;
+  frame: string;
+  created_at: string;
+}
+
+export type ThreadApprovalStatus = 'pending' | 'approved' | 'denied';
+
+/** A tool call a thread's agent asked a person to allow. `input` is JSON. */
+export interface ThreadApprovalsTable {
+  id: string;
+  thread_row_id: string;
+  tool: string;
+  input: string;
+  status: ThreadApprovalStatus;
+  created_at: string;
+  decided_at: string | null;
+  decided_by: string | null;
+}
+
+/** A run a thread's agent started: its end is told to the thread. */
+export interface ThreadRunsTable {
+  execution_id: string;
+  thread_row_id: string;
+  /** Who asked for the run in the thread: the payer of the agent turn its end wakes. */
+  user_id: string;
+  created_at: string;
+}
+
+/** A node of a cluster and when it last said it was alive (distributed mode). */
+export interface ClusterNodesTable {
+  node_id: string;
+  seen_at: string;
+}
+
+/** Work one node of a cluster does for all (sweeps), held by `holder` until `expires_at`. */
+export interface ClusterLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: string;
+}
+
+export type AgentConnectStatus = 'pending' | 'approved' | 'denied';
+
+/** A key's request to narrow its own scopes, until its owner decides (src/consent/). */
+export interface AgentConnectRequestsTable {
+  id: string;
+  key_id: string;
+  user_id: string;
+  workspace_id: string;
+  /** Space-separated, as OAuth writes scopes. */
+  scopes: string;
+  label: string | null;
+  status: AgentConnectStatus;
+  created_at: string;
+  expires_at: string;
+  decided_at: string | null;
+}
+
+/** One of oidc-provider's stored models (src/oauth/adapter.ts); payload is its JSON. */
+export interface OAuthRecordsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  expires_at: string | null;
+  consumed_at: string | null;
+}
+
+/** The workspace chosen at consent, for every token of the grant. */
+export interface OAuthGrantWorkspacesTable {
+  grant_id: string;
+  user_id: string;
+  workspace_id: string;
+  created_at: string;
 }
 
 export type ExecutionStatus = 'idle' | 'working' | 'completed' | 'failed';
@@ -48,6 +150,8 @@ export interface ExecutionsTable {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** The node running it, or that last ran it (config.nodeId). */
+  owner_node: string | null;
 }
 
 export interface ExecutionEventsTable {
@@ -117,6 +221,8 @@ export interface ApiKeysTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The scopes an approved scoped consent narrowed the key to (space-separated); null: full access. */
+  scopes: string | null;
 }
 
 export interface ActivationsTable {
@@ -216,6 +322,8 @@ export interface TransactionsTable {
   execution_id: string | null;
   payment_session_id: string | null;
   created_at: string;
+  /** Which charge of its execution this is: 0 the run's price, n its nth model call. */
+  model_call: ColumnType<number, number | undefined, never>;
 }
 
 export type CheckoutKind = 'pack' | 'subscription';

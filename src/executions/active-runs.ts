@@ -10,6 +10,46 @@ export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
   /** Runs being started: counted against the limit before they are added. */
   #starting = 0;
+  /** Set when the process is told to stop: no new run starts here from then on. */
+  #draining = false;
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  get size(): number {
+    return this.#runs.size;
+  }
+
+  /** Refuses every run from now on (run-control checks this before claiming one). */
+  drain(): void {
+    this.#draining = true;
+  }
+
+  /**
+   * Waits until no run is in progress here, or `ms` pass (real time: it waits for
+   * processes), or `cut` aborts. True when every run ended by itself.
+   */
+  async settleWithin(ms: number, cut?: AbortSignal): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    const aborted = new Promise<void>((resolve) => {
+      if (cut?.aborted) resolve();
+      else cut?.addEventListener('abort', () => resolve(), { once: true });
+    });
+    while (this.#runs.size + this.#starting > 0) {
+      const left = deadline - Date.now();
+      if (left <= 0 || cut?.aborted) return false;
+      // A run being started is not in the map yet: look again shortly rather than miss it.
+      const wait = this.#starting > 0 ? Math.min(left, 50) : left;
+      let timer: NodeJS.Timeout | undefined;
+      const elapsed = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, wait);
+      });
+      await Promise.race([Promise.allSettled([...this.#runs.values()].map((run) => run.settled)), elapsed, aborted]);
+      clearTimeout(timer);
+    }
+    return true;
+  }
 
   /** Takes a place for a run about to start; false when `limit` runs already have one. */
   reserve(limit: number): boolean {

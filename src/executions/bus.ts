@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { ThreadRecordType } from '../threads/thread-records.js';
 import type { EventType } from './event-codec.js';
 
 /**
@@ -11,6 +12,17 @@ export interface Channels<Message> {
   subscribe(channel: string, listener: (message: Message) => void): void;
   /** Takes off a listener given to subscribe (the same function). */
   unsubscribe(channel: string, listener: (message: Message) => void): void;
+  /**
+   * Resolves once every subscription asked for so far is in effect. Absent where subscribing
+   * takes effect at once (in process); across nodes a reader that subscribes and then reads
+   * the store must wait for it, or an event announced in between is missed.
+   */
+  ready?(): Promise<void>;
+  /**
+   * Calls `listener` each time the subscriptions are back after the connection dropped:
+   * whatever was published meanwhile never arrived. Absent where nothing can be missed.
+   */
+  onReconnect?(listener: () => void): void;
 }
 
 /**
@@ -19,7 +31,8 @@ export interface Channels<Message> {
  */
 export interface AnnouncedEvent {
   sequence: number;
-  type: EventType;
+  /** An execution's event type; on a `thread:` channel, a thread record's (threads/thread-frames.ts). */
+  type: EventType | ThreadRecordType;
   frame: string;
 }
 

@@ -15,7 +15,10 @@ type Publisher = { control: Channels<ControlMessage>; clock: Clock };
 export type ControlMessage =
   | { type: ExecutionSignal; executionId: string; workspaceId: string; status: ExecutionStatus; at: string }
   | { type: 'cache-invalidate'; keys: string[]; workspaceId: string; at: string }
-  | { type: 'credential-revoked'; credentialId: string; at: string };
+  | { type: 'credential-revoked'; credentialId: string; at: string }
+  | { type: 'stop-run'; executionId: string; at: string }
+  /** On an approval's channel (threads/thread-approvals.ts): its answer, for the turn waiting on it. */
+  | { type: 'thread-approval-decided'; approvalId: string; approved: boolean; at: string };
 
 export function signalExecution(
   ctx: Publisher,
@@ -30,6 +33,11 @@ export function signalExecution(
 /** Tells a workspace's clients that their cached copies of these collections are stale. */
 export function invalidate(ctx: Publisher, workspaceId: string, keys: string[]): void {
   ctx.control.publish(workspaceId, { type: 'cache-invalidate', keys, workspaceId, at: ctx.clock.now().toISOString() });
+}
+
+/** The channel of one node of a cluster: requests for the runs it executes. No socket hears it. */
+export function nodeChannel(nodeId: string): string {
+  return `node:${nodeId}`;
 }
 
 /** The channel of one credential (beside the workspace channels, which are named by id alone). */

@@ -9,7 +9,7 @@ import type { Tables } from '../db/tables.js';
  * row per event. A block whose frames would exceed BLOCK_MAX_CHARS is not written, and
  * its events are read one by one; so is the unfinished tail.
  */
-export const BLOCK_EVENTS = 256;
+const BLOCK_EVENTS = 256;
 const BLOCK_MAX_CHARS = 512 * 1024;
 /** Blocks per read: bounds the memory one replay holds at a time. */
 const BLOCKS_PER_READ = 16;

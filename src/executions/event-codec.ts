@@ -18,6 +18,7 @@ export type NewEvent =
   | { type: 'agent.tool_use'; payload: { name: string; tool: string; label: string } }
   | { type: 'agent.thinking'; payload: NoPayload }
   | { type: 'agent.info'; payload: { message: string } }
+  | { type: 'span.model_request_end'; payload: { usage: TokenUsage } }
   | {
       type: 'execution.result';
       // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.

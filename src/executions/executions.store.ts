@@ -61,10 +61,15 @@ export function historyPage(db: Kysely<Tables>, filter: HistoryFilter): Promise<
  * Moves an idle execution to working; false when it was not idle. A second working
  * execution in its workspace fails on the database's one-working index.
  */
-export async function claimIdleExecution(db: Kysely<Tables>, executionId: string, nowIso: string): Promise<boolean> {
+export async function claimIdleExecution(
+  db: Kysely<Tables>,
+  executionId: string,
+  /** nodeId null: the run waits in the cluster's queue for a worker to take it. */
+  claim: { nowIso: string; nodeId: string | null },
+): Promise<boolean> {
   const claimed = await db
     .updateTable('executions')
-    .set({ status: 'working', started_at: nowIso, completed_at: null, stop_reason: null })
+    .set({ status: 'working', started_at: claim.nowIso, completed_at: null, stop_reason: null, owner_node: claim.nodeId })
     .where('execution_id', '=', executionId)
     .where('status', '=', 'idle')
     .executeTakeFirst();
@@ -82,8 +87,36 @@ export async function hasWorkingExecution(db: Kysely<Tables>, workspaceId: strin
   return row !== undefined;
 }
 
-export function workingExecutions(db: Kysely<Tables>): Promise<ExecutionRow[]> {
-  return db.selectFrom('executions').selectAll().where('status', '=', 'working').execute();
+/**
+ * The runs a node left working: its own, and, on a single node, those no node owns (rows
+ * from before runs had owners). In a cluster an unowned run is one waiting in the queue.
+ */
+export function workingExecutionsOf(db: Kysely<Tables>, nodeId: string, clustered: boolean): Promise<ExecutionRow[]> {
+  return db
+    .selectFrom('executions')
+    .selectAll()
+    .where('status', '=', 'working')
+    .where((where) =>
+      clustered
+        ? where('owner_node', '=', nodeId)
+        : where.or([where('owner_node', '=', nodeId), where('owner_node', 'is', null)]),
+    )
+    .execute();
+}
+
+/**
+ * Makes a node the owner of a queued run; false when the run was stopped while it waited or
+ * another node took it first. The one statement is what keeps two takers apart.
+ */
+export async function takeQueuedRun(db: Kysely<Tables>, executionId: string, nodeId: string): Promise<boolean> {
+  const taken = await db
+    .updateTable('executions')
+    .set({ owner_node: nodeId })
+    .where('execution_id', '=', executionId)
+    .where('status', '=', 'working')
+    .where('owner_node', 'is', null)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
 }
 
 /** The stored frames of an execution's agent.message events, in order. */

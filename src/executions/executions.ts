@@ -90,6 +90,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
       created_at: now.toISOString(),
       started_at: null,
       completed_at: null,
+      owner_node: null,
     });
     invalidate(ctx, caller.workspaceId, ['executions']);
     return created;

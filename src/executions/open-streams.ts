@@ -5,6 +5,8 @@ export interface OpenStream {
   close(): void;
   /** Ends the stream and then its connection, which would otherwise idle on as keep-alive. */
   closeConnection(): void;
+  /** Reads from the store what announcements may have missed (the bus was cut off for a while). */
+  catchUp(): void;
 }
 
 /**
@@ -41,6 +43,11 @@ export class OpenStreams {
       clearInterval(this.#timer);
       this.#timer = undefined;
     }
+  }
+
+  /** After the bus reconnects: announcements sent while it was away reached nobody here. */
+  catchUpAll(): void {
+    for (const stream of this.#streams) stream.catchUp();
   }
 
   /** Ends every open stream, and any opened from now on. */

@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
 import type { ExecutionStatus } from '../db/tables.js';
-import { Conflict, ExecutionRunning, PaymentRequired } from '../errors.js';
+import type { RunQueue } from '../distributed/run-queue.js';
+import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { resultWithoutRun } from '../skills/runtime.js';
 import { findSkill } from '../skills/workspace-skills.js';
@@ -12,10 +13,23 @@ import type { ExecutionEvent } from './event-codec.js';
 import { announce, recordEvents, textContent } from './events.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
 import { createExecution, executionOf, requireInputWithinLimit } from './executions.js';
-import { claimIdleExecution, countWorkingForUser, findExecution, hasWorkingExecution } from './executions.store.js';
+import {
+  claimIdleExecution,
+  countWorkingForUser,
+  type ExecutionRow,
+  findExecution,
+  hasWorkingExecution,
+  takeQueuedRun,
+} from './executions.store.js';
+import { stopOnOwner } from './remote-stop.js';
 import { finishRun, launchRun, type RunTarget } from './runner.js';
 
 const BUSY = 'An execution is already running in this workspace';
+
+/** A node told to stop lets its runs finish but takes no new one: the client starts it again elsewhere. */
+function requireNotDraining(ctx: AppContext): void {
+  if (ctx.runs.draining) throw new ServiceUnavailable('This server is shutting down; start the run again in a moment');
+}
 
 /** Thrown inside the claiming transaction to roll it back when the execution was not idle. */
 class NotIdle extends Error {}
@@ -30,6 +44,7 @@ class NotIdle extends Error {}
  */
 export async function startRun(ctx: AppContext, caller: Caller, executionId: string, text: string): Promise<ExecutionEvent[]> {
   const execution = await executionOf(ctx, caller, executionId);
+  requireNotDraining(ctx);
   requireInputWithinLimit(ctx, text);
   if (execution.status === 'completed' || execution.status === 'failed') {
     throw new Conflict(`This execution has ${execution.status}; rerun it to run again`);
@@ -38,6 +53,7 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
   await requireRunCovered(ctx, caller, executionId, skill?.price ?? 0);
   const quote = await quoteRun(ctx, executionId, skill?.price ?? 0);
+  if (ctx.runQueue) return queueRun(ctx, ctx.runQueue, execution, text, quote);
   const { runsPerUser, runsPerServer } = ctx.config.executions;
   if (!ctx.runs.reserve(runsPerServer)) {
     throw new ExecutionRunning(
@@ -45,7 +61,7 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
     );
   }
   try {
-    const stored = await claimRun(ctx, executionId, text, quote, runsPerUser);
+    const stored = await claimRun(ctx, executionId, text, quote, { runsPerUser, nodeId: ctx.config.nodeId });
     announce(ctx, executionId, stored);
     signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
     invalidate(ctx, execution.workspace_id, ['executions']);
@@ -56,18 +72,48 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   }
 }
 
+/**
+ * In a cluster: the run is claimed here (the one-working rule is the database's, whichever
+ * node asks) and executed by whichever worker takes it from the queue.
+ */
+async function queueRun(
+  ctx: AppContext,
+  runQueue: RunQueue,
+  execution: ExecutionRow,
+  text: string,
+  quote: { userId: string; amount: number },
+): Promise<ExecutionEvent[]> {
+  const { execution_id: executionId, workspace_id: workspaceId } = execution;
+  const stored = await claimRun(ctx, executionId, text, quote, { runsPerUser: ctx.config.executions.runsPerUser, nodeId: null });
+  announce(ctx, executionId, stored);
+  signalExecution(ctx, workspaceId, 'execution-started', executionId, 'working');
+  invalidate(ctx, workspaceId, ['executions']);
+  const startSequence = stored[0]?.event.sequence ?? 0;
+  try {
+    await runQueue.enqueue({ executionId, workspaceId, skillSlug: execution.skill_slug, text, startSequence });
+  } catch (error) {
+    await finishRun(
+      ctx,
+      { executionId, workspaceId },
+      resultWithoutRun({ kind: 'failed', reason: `the run could not be queued: ${(error as Error).message}`, fault: 'service' }),
+    );
+  }
+  return stored.map(({ event }) => event);
+}
+
 async function claimRun(
   ctx: AppContext,
   executionId: string,
   text: string,
   quote: { userId: string; amount: number },
-  runsPerUser: number,
+  claim: { runsPerUser: number; nodeId: string | null },
 ): Promise<StoredEvent[]> {
+  const { runsPerUser, nodeId } = claim;
   const nowIso = ctx.clock.now().toISOString();
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       await lockRow(trx, 'users', quote.userId);
-      if (!(await claimIdleExecution(trx, executionId, nowIso))) throw new NotIdle();
+      if (!(await claimIdleExecution(trx, executionId, { nowIso, nodeId }))) throw new NotIdle();
       if ((await countWorkingForUser(trx, quote.userId)) > runsPerUser) {
         throw new ExecutionRunning(
           `You already have ${runsPerUser} runs in progress, the most one user may run at once; wait for one to finish`,
@@ -92,15 +138,24 @@ async function claimRun(
   }
 }
 
-/** Stops a working run, here or (if this process lost it) by closing it in the store. */
-async function stopRun(ctx: AppContext, target: RunTarget): Promise<boolean> {
-  const { executionId } = target;
+/**
+ * Stops a working run: here, or on the node of the cluster that runs it, or (when no live
+ * process has it) by closing it in the store.
+ */
+async function stopRun(ctx: AppContext, target: RunTarget & { ownerNode: string | null }): Promise<boolean> {
+  const { executionId, ownerNode } = target;
   const active = ctx.runs.get(executionId);
   if (active) {
     active.stop();
     await active.settled;
     return true;
   }
+  let owner = ownerNode;
+  if (owner === null && ctx.runQueue && !(await takeQueuedRun(ctx.db, executionId, ctx.config.nodeId))) {
+    // A worker took it between our read and now: stop it there.
+    owner = (await findExecution(ctx.db, executionId))?.owner_node ?? null;
+  }
+  if (owner !== null && owner !== ctx.config.nodeId && (await stopOnOwner(ctx, executionId, owner))) return true;
   await finishRun(ctx, target, resultWithoutRun({ kind: 'stopped' }));
   return false;
 }
@@ -109,7 +164,7 @@ async function interruptRun(ctx: AppContext, caller: Caller, executionId: string
   const execution = await executionOf(ctx, caller, executionId);
   if (execution.status !== 'working') throw new Conflict(`This execution is not running (it is ${execution.status})`);
   const events = await recordEvents(ctx, executionId, [{ type: 'user.interrupt', payload: {} }]);
-  await stopRun(ctx, { executionId, workspaceId: execution.workspace_id });
+  await stopRun(ctx, { executionId, workspaceId: execution.workspace_id, ownerNode: execution.owner_node });
   return events;
 }
 
@@ -158,7 +213,11 @@ export async function cancelRun(ctx: AppContext, caller: Caller, executionId: st
       actualStatus: execution.status,
     };
   }
-  const processKilled = await stopRun(ctx, { executionId, workspaceId: execution.workspace_id });
+  const processKilled = await stopRun(ctx, {
+    executionId,
+    workspaceId: execution.workspace_id,
+    ownerNode: execution.owner_node,
+  });
   const after = await findExecution(ctx.db, executionId);
   return { success: true, message: 'The run was stopped', processKilled, actualStatus: after?.status ?? 'idle' };
 }
@@ -167,6 +226,7 @@ export async function cancelRun(ctx: AppContext, caller: Caller, executionId: st
 export async function rerunExecution(ctx: AppContext, caller: Caller, executionId: string, input: string) {
   const parent = await executionOf(ctx, caller, executionId);
   if (parent.status !== 'completed') throw new Conflict(`Only a completed execution can be rerun (this one is ${parent.status})`);
+  requireNotDraining(ctx);
   requireInputWithinLimit(ctx, input);
   if (await hasWorkingExecution(ctx.db, caller.workspaceId)) throw new ExecutionRunning(BUSY);
   const child = await createExecution(ctx, caller, {

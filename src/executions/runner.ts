@@ -1,15 +1,17 @@
 import { RunOutput } from '../artifacts/run-output.js';
-import { heldCharge, refundRun } from '../billing/charges.js';
+import { executionCost, refundRun } from '../billing/charges.js';
+import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
 import type { StopReason } from '../db/tables.js';
 import type { Skill } from '../skills/registry.js';
 import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
 import { runtimeFor } from '../skills/runtimes.js';
+import { notifyThreadOfRunEnd } from '../threads/thread-notifications.js';
 import type { ActiveRun } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
-import { workingExecutions } from './executions.store.js';
+import { workingExecutionsOf } from './executions.store.js';
 
 function eventOf(message: RunMessage): NewEvent {
   switch (message.type) {
@@ -17,6 +19,10 @@ function eventOf(message: RunMessage): NewEvent {
       return { type: 'agent.message', payload: textContent(message.text) };
     case 'tool_use':
       return { type: 'agent.tool_use', payload: { name: message.name, tool: message.name, label: message.label } };
+    case 'tool_call':
+      return { type: 'agent.tool_use', payload: { name: message.name, tool: message.id, label: message.label } };
+    case 'model_call':
+      return { type: 'span.model_request_end', payload: { usage: message.usage } };
     case 'thinking':
       return { type: 'agent.thinking', payload: {} };
     case 'info':
@@ -42,11 +48,14 @@ export interface RunTarget {
 type RunEnding =
   | { kind: 'completed'; cost: number; artifactId: string | undefined }
   | { kind: 'stopped' }
-  | { kind: 'failed'; reason: string; stopReason: 'error'; refund: boolean };
+  | { kind: 'failed'; reason: string; stopReason: 'error' | 'limit_reached'; refund: boolean };
 
-/** Settles a run that completed: its files become its artifact. Its price was held at start. */
+/**
+ * Settles a run that completed: its files become its artifact. Its price was held at start
+ * and its model calls were charged as they were made.
+ */
 async function settle(ctx: AppContext, executionId: string, output?: RunOutput): Promise<RunEnding> {
-  const cost = await heldCharge(ctx.db, executionId);
+  const cost = await executionCost(ctx.db, executionId);
   try {
     return { kind: 'completed', cost, artifactId: await output?.complete(cost) };
   } catch (error) {
@@ -64,7 +73,9 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
       ? await settle(ctx, executionId, output)
       : outcome.kind === 'failed'
         ? { kind: 'failed', reason: outcome.reason, stopReason: 'error', refund: outcome.fault === 'service' }
-        : outcome;
+        : outcome.kind === 'limit_reached'
+          ? { kind: 'failed', reason: outcome.reason, stopReason: 'limit_reached', refund: false }
+          : outcome;
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
   if (ending.kind === 'completed') {
@@ -86,16 +97,23 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
     await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
     signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
+    if (ending.refund) await refundRun(ctx, executionId);
+    // What the run's model calls were charged stays charged, and shows as its cost.
+    const cost = ending.refund ? 0 : await executionCost(ctx.db, executionId);
     const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
     await recordEvents(ctx, executionId, [info, idle(ending.stopReason)], {
       status: 'failed',
       stop_reason: ending.stopReason,
       completed_at: nowIso,
+      cost,
     });
     signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
-    if (ending.refund) await refundRun(ctx, executionId);
   }
-  invalidate(ctx, workspaceId, ['executions']);
+  // A finished run may have made artifacts and spent credits too.
+  invalidate(ctx, workspaceId, ['executions', 'artifacts', 'balance', 'transactions']);
+  await notifyThreadOfRunEnd(ctx, executionId).catch((error: unknown) =>
+    ctx.log.error({ err: error, executionId }, 'telling the thread of a run end failed'),
+  );
 }
 
 /** Ends a run the service failed before its skill did any work; it is not charged. */
@@ -121,6 +139,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
       outputDir: output.scratchDir,
       limits: ctx.config.executions,
       signal: stopping.signal,
+      account: runAccount(ctx, executionId),
       onMessage: async (message) => {
         if (message.type === 'file') await output.noteFileWritten();
         await recordEvents(ctx, executionId, [eventOf(message)]);
@@ -135,10 +154,28 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
   const run: ActiveRun = {
     stop: () => stopping.abort(),
     settled: started.finished
+      // A runtime that breaks (its store write failed, say) still ends its run, as the service's fault.
+      .catch((error: unknown) =>
+        resultWithoutRun({
+          kind: 'failed',
+          reason: `the run broke inside the service: ${(error as Error).message}`,
+          fault: 'service',
+        }),
+      )
       .then((result) => finishRun(ctx, target, result, output))
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);
+}
+
+/** Ends a run whose node went silent mid-run (it died, or was cut off): failed, with its closing events. */
+export function failRunOfLostNode(ctx: AppContext, target: RunTarget): Promise<void> {
+  return failWithoutRun(ctx, target, 'the node running this run stopped answering');
+}
+
+/** Ends a run that waited for a worker and fell out of the queue; it never started, so it is not charged. */
+export function failRunWithoutJob(ctx: AppContext, target: RunTarget): Promise<void> {
+  return failWithoutRun(ctx, target, 'the run was lost from the queue before a worker took it; start it again');
 }
 
 /**
@@ -146,7 +183,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
  * a crash. Each is ended as failed, with its closing events, so no stream waits forever.
  */
 export async function failAbandonedRuns(ctx: AppContext): Promise<number> {
-  const abandoned = await workingExecutions(ctx.db);
+  const abandoned = await workingExecutionsOf(ctx.db, ctx.config.nodeId, ctx.config.redisUrl !== undefined);
   for (const execution of abandoned) {
     const target = { executionId: execution.execution_id, workspaceId: execution.workspace_id };
     await failWithoutRun(ctx, target, 'the server stopped while this run was in progress');

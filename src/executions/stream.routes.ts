@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
 import { clientAddress, type FrontRoute, headerValues, pathOf, sendError } from '../http/front-routes.js';
 import { limitAnonymousRequest } from '../http/rate-limit.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { requireResumePoint, serveEventStream } from './stream.js';
 import { verifyStreamSignature } from './stream-url.js';
 
@@ -65,7 +66,8 @@ export function streamRoute(ctx: AppContext): FrontRoute {
       verifyStreamSignature(ctx, executionId, ts, sig);
       const after = resumeAfter(lastSeq, headerValues(request, 'last-event-id')[0]);
       await requireResumePoint(ctx.db, executionId, after);
-      ctx.log.info({ method: 'GET', path: pathOf(url), after }, 'event stream opened');
+      const requestId = response.getHeader(REQUEST_ID_HEADER);
+      ctx.log.info({ requestId, method: 'GET', path: pathOf(url), after }, 'event stream opened');
       await serveEventStream(ctx, response, headers, executionId, after);
     };
     open().catch((error: unknown) => sendError(ctx.log, request, response, error, headers));

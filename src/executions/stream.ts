@@ -47,6 +47,7 @@ class EventStream implements OpenStream {
     this.ctx.bus.subscribe(this.executionId, this.#receive);
     this.ctx.streams.add(this);
     this.response.on('close', this.close);
+    if (this.ctx.bus.ready) await this.ctx.bus.ready();
 
     // Read once subscribed: every event stored after this point is announced to this stream,
     // so the replay goes up to here and the queue takes over from the next sequence.
@@ -76,6 +77,28 @@ class EventStream implements OpenStream {
 
   keepAlive(): void {
     this.response.write(': keep-alive\n\n');
+  }
+
+  /**
+   * Replays whatever the store holds beyond what was sent, then ends the stream the way a
+   * live closing event would have. Runs in the drain's place, so order is kept.
+   */
+  catchUp(): void {
+    if (this.#closed || this.#busy) return;
+    this.#busy = true;
+    this.#catchUpFromStore()
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        this.#busy = false;
+        this.#drain();
+      });
+  }
+
+  async #catchUpFromStore(): Promise<void> {
+    const progress = await executionProgress(this.ctx.db, this.executionId);
+    if (!progress || progress.last_sequence <= this.#lastSent) return;
+    await this.#replay(progress.last_sequence);
+    if (progress.status !== 'working' && this.#queue.every((next) => next.sequence <= this.#lastSent)) this.close();
   }
 
   readonly #receive = (event: AnnouncedEvent): void => {

@@ -1,11 +1,20 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { AppError, Unauthorized } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
-import { CREDENTIAL_STRATEGIES, UNCLAIMED_CREDENTIAL_HEADERS } from '../identity/credential-strategies.js';
+import { AppError, Forbidden, Unauthorized } from '../errors.js';
+import type { Caller, CredentialKind } from '../identity/callers.js';
+import {
+  CREDENTIAL_STRATEGIES,
+  type CredentialStrategy,
+  strategyOf,
+  UNCLAIMED_CREDENTIAL_HEADERS,
+} from '../identity/credential-strategies.js';
 import { inWorkspace } from '../identity/workspaces.js';
+import { APP_REQUEST_HEADER, cookieRequestAllowed, sessionCookieOf } from './session-cookie.js';
 
-type CredentialReader = Pick<AppContext, 'db' | 'clock' | 'credentials'>;
+type CredentialReader = Pick<AppContext, 'db' | 'clock' | 'credentials' | 'config'>;
+
+/** What a route takes as `Authorization: Bearer` when its config does not say: OAuth access tokens. */
+const DEFAULT_BEARER: readonly CredentialKind[] = ['oauth'];
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -13,17 +22,50 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return text === undefined || text.trim() === '' ? undefined : text.trim();
 }
 
-/** Who the headers say is calling: the first header a credential strategy reads decides. */
+const BEARER = /^Bearer +(\S+)$/i;
+
+/** The strategy that reads an `Authorization: Bearer` token on this route, if any does. */
+function bearerStrategy(request: FastifyRequest, authorization: string): { strategy: CredentialStrategy; token: string } | null {
+  const accepted = request.routeOptions.config?.bearer ?? DEFAULT_BEARER;
+  const token = BEARER.exec(authorization)?.[1];
+  if (!token) return null;
+  const strategy = CREDENTIAL_STRATEGIES.find((each) => accepted.includes(each.kind) && each.claimsBearer?.(token));
+  return strategy ? { strategy, token } : null;
+}
+
+async function resolveWith(
+  ctx: CredentialReader,
+  request: FastifyRequest,
+  strategy: CredentialStrategy,
+  secret: string,
+): Promise<Caller> {
+  const caller = await strategy.resolve(ctx, secret, request.routeOptions.config?.oauthResource ?? 'api');
+  if (!caller) throw new Unauthorized(strategy.invalidMessage);
+  return caller;
+}
+
+/**
+ * Who the headers say is calling: the first header a credential strategy reads decides,
+ * then a bearer token the route takes, then a header no strategy claims (refused), and
+ * last the web app's session cookie.
+ */
 async function callerFromHeaders(ctx: CredentialReader, request: FastifyRequest): Promise<Caller> {
   for (const strategy of CREDENTIAL_STRATEGIES) {
-    const secret = header(request, strategy.header);
-    if (secret === undefined) continue;
-    const caller = await strategy.resolve(ctx, secret);
-    if (!caller) throw new Unauthorized(strategy.invalidMessage);
-    return caller;
+    const secret = strategy.header === undefined ? undefined : header(request, strategy.header);
+    if (secret !== undefined) return resolveWith(ctx, request, strategy, secret);
   }
+  const authorization = header(request, 'authorization');
+  const bearer = authorization === undefined ? null : bearerStrategy(request, authorization);
+  if (bearer) return resolveWith(ctx, request, bearer.strategy, bearer.token);
   for (const unclaimed of UNCLAIMED_CREDENTIAL_HEADERS) {
     if (header(request, unclaimed.header) !== undefined) throw new Unauthorized(unclaimed.invalidMessage);
+  }
+  const cookie = sessionCookieOf(request);
+  if (cookie !== undefined) {
+    if (!cookieRequestAllowed(request)) {
+      throw new Forbidden(`A request signed in by the app's cookie must carry the ${APP_REQUEST_HEADER} header`);
+    }
+    return resolveWith(ctx, request, strategyOf('session'), cookie);
   }
   throw new Unauthorized('Missing auth token');
 }

@@ -32,7 +32,7 @@ export function replySink(reply: FastifyReply): ErrorSink {
 }
 
 /** A response whose headers already went out can only be cut off: its client sees a broken stream. */
-export function responseSink(response: ServerResponse): ErrorSink {
+function responseSink(response: ServerResponse): ErrorSink {
   return {
     send(status, headers, body) {
       if (response.headersSent) {
@@ -79,7 +79,7 @@ export function clientErrorWriter(log: FastifyBaseLogger) {
 /** Writes an error for a request served ahead of Fastify, logged as Fastify would log it. */
 export function writeFrontError(
   log: FastifyBaseLogger,
-  line: { method: string | undefined; path: string },
+  line: { requestId?: string; method: string | undefined; path: string },
   response: ServerResponse,
   error: unknown,
   headers: Record<string, string>,

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
 import { writeFrontError } from './error-writer.js';
+import { nameRequest, REQUEST_ID_HEADER } from './request-id.js';
 
 /**
  * A route answered on the bare Node request, ahead of Fastify's routing. Only for requests
@@ -47,12 +48,27 @@ export class SilentConnections {
   }
 }
 
-/** An HTTP server that offers each request to the front routes first, then to Fastify. */
-export function serverWithFrontRoutes(routes: FrontRoute[], silent: SilentConnections): FastifyServerFactory {
+/** Told of each request a front route took (metrics count them, as Fastify's hooks cannot). */
+export type FrontRouteObserver = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * An HTTP server that names each request (x-request-id), then offers it to the front
+ * routes first, then to Fastify.
+ */
+export function serverWithFrontRoutes(
+  routes: FrontRoute[],
+  silent: SilentConnections,
+  observe?: FrontRouteObserver,
+): FastifyServerFactory {
   return (fastifyHandler) => {
     const server = createServer((request, response) => {
       silent.spoke(request.socket);
-      for (const route of routes) if (route(request, response)) return;
+      nameRequest(request, response);
+      for (const route of routes) {
+        if (!route(request, response)) continue;
+        observe?.(request, response);
+        return;
+      }
       fastifyHandler(request, response);
     });
     server.on('connection', (socket: Socket) => silent.connected(socket));
@@ -109,5 +125,6 @@ export function sendError(
   error: unknown,
   headers: Record<string, string>,
 ): void {
-  writeFrontError(log, { method: request.method, path: pathOf(request.url) }, response, error, headers);
+  const requestId = String(response.getHeader(REQUEST_ID_HEADER) ?? '');
+  writeFrontError(log, { requestId, method: request.method, path: pathOf(request.url) }, response, error, headers);
 }

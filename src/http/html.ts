@@ -29,3 +29,30 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   });
   return new SafeHtml(out);
 }
+
+/** The frame every HTML page of ours shares: the device-activation pages' stylesheet around a body. */
+export function pageLayout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Skillet</title>
+<link rel="stylesheet" href="/activate/style.css">
+</head>
+<body><main>${body}</main></body>
+</html>`.value;
+}
+
+/** A message shown above a page's form (a failed sign-in, an expired request), read out by screen readers. */
+export function notice(message: string | undefined): SafeHtml {
+  return message ? html`<p class="notice" role="alert">${message}</p>` : html``;
+}
+
+/** The email and password fields every sign-in form of ours asks for. */
+export function credentialFields(email: string | undefined): SafeHtml {
+  return html`<label for="email">Email</label>
+<input id="email" name="email" type="email" value="${email ?? ''}" autocomplete="username" required>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>`;
+}

@@ -51,13 +51,14 @@ const SECURITY_SCHEMES: Record<string, OpenAPIV3.SecuritySchemeObject> = {
   bearer: {
     type: 'http',
     scheme: 'bearer',
-    description: 'OAuth access tokens. Reserved: this server issues none yet and refuses any Authorization header.',
+    description:
+      'An OAuth access token from this server (/oauth/token), for the resource being called: <PUBLIC_URL>/api/v1 here, <PUBLIC_URL>/mcp on /mcp.',
   },
 };
 
 const SECURITY: Record<AuthPolicy, Record<string, string[]>[]> = {
   public: [],
-  user: [{ apiKey: [] }, { authToken: [] }],
+  user: [{ apiKey: [] }, { authToken: [] }, { bearer: [] }],
   session: [{ authToken: [] }],
 };
 

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import { Forbidden, InvalidInput, NotFound } from '../errors.js';
+import { Forbidden, InvalidInput, NotFound, Unauthorized } from '../errors.js';
 import { strategyOf } from '../identity/credential-strategies.js';
+import { requireCallerScope, scopeForMethod } from '../oauth/scopes.js';
 import { resolveCaller } from './credentials.js';
 import { replySink, writeError } from './error-writer.js';
 import { pathOf } from './front-routes.js';
@@ -33,14 +34,20 @@ export function installPlumbing(
     await limitRequest(ctx, request, reply, rateLimit ?? 'rest');
     if (policy !== 'user' && policy !== 'session') return;
     if (request.credentialError) throw request.credentialError;
-    if (policy === 'session' && !(request.caller && strategyOf(request.caller.kind).signedIn)) {
-      throw new Forbidden('This endpoint needs a signed-in person (x-auth-token), not an API key');
+    const strategy = request.caller && strategyOf(request.caller.kind);
+    if (policy === 'session' && !strategy?.signedIn) {
+      throw new Forbidden(`This endpoint needs a signed-in person (x-auth-token), not ${strategy?.name ?? 'an API key'}`);
     }
+    const needed = request.routeOptions.config.scope ?? scopeForMethod(request.method);
+    requireCallerScope(request.caller, needed, ctx.config.oauthEnforceScopes, strategy?.name);
   });
 
   app.setErrorHandler(async (error, request, reply) => {
     await ensureRateLimitHeaders(ctx, request, reply);
-    const rendered = writeError(replySink(reply), error, request.routeOptions.config?.errorFamily ?? 'standard');
+    const config = request.routeOptions.config;
+    const challenge: Record<string, string> =
+      error instanceof Unauthorized && config?.authChallenge ? { 'www-authenticate': config.authChallenge } : {};
+    const rendered = writeError(replySink(reply), error, config?.errorFamily ?? 'standard', challenge);
     if (rendered.unexpected) request.log.error({ err: error }, 'request failed');
     return reply;
   });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
 import { strategyOf } from '../identity/credential-strategies.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
 import type { RateLimitKind } from './route-config.js';
@@ -9,6 +10,7 @@ import type { RateLimitKind } from './route-config.js';
 /** The limiter rules of one configuration, built once rather than on every request. */
 interface Rules {
   rest: RateRule;
+  mcp: RateRule;
   webhook: RateRule;
   executionStarts: RateRule;
   activationCreate: RateRule;
@@ -26,6 +28,7 @@ function rulesOf(config: Config): Rules {
     const limits = config.rateLimits;
     rules = {
       rest: { kind: 'window', limit: limits.restPerMinute, windowMs: 60_000 },
+      mcp: { kind: 'window', limit: limits.mcpPerMinute, windowMs: 60_000 },
       webhook: { kind: 'window', limit: limits.webhookPerMinute, windowMs: 60_000 },
       executionStarts: { kind: 'window', limit: limits.executionsPerMinute, windowMs: 60_000 },
       activationCreate: { kind: 'bucket', capacity: 1, intervalMs: limits.activationCreateIntervalMs },
@@ -37,15 +40,25 @@ function rulesOf(config: Config): Rules {
 }
 
 const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';
+const MCP_LIMIT_MESSAGE = 'MCP rate limit exceeded; slow down';
+const EXECUTIONS_LIMIT_MESSAGE = 'Too many executions started; wait a moment';
 
 const anonymousRestKey = (address: string) => `rest:ip:${address}`;
 const webhookKey = (request: FastifyRequest) => `webhook:ip:${request.ip}`;
+
+/** A credential's key within a limiter's prefix, as its strategy names it. */
+const callerKey = (prefix: string, caller: Caller) => `${prefix}:${strategyOf(caller.kind).rateLimitKey(caller)}`;
 
 /** REST requests count under the key their credential's strategy names, else per IP. */
 function restKey(request: FastifyRequest): string {
   const caller = request.caller;
   if (!caller) return anonymousRestKey(request.ip);
-  return `rest:${strategyOf(caller.kind).rateLimitKey(caller)}`;
+  return callerKey('rest', caller);
+}
+
+/** MCP requests have an allowance of their own (SPEC: 60 a minute), apart from REST's. */
+function mcpKey(request: FastifyRequest): string {
+  return request.caller ? callerKey('mcp', request.caller) : `mcp:ip:${request.ip}`;
 }
 
 function rateLimitHeaders(decision: RateDecision): Record<string, string> {
@@ -92,6 +105,11 @@ export async function limitRequest(
 ): Promise<void> {
   if (kind === 'activation-poll') return; // counted per code once the body is read
   if (kind === 'webhook') return; // counted once the signature is verified
+  if (kind === 'static-asset' || kind === 'unlimited') return;
+  if (kind === 'mcp') {
+    await enforce(ctx, reply, mcpKey(request), rulesOf(ctx.config).mcp, MCP_LIMIT_MESSAGE);
+    return;
+  }
   if (kind === 'activation-create') {
     await enforce(
       ctx,
@@ -111,7 +129,22 @@ export async function limitRequest(
  */
 export async function limitExecutionStarts(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const key = restKey(request).replace(/^rest:/, 'executions:');
-  await enforce(ctx, reply, key, rulesOf(ctx.config).executionStarts, 'Too many executions started; wait a moment');
+  await enforce(ctx, reply, key, rulesOf(ctx.config).executionStarts, EXECUTIONS_LIMIT_MESSAGE);
+}
+
+/**
+ * The same execution-start limit for a start that has no reply of its own to carry the
+ * headers (an MCP tool call: its response may already be streaming). Shares the REST
+ * starts' counter, so a credential has one allowance of starts whichever way it starts them.
+ */
+export async function limitCallerExecutionStarts(ctx: Limiter, caller: Caller): Promise<void> {
+  const decision = await ctx.rateLimits.consume(
+    callerKey('executions', caller),
+    rulesOf(ctx.config).executionStarts,
+    ctx.clock.now().getTime(),
+  );
+  const refusal = refusalOf(decision, EXECUTIONS_LIMIT_MESSAGE);
+  if (refusal) throw refusal;
 }
 
 /** About one poll per second per device code, counted by the code's hash. */
@@ -138,13 +171,18 @@ export async function limitWebhook(ctx: Limiter, request: FastifyRequest, reply:
  * For error responses: one that never reached a limiter (a poll body that failed to parse
  * or validate, a webhook delivery with a bad signature) still carries the headers, read
  * without counting from the window the route is counted in: the webhook's for the webhook,
- * else the REST window of the caller or client IP.
+ * the MCP window for MCP, else the REST window of the caller or client IP.
  */
 export async function ensureRateLimitHeaders(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;
   const rules = rulesOf(ctx.config);
+  const kind = request.routeOptions.config?.rateLimit;
   const [key, rule] =
-    request.routeOptions.config?.rateLimit === 'webhook' ? [webhookKey(request), rules.webhook] : [restKey(request), rules.rest];
+    kind === 'webhook'
+      ? [webhookKey(request), rules.webhook]
+      : kind === 'mcp'
+        ? [mcpKey(request), rules.mcp]
+        : [restKey(request), rules.rest];
   const decision = await ctx.rateLimits.peek(key, rule, ctx.clock.now().getTime());
   reply.headers(rateLimitHeaders(decision));
 }

@@ -1,5 +1,7 @@
 import type { AppError } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller, CredentialKind } from '../identity/callers.js';
+import type { OAuthResource } from '../oauth/resources.js';
+import type { OAuthScope } from '../oauth/scopes.js';
 
 /**
  * Who may call a route:
@@ -13,9 +15,13 @@ export type AuthPolicy = 'public' | 'user' | 'session';
 /**
  * Which limiter counts a route's requests, and so which one its headers describe. The
  * poll route counts per device code in its handler, once the code is known; the payment
- * webhook counts per client address in its handler, once the signature is verified.
+ * webhook counts per client address in its handler, once the signature is verified. MCP
+ * counts per credential in a window of its own. The web app's own static files are not
+ * counted: they are cheap, cached, and a page load fetches several at once. Health probes
+ * (`unlimited`) are not counted either: a probe refused for its rate would take a healthy
+ * node out of service.
  */
-export type RateLimitKind = 'rest' | 'activation-create' | 'activation-poll' | 'webhook';
+export type RateLimitKind = 'rest' | 'activation-create' | 'activation-poll' | 'webhook' | 'mcp' | 'static-asset' | 'unlimited';
 
 /** The error body a route family speaks: the usual envelope, or the artifacts' older shape. */
 export type ErrorFamily = 'standard' | 'artifact';
@@ -25,6 +31,17 @@ declare module 'fastify' {
     auth?: AuthPolicy;
     rateLimit?: RateLimitKind;
     errorFamily?: ErrorFamily;
+    /**
+     * The kinds of credential the route takes as `Authorization: Bearer <token>`; OAuth
+     * access tokens only when absent (credentials.ts).
+     */
+    bearer?: readonly CredentialKind[];
+    /** The resource (RFC 8707 audience) an OAuth access token must be for here; the REST API when absent. */
+    oauthResource?: OAuthResource;
+    /** The `WWW-Authenticate` value its 401s carry (MCP's points clients at OAuth discovery). */
+    authChallenge?: string;
+    /** The scope a scoped caller needs here, when not the method's (GET/HEAD read, else write). */
+    scope?: OAuthScope;
   }
   interface FastifyRequest {
     caller: Caller | null;

@@ -50,7 +50,7 @@ export const liveKeyByHash = preparedLookup((db, keyHash: string) =>
       join.onRef('m.workspace_id', '=', 'k.workspace_id').onRef('m.user_id', '=', 'k.user_id'),
     )
     .innerJoin('workspaces as w', 'w.id', 'k.workspace_id')
-    .select(['k.id', 'k.user_id', 'k.workspace_id', 'k.last_used_at', 'm.role', 'w.name', 'w.is_personal'])
+    .select(['k.id', 'k.user_id', 'k.workspace_id', 'k.last_used_at', 'k.scopes', 'm.role', 'w.name', 'w.is_personal'])
     .select(['u.email', 'u.is_admin', 'u.created_at', 'u.personal_workspace_id'])
     .select(['u.subscription_expires_at', 'u.site_license_until', 'u.byok_provider'])
     .where('k.key_hash', '=', keyHash)

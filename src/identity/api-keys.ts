@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { Forbidden, NotFound } from '../errors.js';
-import { announceRevocation } from '../executions/control-messages.js';
+import { announceRevocation, invalidate } from '../executions/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import {
   type ApiKeyRow,
@@ -21,8 +21,13 @@ import {
 } from './api-keys.store.js';
 import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
 
-export const API_KEY_PREFIX = 'sklt_live_';
+const API_KEY_PREFIX = 'sklt_live_';
 const API_KEY_LENGTH = API_KEY_PREFIX.length + 40;
+
+/** Whether a bearer token is one of our API keys by its look (live or not is for resolve to say). */
+export function looksLikeApiKey(token: string): boolean {
+  return token.startsWith(API_KEY_PREFIX);
+}
 
 export type Heartbeat = 'ACTIVE' | 'IDLE' | 'DORMANT';
 
@@ -92,16 +97,23 @@ export async function mintApiKey(
     created_at: ctx.clock.now().toISOString(),
     last_used_at: null,
     revoked_at: null,
+    scopes: null,
   };
   await insertApiKey(trx, row);
   return { row, plaintext };
 }
 
 /** Keys are created by a person in a session, bound to the workspace they act in. */
-export async function createApiKey(ctx: Pick<AppContext, 'db' | 'clock'>, caller: Caller, label: string): Promise<MintedKey> {
-  return ctx.db
+export async function createApiKey(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'control'>,
+  caller: Caller,
+  label: string,
+): Promise<MintedKey> {
+  const minted = await ctx.db
     .transaction()
     .execute((trx) => mintApiKey(ctx, trx, { userId: caller.userId, workspaceId: caller.workspaceId, label }));
+  invalidate(ctx, caller.workspaceId, ['keys']);
+  return minted;
 }
 
 export async function listApiKeys(ctx: Pick<AppContext, 'db' | 'clock' | 'config'>, caller: Caller): Promise<ApiKeyView[]> {
@@ -109,15 +121,24 @@ export async function listApiKeys(ctx: Pick<AppContext, 'db' | 'clock' | 'config
   return rows.map((row) => keyView(ctx, row));
 }
 
+/**
+ * A signed-in person revokes any key of theirs; a key may revoke only itself (a CLI logging
+ * out gives its key back without asking for the password).
+ */
 export async function revokeApiKey(
   ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'control'>,
   caller: Caller,
   keyId: string,
 ): Promise<void> {
+  // A session is the one credential kind that is a person signed in (credential-strategies.ts).
+  if (caller.kind !== 'session' && !(caller.kind === 'api_key' && caller.credentialId === keyId)) {
+    throw new Forbidden('Only a signed-in person (x-auth-token), or the key itself, can revoke a key');
+  }
   const revoked = await revokeKey(ctx.db, caller.userId, keyId, ctx.clock.now().toISOString());
   if (!revoked) throw new NotFound('API key not found');
   ctx.credentials.forget(keyId);
   announceRevocation(ctx, keyId);
+  invalidate(ctx, caller.workspaceId, ['keys']);
 }
 
 /**
@@ -158,6 +179,8 @@ export async function callerFromApiKey(
     personal: row.is_personal === 1,
     role: row.role,
   });
+  // A key narrowed by scoped consent carries its scopes, enforced whatever OAUTH_ENFORCE_SCOPES says.
+  if (row.scopes !== null) Object.assign(caller, { scopes: row.scopes.split(' '), scopesEnforced: true });
   // Cached no longer than the last-used granularity, so a busy key keeps its heartbeat.
   ctx.credentials.set(hash, caller, now.getTime(), now.getTime() + LAST_USED_GRANULARITY_MS);
   return caller;

@@ -12,7 +12,7 @@ export const LogInBody = Type.Object({
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 });
 
-export const UserSchema = Type.Object({
+const UserSchema = Type.Object({
   id: Type.String(),
   email: Type.String(),
   isAdmin: Type.Boolean(),
@@ -30,6 +30,9 @@ export const MeSchema = Type.Object({
     personal: Type.Boolean(),
     role: WorkspaceRoleSchema,
   }),
-  credential: Type.Object({ type: Type.Union([Type.Literal('session'), Type.Literal('api_key')]), id: Type.String() }),
+  credential: Type.Object({
+    type: Type.Union([Type.Literal('session'), Type.Literal('api_key'), Type.Literal('oauth')]),
+    id: Type.String(),
+  }),
   tier: Type.String(),
 });

@@ -2,8 +2,8 @@ import { type BillingStanding, standingOfRow } from '../billing/subscription-mod
 import type { WorkspaceRole } from '../db/tables.js';
 import type { UserRow } from './users.store.js';
 
-/** The credential kinds a strategy exists for (credential-strategies.ts); an OAuth access token comes next. */
-export type CredentialKind = 'session' | 'api_key';
+/** The credential kinds a strategy exists for (credential-strategies.ts). */
+export type CredentialKind = 'session' | 'api_key' | 'oauth';
 
 /** Who is calling, through which credential, and in which workspace. */
 export interface Caller {
@@ -20,6 +20,10 @@ export interface Caller {
   role: WorkspaceRole;
   /** What the user's subscription mode is computed from, as of when the credential was read. */
   billing: BillingStanding;
+  /** The scopes an OAuth access token was granted (read, write, admin); absent for other credentials. */
+  scopes?: readonly string[];
+  /** Whether `scopes` limit the caller even with OAUTH_ENFORCE_SCOPES off: a key its owner narrowed. */
+  scopesEnforced?: boolean;
 }
 
 /** A credential as a signed URL refers to it, without its secret. */

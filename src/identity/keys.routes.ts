@@ -30,7 +30,7 @@ export function keyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/keys/:id',
-      { config: { auth: 'session' }, schema: { params: IdParams, response: { 200: Success } } },
+      { config: { auth: 'user' }, schema: { params: IdParams, response: { 200: Success } } },
       async (request) => {
         await revokeApiKey(ctx, callerOf(request), request.params.id);
         return { success: true as const };

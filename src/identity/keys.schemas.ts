@@ -12,7 +12,7 @@ export const CreatedKey = Type.Object({
   createdAt: Timestamp,
 });
 
-export const KeySchema = Type.Object({
+const KeySchema = Type.Object({
   id: Type.String(),
   label: Type.String(),
   keyPreview: Type.String(),

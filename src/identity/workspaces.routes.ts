@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
-import { addMember, createTeamWorkspace, listWorkspaces, switchWorkspace } from './workspaces.js';
+import { addMember, createTeamWorkspace, listWorkspaceMembers, listWorkspaces, switchWorkspace } from './workspaces.js';
 import {
   AddMemberBody,
   CreateWorkspaceBody,
   CurrentWorkspace,
+  MemberList,
   MemberSchema,
   SwitchWorkspaceBody,
   WorkspaceList,
@@ -24,6 +25,12 @@ export function workspaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get('/workspaces', { config: { auth: 'user' }, schema: { response: { 200: WorkspaceList } } }, async (request) => ({
       workspaces: await listWorkspaces(ctx, callerOf(request)),
     }));
+
+    app.get(
+      '/workspaces/:id/members',
+      { config: { auth: 'user' }, schema: { params: WorkspaceParams, response: { 200: MemberList } } },
+      async (request) => ({ members: await listWorkspaceMembers(ctx, callerOf(request), request.params.id) }),
+    );
 
     app.post(
       '/workspaces/:id/members',

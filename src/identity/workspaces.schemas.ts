@@ -22,3 +22,5 @@ export const MemberSchema = Type.Object({
 });
 export const SwitchWorkspaceBody = Type.Object({ workspaceId: Type.String({ minLength: 1, maxLength: 100 }) });
 export const CurrentWorkspace = Type.Object({ workspace: WorkspaceSchema });
+
+export const MemberList = Type.Object({ members: Type.Array(MemberSchema) });

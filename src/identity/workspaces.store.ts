@@ -49,6 +49,15 @@ export function findMembership(db: Kysely<Tables>, userId: string, workspaceId: 
     .executeTakeFirst();
 }
 
+export function listMembers(db: Kysely<Tables>, workspaceId: string) {
+  return db
+    .selectFrom('workspace_members as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.workspace_id', 'm.user_id', 'u.email', 'm.role'])
+    .where('m.workspace_id', '=', workspaceId)
+    .execute();
+}
+
 export async function insertMember(
   db: Kysely<Tables>,
   member: { workspaceId: string; userId: string; role: WorkspaceRole; createdAt: string },

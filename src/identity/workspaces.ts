@@ -3,12 +3,21 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { WorkspaceRole } from '../db/tables.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
+import { invalidate } from '../executions/control-messages.js';
 import { setActiveWorkspace } from './auth-tokens.js';
 import type { Caller } from './callers.js';
 import { strategyOf } from './credential-strategies.js';
+import { invalidateForUser } from './user-invalidation.js';
 import { normalizeEmail } from './users.js';
 import { findUserByEmail } from './users.store.js';
-import { findMembership, insertMember, insertTeamWorkspace, listMemberships, type MembershipRow } from './workspaces.store.js';
+import {
+  findMembership,
+  insertMember,
+  insertTeamWorkspace,
+  listMembers,
+  listMemberships,
+  type MembershipRow,
+} from './workspaces.store.js';
 
 export interface WorkspaceView {
   id: string;
@@ -39,7 +48,7 @@ async function visibleWorkspace(ctx: Pick<AppContext, 'db'>, caller: Caller, wor
 }
 
 export async function createTeamWorkspace(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'control'>,
   caller: Caller,
   name: string,
 ): Promise<WorkspaceView> {
@@ -47,6 +56,7 @@ export async function createTeamWorkspace(
   if (trimmed.length === 0) throw new InvalidInput('name must not be empty');
   const id = randomUUID();
   await insertTeamWorkspace(ctx.db, { id, name: trimmed, ownerId: caller.userId, createdAt: ctx.clock.now().toISOString() });
+  await invalidateForUser(ctx, caller.userId, ['workspaces']);
   return workspaceView(await visibleWorkspace(ctx, caller, id));
 }
 
@@ -54,8 +64,27 @@ export async function listWorkspaces(ctx: Pick<AppContext, 'db'>, caller: Caller
   return (await listMemberships(ctx.db, caller.userId)).map(workspaceView);
 }
 
+const ROLE_ORDER: readonly WorkspaceRole[] = ['owner', 'admin', 'member'];
+
+/**
+ * Who belongs to a workspace, for its members (owners first, then by email). A credential bound to one workspace (an
+ * API key, an OAuth token) sees only that one's.
+ */
+export async function listWorkspaceMembers(
+  ctx: Pick<AppContext, 'db'>,
+  caller: Caller,
+  workspaceId: string,
+): Promise<MemberView[]> {
+  if (strategyOf(caller.kind).boundToWorkspace && workspaceId !== caller.workspaceId) throw new NotFound('Workspace not found');
+  await visibleWorkspace(ctx, caller, workspaceId);
+  const rows = await listMembers(ctx.db, workspaceId);
+  return rows
+    .map((row) => ({ workspaceId: row.workspace_id, userId: row.user_id, email: row.email, role: row.role }))
+    .sort((a, b) => ROLE_ORDER.indexOf(a.role) - ROLE_ORDER.indexOf(b.role) || a.email.localeCompare(b.email));
+}
+
 export async function addMember(
-  ctx: Pick<AppContext, 'db' | 'clock'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'control'>,
   caller: Caller,
   workspaceId: string,
   invite: { email: string; role: WorkspaceRole },
@@ -73,6 +102,8 @@ export async function addMember(
     if (isUniqueViolation(error)) throw new Conflict('This user is already a member of the workspace');
     throw error;
   }
+  invalidate(ctx, workspaceId, ['members']);
+  await invalidateForUser(ctx, user.id, ['workspaces']);
   return { workspaceId, userId: user.id, email: user.email, role: invite.role };
 }
 

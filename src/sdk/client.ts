@@ -9,6 +9,7 @@ import type {
   CreditPack,
   ExecutionEvent,
   ExecutionStatus,
+  HistoryItem,
   Manifest,
   Me,
   Page,
@@ -17,20 +18,6 @@ import type {
   SubscriptionInfo,
   Transaction,
 } from './types.js';
-
-export interface HistoryItem {
-  id: number;
-  executionId: string;
-  skillSlug: string;
-  skillName: string;
-  status: string;
-  cost: number;
-  source: string;
-  interface: string;
-  inputText: string;
-  startedAt: string | null;
-  completedAt: string | null;
-}
 
 interface Checkout {
   email: string;

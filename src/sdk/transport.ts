@@ -65,6 +65,18 @@ export class Transport {
     }
   }
 
+  /**
+   * One request with the credentials and the body exactly as given, answered whatever its
+   * status: for raw calls (`skillet api`) that show the server's own error body.
+   */
+  raw(method: string, path: string, body?: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
+    return this.#fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: this.headers(extraHeaders),
+      ...(body === undefined ? {} : { body }),
+    });
+  }
+
   async json<T>(method: string, path: string, body?: unknown, extraHeaders?: Record<string, string>): Promise<T> {
     const response = await this.send(method, path, body, extraHeaders);
     const text = await response.text();

@@ -52,6 +52,21 @@ export interface ExecutionEvent {
   payload: Record<string, unknown>;
 }
 
+/** One row of the execution history. */
+export interface HistoryItem {
+  id: number;
+  executionId: string;
+  skillSlug: string;
+  skillName: string;
+  status: string;
+  cost: number;
+  source: string;
+  interface: string;
+  inputText: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
 export interface ExecutionStatus {
   executionId: string;
   status: string;

@@ -3,6 +3,12 @@ import { parse as parseYaml } from 'yaml';
 /** Which runtime runs a skill (see runtimes.ts). */
 export type RuntimeName = 'script' | 'agent';
 
+/** The model an agent skill asks for, per provider; a provider left out uses its default setting. */
+export interface ModelChoice {
+  anthropic?: string;
+  openai?: string;
+}
+
 export interface SkillManifest {
   slug: string;
   name: string;
@@ -14,6 +20,10 @@ export interface SkillManifest {
   price: number;
   /** Instructions: the Markdown after the front matter. */
   body: string;
+  /** An agent skill's model: `model: <id>` names it for its provider, `models:` per provider. */
+  models: ModelChoice;
+  /** The open format's `allowed-tools`: the tools the model is offered (all when absent). */
+  allowedTools: string[] | undefined;
 }
 
 export class ManifestError extends Error {}
@@ -21,6 +31,7 @@ export class ManifestError extends Error {}
 const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 const SLUG_SHAPE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const ENTRY_SHAPE = /^(?!\/)(?!.*\.\.)[\w./-]+\.m?js$/;
+const MODEL_SHAPE = /^[\w.:/@-]{1,200}$/;
 
 function text(fields: Record<string, unknown>, key: string): string | undefined {
   const value = fields[key];
@@ -29,7 +40,48 @@ function text(fields: Record<string, unknown>, key: string): string | undefined 
   return value.trim();
 }
 
-/** Reads a SKILL.md: YAML front matter (name, description, slug, runtime, entry, price), then instructions. */
+function modelId(value: unknown, key: string): string {
+  if (typeof value !== 'string' || !MODEL_SHAPE.test(value)) throw new ManifestError(`${key} must be a model id`);
+  return value;
+}
+
+/**
+ * `model: claude-…` or `model: gpt-…` names one provider's model (by the id's family; any
+ * other id is taken as an OpenAI-compatible server's); `models: {anthropic, openai}` names both.
+ */
+function modelChoice(fields: Record<string, unknown>): ModelChoice {
+  const choice: ModelChoice = {};
+  if (fields.model !== undefined && fields.model !== null) {
+    const id = modelId(fields.model, 'model');
+    if (id.startsWith('claude')) choice.anthropic = id;
+    else choice.openai = id;
+  }
+  const models = fields.models;
+  if (models === undefined || models === null) return choice;
+  if (typeof models !== 'object' || Array.isArray(models)) throw new ManifestError('models must map providers to model ids');
+  for (const [provider, id] of Object.entries(models)) {
+    if (provider !== 'anthropic' && provider !== 'openai') throw new ManifestError('models names anthropic and openai only');
+    choice[provider] = modelId(id, `models.${provider}`);
+  }
+  return choice;
+}
+
+/** `allowed-tools` is a space-separated string in the open format; a YAML list is taken too. */
+function allowedTools(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  const names = typeof value === 'string' ? value.split(/[\s,]+/) : value;
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+    throw new ManifestError('allowed-tools must be a list of tool names');
+  }
+  return names.filter((name) => name !== '');
+}
+
+/**
+ * Reads a SKILL.md: YAML front matter, then instructions. Our keys are slug, runtime, entry,
+ * price, model and models; the open Agent Skills keys (license, compatibility, metadata,
+ * allowed-tools) are accepted beside them. A skill that names neither runtime nor entry is
+ * an agent skill, so a skill written in the open format runs unchanged.
+ */
 export function parseSkillManifest(source: string, folderName: string): SkillManifest {
   const match = FRONT_MATTER.exec(source);
   if (!match) throw new ManifestError('SKILL.md must start with YAML front matter between --- lines');
@@ -50,9 +102,9 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
 
   const slug = text(record, 'slug') ?? folderName;
   if (!SLUG_SHAPE.test(slug)) throw new ManifestError(`slug "${slug}" must be lower-case letters, digits and dashes`);
-  const runtime = text(record, 'runtime') ?? 'script';
-  if (runtime !== 'script' && runtime !== 'agent') throw new ManifestError('runtime must be script or agent');
   const entry = text(record, 'entry') ?? null;
+  const runtime = text(record, 'runtime') ?? (entry ? 'script' : 'agent');
+  if (runtime !== 'script' && runtime !== 'agent') throw new ManifestError('runtime must be script or agent');
   if (runtime === 'script' && (!entry || !ENTRY_SHAPE.test(entry))) {
     throw new ManifestError('a script skill needs an entry: a .js or .mjs file inside its folder');
   }
@@ -60,5 +112,15 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
   if (typeof price !== 'number' || !Number.isInteger(price) || price < 0)
     throw new ManifestError('price must be a whole number of Ds');
 
-  return { slug, name, description, runtime, entry, price, body: (match[2] ?? '').trim() };
+  return {
+    slug,
+    name,
+    description,
+    runtime,
+    entry,
+    price,
+    body: (match[2] ?? '').trim(),
+    models: modelChoice(record),
+    allowedTools: allowedTools(record['allowed-tools']),
+  };
 }

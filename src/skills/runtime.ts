@@ -1,3 +1,5 @@
+import type { ModelProvider } from '../billing/byok.js';
+import type { AgentSettings } from '../config.js';
 import type { SkillMessage } from './protocol.js';
 import type { Skill } from './registry.js';
 import type { SkillSandbox } from './sandbox.js';
@@ -16,9 +18,14 @@ export interface RunLimits {
 
 /**
  * How a run ended. A failure is the skill's own unless `fault` says the service failed it
- * (it could not be started or confined); those runs are not charged.
+ * (it could not be started or confined); those runs are not charged. `limit_reached`: the
+ * payer's credits ran out during the run.
  */
-export type RunOutcome = { kind: 'completed' } | { kind: 'stopped' } | { kind: 'failed'; reason: string; fault?: 'service' };
+export type RunOutcome =
+  | { kind: 'completed' }
+  | { kind: 'stopped' }
+  | { kind: 'failed'; reason: string; fault?: 'service' }
+  | { kind: 'limit_reached'; reason: string };
 
 export interface TokenUsage {
   input_tokens: number;
@@ -33,8 +40,27 @@ export interface RunResult {
   summary: string;
 }
 
-/** What a run reports while it works; its summary comes with its result instead. */
-export type RunMessage = Exclude<SkillMessage, { type: 'result' }>;
+/**
+ * What a run reports while it works; its summary comes with its result instead. Besides a
+ * script's messages, an agent run reports each tool call under the model's id for it and
+ * each model call's token usage.
+ */
+export type RunMessage =
+  | Exclude<SkillMessage, { type: 'result' }>
+  | { type: 'tool_call'; id: string; name: string; label: string }
+  | { type: 'model_call'; usage: TokenUsage };
+
+/** The account a run is paid from, for runtimes whose work costs as it goes (model calls). */
+export interface RunAccount {
+  /** The payer's own model key, when stored: calls on it cost nothing. */
+  ownModelKey(): Promise<{ provider: ModelProvider; key: string } | undefined>;
+  /** Whether the payer is charged at all (admins and site-license holders are not). */
+  isCharged(): Promise<boolean>;
+  /** Ds the payer can still spend. */
+  spendable(): Promise<number>;
+  /** Charges a model call `due` Ds, never below zero; resolves to the Ds it could not take. */
+  charge(due: number): Promise<number>;
+}
 
 export interface RunRequest {
   skill: Skill;
@@ -46,6 +72,7 @@ export interface RunRequest {
   signal: AbortSignal;
   /** Each message in order; the next waits until this one is handled. */
   onMessage: (message: RunMessage) => Promise<void>;
+  account: RunAccount;
 }
 
 /** A run that has started. */
@@ -56,6 +83,7 @@ export interface StartedRun {
 /** What a runtime may take from the server to do its work. */
 export interface RuntimeServices {
   sandbox: SkillSandbox;
+  config: { agent: AgentSettings };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { agentRuntime } from '../agent/agent-runtime.js';
 import type { RuntimeName } from './manifest.js';
 import type { RuntimeServices, SkillRuntime } from './runtime.js';
 import { scriptRuntime } from './script-runtime.js';
@@ -5,6 +6,7 @@ import { scriptRuntime } from './script-runtime.js';
 /** The runtimes this server has, by the manifest's `runtime`; a new one is one line here. */
 const RUNTIMES: Partial<Record<RuntimeName, (services: RuntimeServices) => SkillRuntime>> = {
   script: scriptRuntime,
+  agent: agentRuntime,
 };
 
 /** The runtime for skills of `name`, or undefined when this server cannot run them. */

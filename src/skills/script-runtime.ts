@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { channel } from 'node:diagnostics_channel';
 import { mkdir } from 'node:fs/promises';
 import { constants } from 'node:os';
 import path from 'node:path';
@@ -15,7 +16,7 @@ import {
 } from './runtime.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
 import { skillCommand } from './skill-command.js';
-import { inspectOutput, type LimitBreach, watchRun } from './watchdog.js';
+import { inspectOutput, killTree, type LimitBreach, watchRun } from './watchdog.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;
@@ -24,6 +25,61 @@ interface ScriptRun {
 }
 
 const STDERR_KEPT = 2048;
+/**
+ * How long the pipes may stay open with nothing to read after the skill's process exited. A
+ * sandbox process that outlived a kill (bubblewrap's inner init, orphaned when its monitor
+ * died at the wrong moment) would otherwise hold them open, and the run would never end.
+ */
+const PIPE_GRACE_MS = 1000;
+
+/**
+ * Cuts a finished skill's pipes once they have stayed open past the grace with the relay
+ * waiting for a line that does not come. Never while the relay is busy: a skill that
+ * printed fast and exited leaves a backlog that is stored line by line, and under load that
+ * takes longer than any fixed grace; cutting it would drop the run's last messages.
+ */
+class IdlePipes {
+  #waiting = false;
+  #progressAt = Date.now();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly cut: () => void) {}
+
+  /** The same lines, noting when the relay waits for the next one and when it has it. */
+  async *lines(source: AsyncGenerator<string>): AsyncGenerator<string> {
+    try {
+      for (;;) {
+        this.#mark(true);
+        const next = await source.next();
+        this.#mark(false);
+        if (next.done) return;
+        yield next.value;
+      }
+    } finally {
+      await source.return(undefined);
+    }
+  }
+
+  #mark(waiting: boolean): void {
+    this.#waiting = waiting;
+    this.#progressAt = Date.now();
+  }
+
+  /** From the skill's exit on, checks a few times per grace whether the pipes went idle. */
+  watch(): void {
+    this.#progressAt = Date.now();
+    this.#timer ??= setInterval(() => {
+      if (!this.#waiting || Date.now() - this.#progressAt < PIPE_GRACE_MS) return;
+      this.stop();
+      this.cut();
+    }, PIPE_GRACE_MS / 4);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
 /** What one streamed event costs beyond its line: its row, its frame, its announcement. */
 const EVENT_OVERHEAD_BYTES = 100;
 const MIB = 1024 * 1024;
@@ -35,6 +91,23 @@ function errorLine(stderr: string): string | undefined {
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('at ') && !line.startsWith('Node.js v'));
   return lines.findLast((line) => /^\w*(Error|Exception)\b.*:/.test(line)) ?? lines.at(-1);
+}
+
+/**
+ * Told of every run ended for breaking a limit, by cause (metrics count them). A channel
+ * rather than a callback: the runtime is built per run from narrow services, and several
+ * apps may share a process in tests, so a subscriber keeps only messages whose `limits`
+ * is its own configuration object.
+ */
+export const sandboxKills = channel('skillet.sandbox-kill');
+
+export interface SandboxKill {
+  cause: LimitBreach['limit'] | 'time' | 'event-bytes' | 'line-length';
+  limits: RunLimits;
+}
+
+function reportKill(cause: SandboxKill['cause'], limits: RunLimits): void {
+  if (sandboxKills.hasSubscribers) sandboxKills.publish({ cause, limits } satisfies SandboxKill);
 }
 
 function breachReason(breach: LimitBreach, limits: RunLimits): string {
@@ -59,13 +132,20 @@ function signalOf(code: number | null, signal: NodeJS.Signals | null, sandbox: S
   return (name as NodeJS.Signals | undefined) ?? null;
 }
 
-function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: RunLimits): string {
-  if (/heap out of memory|Allocation failed|allocation failed/i.test(stderr))
-    return breachReason({ limit: 'memory', bytes: 0 }, limits);
-  if (signal === 'SIGXCPU') return breachReason({ limit: 'cpu', seconds: limits.cpuSeconds }, limits);
+/** The limit a hard rlimit (or V8's heap cap) enforced when the skill died of one. */
+function limitOfExit(signal: NodeJS.Signals | null, stderr: string): 'memory' | 'cpu' | 'output-bytes' | undefined {
+  if (/heap out of memory|Allocation failed|allocation failed/i.test(stderr)) return 'memory';
+  if (signal === 'SIGXCPU') return 'cpu';
   // Node ignores SIGXFSZ, so a write past the file-size rlimit fails with EFBIG instead.
-  if (signal === 'SIGXFSZ' || /\bEFBIG\b/.test(stderr))
-    return breachReason({ limit: 'output-bytes', bytes: limits.outputLimitBytes }, limits);
+  if (signal === 'SIGXFSZ' || /\bEFBIG\b/.test(stderr)) return 'output-bytes';
+  return undefined;
+}
+
+function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: RunLimits): string {
+  const limit = limitOfExit(signal, stderr);
+  if (limit === 'memory') return breachReason({ limit: 'memory', bytes: 0 }, limits);
+  if (limit === 'cpu') return breachReason({ limit: 'cpu', seconds: limits.cpuSeconds }, limits);
+  if (limit === 'output-bytes') return breachReason({ limit: 'output-bytes', bytes: limits.outputLimitBytes }, limits);
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
   const detail = errorLine(stderr);
   return detail ? `the skill ${how}: ${detail.slice(0, 300)}` : `the skill ${how}`;
@@ -98,12 +178,12 @@ export async function startScript(
   let ending: RunOutcome | undefined;
   const end = (outcome: RunOutcome) => {
     ending ??= outcome;
-    child.kill('SIGKILL');
+    killTree(child);
   };
-  const timer = setTimeout(
-    () => end({ kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` }),
-    limits.timeoutMs,
-  );
+  const timer = setTimeout(() => {
+    if (!ending) reportKill('time', limits);
+    end({ kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` });
+  }, limits.timeoutMs);
   const watched = {
     memoryBytes: limits.memoryMb * MIB,
     cpuSeconds: limits.cpuSeconds,
@@ -113,7 +193,10 @@ export async function startScript(
     outputFiles: limits.outputFileLimit,
   };
   const stopWatching = child.pid
-    ? watchRun(child.pid, watched, (breach) => end({ kind: 'failed', reason: breachReason(breach, limits) }))
+    ? watchRun(child.pid, watched, (breach) => {
+        if (!ending) reportKill(breach.limit, limits);
+        end({ kind: 'failed', reason: breachReason(breach, limits) });
+      })
     : () => undefined;
 
   let stderr = '';
@@ -126,15 +209,21 @@ export async function startScript(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
+  const idle = new IdlePipes(() => {
+    child.stdout.destroy();
+    child.stderr.destroy();
+  });
+  child.once('exit', () => idle.watch());
   const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
 
   const relay = async (): Promise<void> => {
     let eventBytes = 0;
-    for await (const line of boundedLines(child.stdout, limits.lineLimitBytes)) {
+    for await (const line of idle.lines(boundedLines(child.stdout, limits.lineLimitBytes))) {
       if (ending) return;
       if (line.trim() === '') continue;
       eventBytes += Buffer.byteLength(line) + EVENT_OVERHEAD_BYTES;
       if (eventBytes > limits.eventBytesPerRun) {
+        reportKill('event-bytes', limits);
         return end({
           kind: 'failed',
           reason: `the skill sent more than its limit of ${limits.eventBytesPerRun} bytes of events`,
@@ -155,8 +244,15 @@ export async function startScript(
     try {
       await relay();
     } catch (error) {
-      if (!(error instanceof LineTooLong)) throw error;
-      end({ kind: 'failed', reason: `the skill sent a protocol line longer than its limit of ${limits.lineLimitBytes} bytes` });
+      if (error instanceof LineTooLong) {
+        if (!ending) reportKill('line-length', limits);
+        end({ kind: 'failed', reason: `the skill sent a protocol line longer than its limit of ${limits.lineLimitBytes} bytes` });
+      } else if (!child.stdout.destroyed) {
+        throw error;
+      }
+      // Otherwise the pipe was cut after the process exited (PIPE_GRACE_MS): the run is over.
+    } finally {
+      idle.stop();
     }
     const result = await Promise.race([exited, spawnFailed]);
     clearTimeout(timer);
@@ -166,8 +262,13 @@ export async function startScript(
     if (ending) return ending;
     // A last look at the output: files written after the last tick.
     const breach = await inspectOutput(watched);
-    if (breach) return { kind: 'failed', reason: breachReason(breach, limits) };
+    if (breach) {
+      reportKill(breach.limit, limits);
+      return { kind: 'failed', reason: breachReason(breach, limits) };
+    }
     const signal = signalOf(result.code, result.signal, sandbox);
+    const exitLimit = result.code === 0 ? undefined : limitOfExit(signal, stderr);
+    if (exitLimit) reportKill(exitLimit, limits);
     if (result.code !== 0) return { kind: 'failed', reason: exitReason(signal ? null : result.code, signal, stderr, limits) };
     return { kind: 'completed' };
   })();

@@ -1,4 +1,5 @@
-import { type FSWatcher, watch } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { type Dirent, type FSWatcher, lstatSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -64,7 +65,7 @@ async function usageOf(pid: number): Promise<Usage> {
 }
 
 /** Bytes of regular files under `dir`, and how many entries (folders count too), without following links. */
-async function folderUsage(dir: string): Promise<{ bytes: number; files: number }> {
+export async function folderUsage(dir: string): Promise<{ bytes: number; files: number }> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
   let bytes = 0;
   const files = entries.length;
@@ -124,6 +125,56 @@ function coalesced(inspect: () => Promise<LimitBreach | undefined>, onBreach: (b
   return run;
 }
 
+/** Bytes and entries of the output folder, read at once: the check that confirms a breach must not wait for I/O threads. */
+function folderUsageNow(dir: string): { sizes: Map<string, number>; files: number } {
+  const sizes = new Map<string, number>();
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true, recursive: true });
+  } catch {
+    // the folder went away with the run
+  }
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    try {
+      sizes.set(file, lstatSync(file).size);
+    } catch {
+      // removed while we looked
+    }
+  }
+  return { sizes, files: entries.length };
+}
+
+/**
+ * Keeps the size of every file inotify names, updated in the event's own callback: a writer
+ * filling memory-speed disks outruns anything that waits for the I/O thread pool, most of all
+ * on a busy machine. A total over the limit is confirmed by a full synchronous walk before it
+ * counts, so renamed folders cannot fake a breach; the walk then resets the tally.
+ */
+function outputTally(limits: WatchedLimits, report: (breach: LimitBreach) => void) {
+  let sizes = new Map<string, number>();
+  let total = 0;
+  return (_event: string, name: string | null) => {
+    if (name === null) return;
+    const file = path.join(limits.outputDir, name);
+    let size = 0;
+    try {
+      const stats = lstatSync(file);
+      size = stats.isFile() ? stats.size : 0;
+    } catch {
+      // removed or renamed away: it holds nothing now
+    }
+    total += size - (sizes.get(file) ?? 0);
+    sizes.set(file, size);
+    if (total <= limits.outputBytes) return;
+    const walked = folderUsageNow(limits.outputDir);
+    sizes = walked.sizes;
+    total = [...sizes.values()].reduce((sum, bytes) => sum + bytes, 0);
+    if (total > limits.outputBytes) report({ limit: 'output-bytes', bytes: total });
+  };
+}
+
 /**
  * Watches a running skill and reports the first limit it goes over: its process tree every
  * 100 ms, and its output folder on every change to it (inotify), so a fast writer is
@@ -140,10 +191,14 @@ export function watchRun(rootPid: number, limits: WatchedLimits, onBreach: (brea
   };
   const lookAtRun = coalesced(() => inspectRun(rootPid, limits), report);
   const lookAtOutput = coalesced(() => inspectOutput(limits), report);
+  const tally = outputTally(limits, report);
   const timer = setInterval(lookAtRun, TICK_MS);
   let folder: FSWatcher | undefined;
   try {
-    folder = watch(limits.outputDir, { recursive: true }, lookAtOutput);
+    folder = watch(limits.outputDir, { recursive: true }, (event, name) => {
+      tally(event, name);
+      if (!stopped) lookAtOutput();
+    });
     folder.on('error', () => undefined); // the folder went away with the run; the ticks go on
   } catch {
     // no inotify here: the ticks look at the folder too
@@ -154,4 +209,40 @@ export function watchRun(rootPid: number, limits: WatchedLimits, onBreach: (brea
     folder?.close();
   }
   return stop;
+}
+
+/** The processes under `root`, read from /proc at once: a kill must not wait for the event loop. */
+function processTreeNow(root: number): number[] {
+  const found: number[] = [];
+  const pending = [root];
+  while (pending.length > 0 && found.length < 10_000) {
+    const pid = pending.pop() as number;
+    found.push(pid);
+    try {
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        const children = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8');
+        for (const child of children.split(' ')) if (child.trim() !== '') pending.push(Number(child));
+      }
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+/**
+ * Kills the skill's whole process tree, innermost first and the process we started last:
+ * killing bubblewrap's monitor alone can orphan its inner init at the wrong moment, and the
+ * orphan keeps the run's pipes open.
+ */
+export function killTree(child: ChildProcess): void {
+  const tree = child.pid && child.exitCode === null && child.signalCode === null ? processTreeNow(child.pid) : [];
+  for (const pid of tree.reverse()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  child.kill('SIGKILL');
 }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { localSkillFolder } from './installed-skill-folder.js';
 import { parseSkillManifest } from './manifest.js';
 import type { Skill } from './registry.js';
 import { findInstalledSkill } from './workspace-skills.store.js';
@@ -10,7 +11,7 @@ import { findInstalledSkill } from './workspace-skills.store.js';
  * from a skill artifact. The server's come first, and installing never shadows one.
  */
 export async function findSkill(
-  ctx: Pick<AppContext, 'db' | 'skills'>,
+  ctx: Pick<AppContext, 'db' | 'skills' | 'blobs' | 'config'>,
   workspaceId: string,
   slug: string,
 ): Promise<Skill | undefined> {
@@ -18,11 +19,8 @@ export async function findSkill(
   if (shared) return shared;
   const installed = await findInstalledSkill(ctx.db, workspaceId, slug);
   if (!installed) return undefined;
-  const source = await readFile(path.join(installed.dir, 'SKILL.md'), 'utf8').catch((error: NodeJS.ErrnoException) => {
-    // Its folder was removed by hand: the skill is no longer there to run.
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (source === undefined) return undefined;
-  return { ...parseSkillManifest(source, slug), slug, dir: installed.dir, builtIn: false };
+  const dir = await localSkillFolder(ctx, installed);
+  if (dir === undefined) return undefined;
+  const source = await readFile(path.join(dir, 'SKILL.md'), 'utf8');
+  return { ...parseSkillManifest(source, slug), slug, dir, builtIn: false };
 }

@@ -1,5 +1,6 @@
 import { test } from 'vitest';
 import type { Env } from '../../src/config.js';
+import { fakeStripe } from '../fakes/stripe.js';
 import { client, injectClient } from './http.js';
 import { buildTestApp, type ServerParts, startServer, type TestApp, type TestServer } from './server.js';
 
@@ -50,4 +51,21 @@ export function withApp(env: Env = {}, parts: ServerParts = {}) {
       return built;
     })
     .extend('api', { scope: 'file' }, ({ server }) => injectClient(server.app));
+}
+
+/**
+ * `withServer` billing through a Stripe stand-in started for the file (`stripe`); `envOf`
+ * gives the server's settings from the stand-in's URL.
+ */
+export function withStripeServer(envOf: (stripeUrl: string) => Env) {
+  return (
+    withServer()
+      // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+      .extend('stripe', { scope: 'file' }, async ({}, { onCleanup }) => {
+        const stripe = await fakeStripe();
+        onCleanup(() => stripe.close());
+        return stripe;
+      })
+      .extend('serverSettings', { scope: 'file' }, ({ stripe }) => ({ env: envOf(stripe.url), parts: {} }))
+  );
 }

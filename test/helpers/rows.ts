@@ -1,15 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ArtifactRow } from '../../src/artifacts/artifacts.store.js';
 import { insertArtifact } from '../../src/artifacts/artifacts.store.js';
 import type { ExecutionStatus, Tables, WorkspaceRole } from '../../src/db/tables.js';
 import { type ExecutionRow, insertExecution } from '../../src/executions/executions.store.js';
-import { API_KEY_PREFIX, keyPreview } from '../../src/identity/api-keys.js';
-import { insertApiKey } from '../../src/identity/api-keys.store.js';
 import type { Caller } from '../../src/identity/callers.js';
 import { insertUserWithPersonalWorkspace } from '../../src/identity/users.store.js';
 import { insertMember, insertTeamWorkspace } from '../../src/identity/workspaces.store.js';
-import { sha256Hex } from '../../src/secrets.js';
 import { uniqueEmail } from './factories.js';
 
 /**
@@ -61,33 +58,17 @@ export async function aTeam(
   return { id, owner };
 }
 
-/** A live API key for `user` (a new user when not given) in `workspaceId` (their personal one by default); `key` is the secret. */
-export async function anApiKey(
-  db: Db,
-  options: { user?: UserWithWorkspace; workspaceId?: string; label?: string } = {},
-): Promise<{ id: string; key: string; user: UserWithWorkspace; workspaceId: string }> {
-  const user = options.user ?? (await aUser(db));
-  const workspaceId = options.workspaceId ?? user.workspaceId;
-  const key = `${API_KEY_PREFIX}${randomBytes(20).toString('hex')}`;
-  const id = randomUUID();
-  await insertApiKey(db, {
-    id,
-    user_id: user.id,
-    workspace_id: workspaceId,
-    label: options.label ?? 'row key',
-    key_hash: sha256Hex(key),
-    key_preview: keyPreview(key),
-    created_at: EPOCH,
-    last_used_at: null,
-    revoked_at: null,
-  });
-  return { id, key, user, workspaceId };
-}
-
 /** An execution of `skill` by `user` (a new user when not given) in `workspaceId` (theirs by default). */
 export async function anExecution(
   db: Db,
-  options: { user?: UserWithWorkspace; workspaceId?: string; status?: ExecutionStatus; skill?: string; input?: string } = {},
+  options: {
+    user?: UserWithWorkspace;
+    workspaceId?: string;
+    status?: ExecutionStatus;
+    skill?: string;
+    input?: string;
+    ownerNode?: string;
+  } = {},
 ): Promise<ExecutionRow> {
   const user = options.user ?? (await aUser(db));
   const status = options.status ?? 'idle';
@@ -112,6 +93,7 @@ export async function anExecution(
     created_at: EPOCH,
     started_at: status === 'idle' ? null : EPOCH,
     completed_at: finished ? EPOCH : null,
+    owner_node: options.ownerNode ?? null,
   });
 }
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,6 @@ import { type AppDeps, buildApp } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { TEST_SANDBOX_SETTING } from './sandbox.js';
 
@@ -40,6 +40,8 @@ export const TEST_ENV: Env = {
   // Most tests run priced skills without buying credits first; billing tests set 0.
   SIGNUP_CREDITS: '1000',
   SKILL_SANDBOX: TEST_SANDBOX_SETTING,
+  // TEST_DISTRIBUTED=1 runs every server in distributed mode, on the machine's Redis.
+  ...(process.env.TEST_DISTRIBUTED === '1' ? { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
 };
 
 /** A port free right now; the server then binds it (retrying if another process won it). */
@@ -99,7 +101,8 @@ export async function buildTestApp(env: Env = {}, parts: ServerParts = {}): Prom
     config,
     database: testDb.database,
     clock,
-    rateLimits: new MemoryRateLimitStore(),
+    // Each server is a cluster of its own on a shared Redis.
+    redisPrefix: `skillet-test:${randomUUID()}:`,
     logStream,
     ...parts,
   });

@@ -22,6 +22,40 @@ export interface OpenStream {
   body: string;
 }
 
+/** One server-sent event frame's parts, as text: a comment, its `id:` and `data:` lines. */
+export interface SseFrame {
+  comment?: string;
+  id?: string;
+  data?: string;
+}
+
+/** Reads an SSE body frame by frame as it arrives; `onChunk` runs after each network chunk's frames. */
+export async function readSseFrames(
+  body: AsyncIterable<Uint8Array>,
+  onFrame: (frame: SseFrame) => void,
+  onChunk: () => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let boundary = buffer.indexOf('\n\n');
+    while (boundary >= 0) {
+      const frame = buffer.slice(0, boundary);
+      buffer = buffer.slice(boundary + 2);
+      const id = /^id: (.*)$/m.exec(frame)?.[1];
+      const data = /^data: (.*)$/m.exec(frame)?.[1];
+      onFrame({
+        ...(frame.startsWith(':') ? { comment: frame.slice(frame.startsWith(': ') ? 2 : 1) } : {}),
+        ...(id !== undefined ? { id } : {}),
+        ...(data !== undefined ? { data } : {}),
+      });
+      boundary = buffer.indexOf('\n\n');
+    }
+    onChunk();
+  }
+}
+
 /** Opens a server-sent event stream and parses its frames as they arrive. */
 export async function openStream(url: string, headers: Record<string, string> = {}): Promise<OpenStream> {
   const controller = new AbortController();
@@ -55,24 +89,16 @@ export async function openStream(url: string, headers: Record<string, string> = 
       notify();
     });
   stream.ended = (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let boundary = buffer.indexOf('\n\n');
-        while (boundary >= 0) {
-          const frame = buffer.slice(0, boundary);
-          buffer = buffer.slice(boundary + 2);
-          if (frame.startsWith(':')) stream.comments += 1;
-          const id = /^id: (.*)$/m.exec(frame)?.[1];
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
+      await readSseFrames(
+        response.body as AsyncIterable<Uint8Array>,
+        ({ comment, id, data }) => {
+          if (comment !== undefined) stream.comments += 1;
           if (id !== undefined) stream.frameIds.push(id);
           if (data !== undefined) stream.events.push(JSON.parse(data) as StreamEvent);
-          boundary = buffer.indexOf('\n\n');
-        }
-        notify();
-      }
+        },
+        notify,
+      );
     } catch (error) {
       // Closed by us, or cut off (a killed server): either way the stream is over.
       if ((error as Error).name !== 'AbortError') stream.droppedBy = error as Error;

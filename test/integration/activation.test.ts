@@ -45,8 +45,8 @@ describe('POST /api/v1/activate', () => {
     expect(created).toEqual({
       device_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       user_code: expect.stringMatching(/^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$/),
-      verification_url: `${server.config.publicUrl}/activate`,
-      verification_url_complete: `${server.config.publicUrl}/activate?code=${created.user_code}`,
+      verification_url: `${server.config.publicUrl}/app/activate`,
+      verification_url_complete: `${server.config.publicUrl}/app/activate?code=${created.user_code}`,
       app_download_url: expect.any(String),
       expires_in: 600,
       interval: 2,

@@ -1,32 +1,46 @@
 import { parse as parseDisposition } from 'content-disposition';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Artifact, Manifest } from '../../src/sdk/types.js';
 import { bytesOf, rawGet, runForArtifact, sha256, unzip } from '../helpers/artifacts.js';
-import { session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { session, signUp } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
 
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-let site: string;
-let stats: string;
+const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' })
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  .extend(
+    'stats',
+    { scope: 'file' },
+    async ({ api, person }) =>
+      (await runForArtifact(api, person, 'text-stats', 'One fish. Two fish. Red fish, blue fish.')).artifactId,
+  )
+  // Made after stats, so that the newest-first list is [site, stats].
+  .extend(
+    'site',
+    { scope: 'file' },
+    async ({ api, person, stats: _ }) =>
+      (await runForArtifact(api, person, 'markdown-to-html', '# Hello\n\nA *small* page.')).artifactId,
+  )
+  // A GET as the file's person.
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ api, person }) =>
+      <T>(path: string) =>
+        api.get<T>(path, { headers: session(person) }),
+  )
+  // The bytes of one of the person's artifacts, from its download route unless another is given.
+  .extend(
+    'download',
+    { scope: 'file' },
+    ({ server, person }) =>
+      (id: string, suffix = 'download') =>
+        bytesOf(`${server.url}/api/v1/artifacts/${id}/${suffix}`, session(person)),
+  );
 
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
-  api = client(server.url);
-  person = await signUp(api);
-  stats = (await runForArtifact(api, person, 'text-stats', 'One fish. Two fish. Red fish, blue fish.')).artifactId;
-  site = (await runForArtifact(api, person, 'markdown-to-html', '# Hello\n\nA *small* page.')).artifactId;
-});
-afterAll(() => server.close());
-
-const get = <T>(path: string) => api.get<T>(path, { headers: session(person) });
-const download = (id: string, suffix = 'download') => bytesOf(`${server.url}/api/v1/artifacts/${id}/${suffix}`, session(person));
 const legacyError = (status: number, isRunning = false) => ({ error: expect.any(String), isRunning, status });
 
 describe('artifacts written by runs', () => {
-  it('a run that writes one file leaves a single-file artifact with every field', async () => {
+  it('a run that writes one file leaves a single-file artifact with every field', async ({ stats, get }) => {
     const detail = await get<Artifact>(`/api/v1/artifacts/${stats}`);
     expect(detail.status).toBe(200);
     expect(detail.body).toEqual({
@@ -55,7 +69,7 @@ describe('artifacts written by runs', () => {
     expect(manifest.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
   });
 
-  it('a run that writes several files leaves a directory bundle with a manifest', async () => {
+  it('a run that writes several files leaves a directory bundle with a manifest', async ({ site, get }) => {
     const detail = await get<Artifact>(`/api/v1/artifacts/${site}`);
     expect(detail.body).toMatchObject({ bundleType: 'directory', fileType: 'application/zip', status: 'completed' });
     expect(detail.body.content).toContain('<h1>Hello</h1>');
@@ -84,7 +98,7 @@ describe('artifacts written by runs', () => {
     expect(detail.body.contentSize).toBe(manifest.body.files.reduce((sum, file) => sum + file.size, 0));
   });
 
-  it("without a credential every artifact route is 401 in its family's shape", async () => {
+  it("without a credential every artifact route is 401 in its family's shape", async ({ api, site }) => {
     for (const path of [`/api/v1/artifacts`, `/api/v1/artifacts/${site}`, `/api/v1/artifacts/${site}/download`]) {
       const reply = await api.get(path);
       expect([reply.status, reply.body], path).toEqual([401, { error: expect.any(String), isRunning: false }]);
@@ -93,7 +107,7 @@ describe('artifacts written by runs', () => {
     expect([manifest.status, manifest.body]).toEqual([401, { error: { code: 'UNAUTHORIZED', message: expect.any(String) } }]);
   });
 
-  it('lists as a bare array without paging parameters and in an envelope with them', async () => {
+  it('lists as a bare array without paging parameters and in an envelope with them', async ({ stats, site, get }) => {
     const bare = await get<Artifact[]>('/api/v1/artifacts');
     expect(bare.status).toBe(200);
     expect(bare.body.map((item) => item.id)).toEqual([site, stats]);
@@ -120,7 +134,7 @@ describe('artifacts written by runs', () => {
 });
 
 describe('downloads', () => {
-  it('a single file downloads with its type and an attachment name; raw is text/plain', async () => {
+  it('a single file downloads with its type and an attachment name; raw is text/plain', async ({ stats, download }) => {
     const file = await download(stats);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/json');
@@ -135,7 +149,7 @@ describe('downloads', () => {
     expect(raw.body).toEqual(file.body);
   });
 
-  it('a bundle downloads as a ZIP whose files match the manifest in size and SHA-256', async () => {
+  it('a bundle downloads as a ZIP whose files match the manifest in size and SHA-256', async ({ site, get, download }) => {
     const archive = await download(site);
     expect(archive.headers.get('content-type')).toBe('application/zip');
     expect(Number(archive.headers.get('content-length'))).toBe(archive.body.length);
@@ -153,7 +167,7 @@ describe('downloads', () => {
     expect(one.body).toEqual(entries.get('style.css'));
   });
 
-  it('a bundle of 1,000 files lists, zips and checks out', async () => {
+  it('a bundle of 1,000 files lists, zips and checks out', async ({ api, person, get, download }) => {
     const files = Array.from({ length: 1000 }, (_, i) => ({ path: `part-${Math.floor(i / 100)}/file-${i}.bin`, bytes: 200 + i }));
     const { artifactId } = await runForArtifact(api, person, 'writer', JSON.stringify({ files }));
     const listed = await get<{ items: Artifact[] }>('/api/v1/artifacts?limit=1');
@@ -169,7 +183,12 @@ describe('downloads', () => {
     }
   });
 
-  it('a title with quotes, newlines and non-Latin letters makes a safe Content-Disposition', async () => {
+  it('a title with quotes, newlines and non-Latin letters makes a safe Content-Disposition', async ({
+    api,
+    person,
+    get,
+    download,
+  }) => {
     // The title is the run's input: here JSON with the awkward characters near its start.
     const input = JSON.stringify({ title: 'Ré"sumé \\ 東京 / Москва', files: [{ path: 'note.txt', text: 'hi' }] }, null, 1);
     const { artifactId } = await runForArtifact(api, person, 'writer', input);
@@ -189,7 +208,12 @@ describe('downloads', () => {
     expect(name.endsWith('.txt')).toBe(true);
   });
 
-  it('every response carrying user content is sandboxed and never sniffed: file, raw, download and the published copy', async () => {
+  it('every response carrying user content is sandboxed and never sniffed: file, raw, download and the published copy', async ({
+    api,
+    person,
+    stats,
+    download,
+  }) => {
     const input = '# Hi\n\n<script>fetch("/api/v1/keys")</script>';
     const page = (await runForArtifact(api, person, 'markdown-to-html', input)).artifactId;
     const published = await api.post<{ publicUrl: string }>(`/api/v1/artifacts/${page}/publish`, { headers: session(person) });
@@ -210,7 +234,7 @@ describe('downloads', () => {
     }
   });
 
-  it('file/:path never reads outside the bundle', async () => {
+  it('file/:path never reads outside the bundle', async ({ server, person, site }) => {
     const base = `/api/v1/artifacts/${site}/file/`;
     const attempts = [
       '../../../../etc/passwd',

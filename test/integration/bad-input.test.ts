@@ -1,26 +1,24 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { runForArtifact } from '../helpers/artifacts.js';
 import { signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
 
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-
-beforeAll(async () => {
-  // Limits raised so the generated requests reach validation instead of stopping at 429.
-  server = await startServer({
-    RATE_LIMIT_REST_PER_MINUTE: '1000000',
-    RATE_LIMIT_POLL_BURST: '1000000',
-    RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
-  });
-  api = client(server.url);
-  person = await signUp(api);
-});
-afterAll(() => server.close());
+// Limits raised so the generated requests reach validation instead of stopping at 429.
+const it = withServer({
+  RATE_LIMIT_REST_PER_MINUTE: '1000000',
+  RATE_LIMIT_POLL_BURST: '1000000',
+  RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
+})
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  // A person of its own for the artifact endpoints: the random requests may log the shared one out.
+  .extend('owner', { scope: 'file' }, ({ api }) => signUp(api))
+  .extend(
+    'artifactId',
+    { scope: 'file' },
+    async ({ api, owner }) => (await runForArtifact(api, owner, 'markdown-to-html', '# For random requests')).artifactId,
+  );
 
 const ENDPOINTS = [
   ['POST', '/api/v1/activate'],
@@ -94,6 +92,7 @@ const headers = fc.record(
 
 async function injectRandom(
   app: FastifyInstance,
+  person: TestUser,
   endpoint: (typeof ENDPOINTS)[number],
   body: string,
   sent: Record<string, string>,
@@ -106,7 +105,7 @@ async function injectRandom(
 }
 
 describe('random bodies and headers at the activation, auth and billing endpoints', () => {
-  it('never produce a 5xx, and every 4xx speaks the envelope', async () => {
+  it('never produce a 5xx, and every 4xx speaks the envelope', async ({ server, person }) => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...ENDPOINTS),
@@ -118,7 +117,7 @@ describe('random bodies and headers at the activation, auth and billing endpoint
           fc.string({ maxLength: 40 }),
         ),
         async (endpoint, body, sent, query) => {
-          const reply = await injectRandom(server.app, endpoint, body, sent as Record<string, string>, query);
+          const reply = await injectRandom(server.app, person, endpoint, body, sent as Record<string, string>, query);
           expectEnvelope(reply.statusCode, reply.headers['content-type']?.toString().includes('json') ? reply.json() : {});
         },
       ),
@@ -149,15 +148,7 @@ const pathText = fc
   .filter((text) => !text.split('/').some((segment) => segment === '.' || segment === '..'));
 
 describe('random ids, paths and queries at the artifact endpoints', () => {
-  // A person of its own: the random requests above may log the shared one out.
-  let owner: TestUser;
-  let artifactId: string;
-  beforeAll(async () => {
-    owner = await signUp(api);
-    artifactId = (await runForArtifact(api, owner, 'markdown-to-html', '# For random requests')).artifactId;
-  });
-
-  it("never produce a 5xx, and every 4xx speaks its route family's shape", async () => {
+  it("never produce a 5xx, and every 4xx speaks its route family's shape", async ({ server, owner, artifactId }) => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...ARTIFACT_ROUTES),
@@ -190,13 +181,13 @@ describe('random ids, paths and queries at the artifact endpoints', () => {
 });
 
 describe('specific bad input', () => {
-  it('malformed JSON is 400 INVALID_INPUT', async () => {
+  it('malformed JSON is 400 INVALID_INPUT', async ({ api }) => {
     const reply = await api.post('/api/v1/auth/login', { raw: '{"email": "a@b.c", ' });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: { code: 'INVALID_INPUT', message: 'Request body is not valid JSON' } });
   });
 
-  it('a huge body is 413 PAYLOAD_TOO_LARGE', async () => {
+  it('a huge body is 413 PAYLOAD_TOO_LARGE', async ({ api }) => {
     // Its own person: the random requests above may have logged the shared one out.
     const person = await signUp(api);
     const reply = await api.post('/api/v1/activate/confirm', {
@@ -207,13 +198,13 @@ describe('specific bad input', () => {
     expect(reply.body).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
   });
 
-  it('a wrong content type is 400, never a 5xx', async () => {
+  it('a wrong content type is 400, never a 5xx', async ({ api }) => {
     const reply = await api.post('/api/v1/activate/poll', { raw: 'device_code=abc', headers: { 'content-type': 'text/plain' } });
     expect(reply.status).toBe(400);
     expect(reply.body).toEqual({ error: { code: 'INVALID_INPUT', message: expect.any(String) } });
   });
 
-  it('an over-long code or device code is 400, a garbage code is 404', async () => {
+  it('an over-long code or device code is 400, a garbage code is 404', async ({ api }) => {
     const person = await signUp(api);
     const long = await api.post('/api/v1/activate/poll', { body: { device_code: 'x'.repeat(5000) } });
     expect(long.status).toBe(400);
@@ -224,7 +215,7 @@ describe('specific bad input', () => {
     expect(garbage.status).toBe(404);
   });
 
-  it('a body on POST /activate that is not an object is ignored', async () => {
+  it('a body on POST /activate that is not an object is ignored', async ({ server, api }) => {
     server.clock.advance(1000);
     const reply = await api.post('/api/v1/activate', { raw: '[1,2,3]' });
     expect(reply.status).toBe(200);

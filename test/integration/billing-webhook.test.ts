@@ -1,49 +1,27 @@
 import Stripe from 'stripe';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Env } from '../../src/config.js';
-import { fakeStripe } from '../fakes/stripe.js';
 import { runForArtifact } from '../helpers/artifacts.js';
 import { balanceOf, checkoutBody, transactionsOf } from '../helpers/billing.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client, type Reply } from '../helpers/http.js';
+import { withStripeServer } from '../helpers/fixtures.js';
+import { client, type Reply } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const WEBHOOK_SECRET = 'whsec_test_skillet';
-let stripe: Awaited<ReturnType<typeof fakeStripe>>;
-let server: TestServer;
-let api: Client;
 let eventNumber = 0;
 
-/** Billing through Stripe (the stand-in), with the given limits. */
-const stripeServer = (limits: Env = {}) =>
-  startServer({
-    SIGNUP_CREDITS: '0',
-    STRIPE_SECRET_KEY: 'sk_test_skillet',
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_PUBLISHABLE_KEY: 'pk_test_skillet',
-    STRIPE_API_URL: stripe.url,
-    ...limits,
-  });
-
-beforeAll(async () => {
-  stripe = await fakeStripe();
-  server = await stripeServer({
-    RATE_LIMIT_REST_PER_MINUTE: '100000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
-  });
-  api = client(server.url);
-});
-afterAll(async () => {
-  await server.close();
-  await stripe.close();
+/** Settings for billing through Stripe (the stand-in at `stripeUrl`), with the given limits. */
+const stripeEnv = (stripeUrl: string, limits: Env = {}): Env => ({
+  SIGNUP_CREDITS: '0',
+  STRIPE_SECRET_KEY: 'sk_test_skillet',
+  STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  STRIPE_PUBLISHABLE_KEY: 'pk_test_skillet',
+  STRIPE_API_URL: stripeUrl,
+  ...limits,
 });
 
 const secondsOf = (target: TestServer) => Math.floor(target.clock.now().getTime() / 1000);
-const nowSeconds = () => secondsOf(server);
-
-function event(type: string, object: Record<string, unknown>, id = `evt_test_${++eventNumber}`) {
-  return { id, object: 'event', type, created: nowSeconds(), livemode: false, data: { object } };
-}
 
 interface DeliveryOptions {
   secret?: string;
@@ -65,8 +43,6 @@ function deliverTo(target: TestServer, body: unknown, options: DeliveryOptions =
   });
 }
 
-const deliver = (body: unknown, options: DeliveryOptions = {}) => deliverTo(server, body, options);
-
 async function startPurchaseOn(target: TestServer, person: TestUser, packId = 'pack_100'): Promise<string> {
   const started = await client(target.url).post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
     body: checkoutBody({ packId }),
@@ -78,19 +54,75 @@ async function startPurchaseOn(target: TestServer, person: TestUser, packId = 'p
   return id;
 }
 
-const startPurchase = (person: TestUser, packId = 'pack_100') => startPurchaseOn(server, person, packId);
-
-const completed = (sessionId: string, paymentIntent: string, paymentStatus = 'paid') =>
-  event('checkout.session.completed', {
-    id: sessionId,
-    object: 'checkout.session',
-    mode: 'payment',
-    payment_status: paymentStatus,
-    payment_intent: paymentIntent,
-  });
+const it = withStripeServer((stripeUrl) =>
+  // Limits no test here reaches.
+  stripeEnv(stripeUrl, { RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' }),
+)
+  // Servers of a test's own (other limits, another Stripe), closed after it.
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend('ownServer', ({}, { onCleanup }) => {
+    const started: TestServer[] = [];
+    onCleanup(async () => {
+      for (const server of started) await server.close();
+    });
+    return async (env: Env) => {
+      const server = await startServer(env);
+      started.push(server);
+      return server;
+    };
+  })
+  // A server of the test's own billing through the stand-in, with the given limits.
+  .extend(
+    'stripeServer',
+    ({ stripe, ownServer }) =>
+      (limits: Env = {}) =>
+        ownServer(stripeEnv(stripe.url, limits)),
+  )
+  // A Stripe event, created now by the file server's clock.
+  .extend(
+    'event',
+    { scope: 'file' },
+    ({ server }) =>
+      (type: string, object: Record<string, unknown>, id = `evt_test_${++eventNumber}`) => ({
+        id,
+        object: 'event',
+        type,
+        created: secondsOf(server),
+        livemode: false,
+        data: { object },
+      }),
+  )
+  .extend(
+    'completed',
+    { scope: 'file' },
+    ({ event }) =>
+      (sessionId: string, paymentIntent: string, paymentStatus = 'paid') =>
+        event('checkout.session.completed', {
+          id: sessionId,
+          object: 'checkout.session',
+          mode: 'payment',
+          payment_status: paymentStatus,
+          payment_intent: paymentIntent,
+        }),
+  )
+  // Deliveries and purchases on the file's server.
+  .extend(
+    'deliver',
+    { scope: 'file' },
+    ({ server }) =>
+      (body: unknown, options: DeliveryOptions = {}) =>
+        deliverTo(server, body, options),
+  )
+  .extend(
+    'startPurchase',
+    { scope: 'file' },
+    ({ server }) =>
+      (person: TestUser, packId = 'pack_100') =>
+        startPurchaseOn(server, person, packId),
+  );
 
 describe('Stripe checkout', () => {
-  it('creates a Checkout Session in payment mode through the real SDK', async () => {
+  it('creates a Checkout Session in payment mode through the real SDK', async ({ api, stripe, startPurchase }) => {
     const person = await signUp(api);
     const sessionId = await startPurchase(person, 'pack_500');
     const sent = stripe.requests.at(-1);
@@ -116,7 +148,7 @@ describe('Stripe checkout', () => {
 });
 
 describe('the webhook', () => {
-  it('the same event delivered 10 times at once credits once', async () => {
+  it('the same event delivered 10 times at once credits once', async ({ api, completed, deliver, startPurchase }) => {
     const person = await signUp(api);
     const paid = completed(await startPurchase(person), 'pi_same_event');
     const replies = await Promise.all(Array.from({ length: 10 }, () => deliver(paid)));
@@ -126,7 +158,13 @@ describe('the webhook', () => {
     expect(await transactionsOf(api, person)).toHaveLength(1);
   });
 
-  it('two different events for one checkout session credit once, in either order', async () => {
+  it('two different events for one checkout session credit once, in either order', async ({
+    api,
+    event,
+    completed,
+    deliver,
+    startPurchase,
+  }) => {
     const person = await signUp(api);
     const first = await startPurchase(person);
     const succeeded = event('checkout.session.async_payment_succeeded', {
@@ -146,13 +184,19 @@ describe('the webhook', () => {
     expect(await transactionsOf(api, person)).toHaveLength(1);
   });
 
-  it('refuses a bad signature, a stale timestamp and a malformed body with 400, changing nothing', async () => {
+  it('refuses a bad signature, a stale timestamp and a malformed body with 400, changing nothing', async ({
+    server,
+    api,
+    completed,
+    deliver,
+    startPurchase,
+  }) => {
     const person = await signUp(api);
     const sessionId = await startPurchase(person);
     const paid = completed(sessionId, 'pi_refused');
     const attempts = [
       deliver(paid, { secret: 'whsec_someone_else' }),
-      deliver(paid, { timestamp: nowSeconds() - 600 }),
+      deliver(paid, { timestamp: secondsOf(server) - 600 }),
       deliver(undefined, { raw: '{"id": "evt_broken", "type": ' }),
       api.post('/api/v1/billing/webhook', { raw: JSON.stringify(paid) }),
       api.post('/api/v1/billing/webhook', { raw: JSON.stringify(paid), headers: { 'stripe-signature': 't=1,v1=deadbeef' } }),
@@ -166,7 +210,13 @@ describe('the webhook', () => {
     expect((await deliver(paid)).body.outcome).toBe('applied');
   });
 
-  it('a refund takes the credits back, never below zero, once per refunded amount', async () => {
+  it('a refund takes the credits back, never below zero, once per refunded amount', async ({
+    api,
+    event,
+    completed,
+    deliver,
+    startPurchase,
+  }) => {
     const person = await signUp(api);
     await deliver(completed(await startPurchase(person), 'pi_refund_me'));
     await runForArtifact(api, person, 'text-stats', 'spend one credit');
@@ -204,29 +254,30 @@ describe('the webhook', () => {
 });
 
 describe('a checkout Stripe cannot create', () => {
-  it('is a 500 INTERNAL_ERROR and records nothing', async () => {
-    const unreachable = await startServer({
+  it('is a 500 INTERNAL_ERROR and records nothing', async ({ ownServer }) => {
+    const unreachable = await ownServer({
       STRIPE_SECRET_KEY: 'sk_test_down',
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       STRIPE_API_URL: 'http://127.0.0.1:9',
     });
-    try {
-      const down = client(unreachable.url);
-      const person = await signUp(down);
-      const reply = await down.post('/api/v1/billing/purchase', {
-        body: checkoutBody({ packId: 'pack_100' }),
-        headers: session(person),
-      });
-      expect([reply.status, reply.body]).toEqual([500, { error: { code: 'INTERNAL_ERROR', message: expect.any(String) } }]);
-      expect(await unreachable.db.db.selectFrom('checkout_sessions').selectAll().execute()).toEqual([]);
-    } finally {
-      await unreachable.close();
-    }
+    const down = client(unreachable.url);
+    const person = await signUp(down);
+    const reply = await down.post('/api/v1/billing/purchase', {
+      body: checkoutBody({ packId: 'pack_100' }),
+      headers: session(person),
+    });
+    expect([reply.status, reply.body]).toEqual([500, { error: { code: 'INTERNAL_ERROR', message: expect.any(String) } }]);
+    expect(await unreachable.db.db.selectFrom('checkout_sessions').selectAll().execute()).toEqual([]);
   });
 });
 
 describe('a Stripe subscription', () => {
-  it('starts basedmode and each paid renewal grants 2000 Ds and a month, once per invoice', async () => {
+  it('starts basedmode and each paid renewal grants 2000 Ds and a month, once per invoice', async ({
+    api,
+    stripe,
+    event,
+    deliver,
+  }) => {
     const person = await signUp(api);
     const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/subscribe', {
       body: checkoutBody(),
@@ -273,12 +324,6 @@ describe('a Stripe subscription', () => {
 });
 
 describe('the webhook rate limit', () => {
-  let limited: TestServer | undefined;
-  afterEach(async () => {
-    await limited?.close();
-    limited = undefined;
-  });
-
   const headersOf = (reply: Reply) =>
     ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'].map((name) => reply.headers.get(name));
 
@@ -290,8 +335,11 @@ describe('the webhook rate limit', () => {
   /** Anonymous requests from the test's address (every test client is 127.0.0.1). */
   const anonymous = (target: TestServer) => client(target.url).get('/api/v1/me');
 
-  it('is not the anonymous REST limit: with 5 REST requests a minute, 50 signed deliveries from one address all pass and grant once each', async () => {
-    limited = await stripeServer({ RATE_LIMIT_REST_PER_MINUTE: '5' });
+  it('is not the anonymous REST limit: with 5 REST requests a minute, 50 signed deliveries from one address all pass and grant once each', async ({
+    stripeServer,
+    completed,
+  }) => {
+    const limited = await stripeServer({ RATE_LIMIT_REST_PER_MINUTE: '5' });
     const person = await signUp(client(limited.url));
     const sessionIds: string[] = [];
     for (let i = 0; i < 25; i++) {
@@ -320,8 +368,8 @@ describe('the webhook rate limit', () => {
     expect(await transactionsOf(client(limited.url), person)).toHaveLength(25);
   });
 
-  it('refuses a forged or unsigned delivery with 400 before counting it in any window', async () => {
-    limited = await stripeServer({ RATE_LIMIT_REST_PER_MINUTE: '5', RATE_LIMIT_WEBHOOK_PER_MINUTE: '3' });
+  it('refuses a forged or unsigned delivery with 400 before counting it in any window', async ({ stripeServer, completed }) => {
+    const limited = await stripeServer({ RATE_LIMIT_REST_PER_MINUTE: '5', RATE_LIMIT_WEBHOOK_PER_MINUTE: '3' });
     const to = client(limited.url);
     const person = await signUp(to);
     const paid = completed(await startPurchaseOn(limited, person), 'pi_forged');
@@ -346,8 +394,11 @@ describe('the webhook rate limit', () => {
     expectRateLimited(await anonymous(limited));
   });
 
-  it('past its own limit answers 429 in the rate-limit envelope, and the refused delivery changes nothing', async () => {
-    limited = await stripeServer({ RATE_LIMIT_WEBHOOK_PER_MINUTE: '3' });
+  it('past its own limit answers 429 in the rate-limit envelope, and the refused delivery changes nothing', async ({
+    stripeServer,
+    completed,
+  }) => {
+    const limited = await stripeServer({ RATE_LIMIT_WEBHOOK_PER_MINUTE: '3' });
     const to = client(limited.url);
     const person = await signUp(to);
     const events: ReturnType<typeof completed>[] = [];
@@ -369,8 +420,10 @@ describe('the webhook rate limit', () => {
     expect(await balanceOf(to, person)).toMatchObject({ balance: 400 });
   });
 
-  it('the local checkout delivers in-process: paying spends neither the REST window of the buyer’s address nor the webhook’s', async () => {
-    limited = await startServer({ SIGNUP_CREDITS: '0', RATE_LIMIT_REST_PER_MINUTE: '5', RATE_LIMIT_WEBHOOK_PER_MINUTE: '1' });
+  it('the local checkout delivers in-process: paying spends neither the REST window of the buyer’s address nor the webhook’s', async ({
+    ownServer,
+  }) => {
+    const limited = await ownServer({ SIGNUP_CREDITS: '0', RATE_LIMIT_REST_PER_MINUTE: '5', RATE_LIMIT_WEBHOOK_PER_MINUTE: '1' });
     const to = client(limited.url);
     const person = await signUp(to);
     limited.clock.advance(60_000);

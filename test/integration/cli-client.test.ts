@@ -3,58 +3,85 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SkilletClient } from '../../src/sdk/client.js';
 import type { Manifest } from '../../src/sdk/types.js';
 import { sha256, unzip } from '../helpers/artifacts.js';
 import { buildProject } from '../helpers/build.js';
 import { runCli } from '../helpers/cli.js';
 import { tickerRunTypes } from '../helpers/executions.js';
-import { session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { session, signUp } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
 
 const exec = promisify(execFile);
-let build: Awaited<ReturnType<typeof buildProject>>;
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-let configDir: string;
-let workDir: string;
-let env: NodeJS.ProcessEnv;
 
-beforeAll(async () => {
-  build = await buildProject();
-  server = await startServer({
-    SIGNUP_CREDITS: '0',
-    ACTIVATION_POLL_INTERVAL_SECONDS: '1',
-    RATE_LIMIT_REST_PER_MINUTE: '100000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
-  });
-  api = client(server.url);
-  person = await signUp(api);
-  configDir = await mkdtemp(path.join(tmpdir(), 'skillet-cli-config-'));
-  workDir = await mkdtemp(path.join(tmpdir(), 'skillet-cli-work-'));
-  env = { ...process.env, SKILLET_CONFIG_DIR: configDir, SKILLET_URL: server.url, SKILLET_NO_BROWSER: '1', SKILLET_API_KEY: '' };
-  delete env.SKILLET_API_KEY;
-}, 120_000);
-
-afterAll(async () => {
-  await server.close();
-  await build.remove();
-  await rm(configDir, { recursive: true, force: true });
-  await rm(workDir, { recursive: true, force: true });
-});
-
-const cli = (args: string[], stdin?: string) => runCli(build.dir, args, env, stdin);
-
-/** The signed-in person's key, as the CLI stored it. */
-async function storedKey(): Promise<string> {
-  return (JSON.parse(await readFile(path.join(configDir, 'credentials.json'), 'utf8')) as { apiKey: string }).apiKey;
+/** A folder of its own in the system's temporary folder, removed when the fixture is torn down. */
+async function tempDir(prefix: string, onCleanup: (cleanup: () => Promise<void>) => void): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), prefix));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
+const it = withServer({
+  SIGNUP_CREDITS: '0',
+  ACTIVATION_POLL_INTERVAL_SECONDS: '1',
+  RATE_LIMIT_REST_PER_MINUTE: '100000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+})
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  // The project compiled, for the CLI to run as a real process.
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend('build', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const build = await buildProject();
+    onCleanup(() => build.remove());
+    return build;
+  })
+  // Where the CLI keeps the credentials, and where tests write files.
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend('configDir', { scope: 'file' }, ({}, { onCleanup }) => tempDir('skillet-cli-config-', onCleanup))
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend('workDir', { scope: 'file' }, ({}, { onCleanup }) => tempDir('skillet-cli-work-', onCleanup))
+  // The CLI's environment, one object for the file: a test may change it for a while.
+  .extend('env', { scope: 'file' }, ({ server, configDir }) => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SKILLET_CONFIG_DIR: configDir,
+      SKILLET_URL: server.url,
+      SKILLET_NO_BROWSER: '1',
+      SKILLET_API_KEY: '',
+    };
+    delete env.SKILLET_API_KEY;
+    return env;
+  })
+  .extend(
+    'cli',
+    { scope: 'file' },
+    ({ build, env }) =>
+      (args: string[], stdin?: string) =>
+        runCli(build.dir, args, env, stdin),
+  )
+  // The signed-in person's key, as the CLI stored it.
+  .extend(
+    'storedKey',
+    { scope: 'file' },
+    ({ configDir }) =>
+      async (): Promise<string> =>
+        (JSON.parse(await readFile(path.join(configDir, 'credentials.json'), 'utf8')) as { apiKey: string }).apiKey,
+  );
+
+// Compiling the project takes longer than a test may: naming `build` here sets it up ahead,
+// with a budget of its own.
+// biome-ignore lint/correctness/noUnusedFunctionParameters: Vitest sets up the fixtures a hook names.
+it.beforeAll(({ build }) => {}, 120_000);
+
 describe('skillet login', () => {
-  it('says to log in first, then pairs through device activation approved over the API, storing the key 0600', async () => {
+  it('says to log in first, then pairs through device activation approved over the API, storing the key 0600', async ({
+    api,
+    person,
+    cli,
+    configDir,
+    storedKey,
+  }) => {
     const before = cli(['whoami']);
     expect(await before.exited).toBe(3);
     expect(before.stderr()).toContain('skillet login');
@@ -77,14 +104,14 @@ describe('skillet login', () => {
 });
 
 describe('skillet run', () => {
-  it('streams every ticker event live and ends with the cost', async () => {
+  it('streams every ticker event live and ends with the cost', async ({ cli }) => {
     const run = cli(['run', 'ticker', '5 50']);
     expect(await run.exited).toBe(0);
     expect(run.stdout().trim().split('\n')).toEqual(['tick 1 of 5', 'tick 2 of 5', 'tick 3 of 5', 'tick 4 of 5', 'tick 5 of 5']);
     expect(run.stderr()).toContain('Done. Cost: 0 Ds.');
   });
 
-  it('--json prints every event as a JSON line, in order, and reads the input from stdin', async () => {
+  it('--json prints every event as a JSON line, in order, and reads the input from stdin', async ({ cli }) => {
     const run = cli(['run', 'ticker', '-', '--json'], '3 10');
     expect(await run.exited).toBe(0);
     const events = run
@@ -96,7 +123,11 @@ describe('skillet run', () => {
     expect(events.map((event) => event.type)).toEqual(tickerRunTypes(3));
   });
 
-  it('Ctrl-C interrupts the run and waits for it; the server shows it idle with stop reason interrupt', async () => {
+  it('Ctrl-C interrupts the run and waits for it; the server shows it idle with stop reason interrupt', async ({
+    server,
+    cli,
+    storedKey,
+  }) => {
     const run = cli(['run', 'ticker', '100 100']);
     await run.waitFor('tick 2 of 100');
     run.child.kill('SIGINT');
@@ -114,7 +145,12 @@ describe('skillet run', () => {
     expect(events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
   }, 30_000);
 
-  it('rerun runs a completed execution again and follows it; --base-url wins over SKILLET_URL', async () => {
+  it('rerun runs a completed execution again and follows it; --base-url wins over SKILLET_URL', async ({
+    server,
+    cli,
+    env,
+    storedKey,
+  }) => {
     const detached = cli(['run', 'ticker', '1 1', '--detach']);
     expect(await detached.exited).toBe(0);
     const executionId = detached.stdout().trim();
@@ -136,7 +172,7 @@ describe('skillet run', () => {
     }
   });
 
-  it('--detach prints the execution id and returns', async () => {
+  it('--detach prints the execution id and returns', async ({ cli }) => {
     const run = cli(['run', 'ticker', '1 1', '--detach']);
     expect(await run.exited).toBe(0);
     expect(run.stdout().trim()).toMatch(/^[0-9a-f-]{36}$/);
@@ -144,7 +180,10 @@ describe('skillet run', () => {
 });
 
 describe('credits and artifacts through the CLI', () => {
-  it('402 says how to buy; buy and pay; then a priced run leaves an artifact that downloads identical to its manifest', async () => {
+  it('402 says how to buy; buy and pay; then a priced run leaves an artifact that downloads identical to its manifest', async ({
+    cli,
+    workDir,
+  }) => {
     const refused = cli(['run', 'markdown-to-html', '# Hi']);
     expect(await refused.exited).toBe(4);
     expect(refused.stderr()).toContain('skillet buy');
@@ -186,7 +225,7 @@ describe('credits and artifacts through the CLI', () => {
 });
 
 describe('the terminal', () => {
-  it('shows `skillet run ticker "5 200"` live inside tmux', async () => {
+  it('shows `skillet run ticker "5 200"` live inside tmux', async ({ server, configDir, build }) => {
     const name = `skillet-${process.pid}`;
     const command = [
       `SKILLET_CONFIG_DIR=${configDir}`,

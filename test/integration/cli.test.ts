@@ -66,7 +66,19 @@ describe('skillet migrate', () => {
   it('applies the migrations once, then has nothing to do', async () => {
     const first = await skillet('migrate');
     expect(JSON.parse(first.stdout)).toEqual({
-      applied: ['0001-identity', '0002-executions', '0003-event-frames', '0004-artifacts', '0005-billing'],
+      applied: [
+        '0001-identity',
+        '0002-executions',
+        '0003-event-frames',
+        '0004-artifacts',
+        '0005-billing',
+        '0006-model-charges',
+        '0007-oauth',
+        '0008-agent-connect',
+        '0009-run-owner',
+        '0010-cluster',
+        '0011-agent-threads',
+      ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
   });

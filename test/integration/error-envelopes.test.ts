@@ -1,8 +1,7 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { describe, expect } from 'vitest';
+import { signUp } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
 
 /**
  * Malformed requests at every route the server has, sent as raw bytes so nothing between
@@ -11,31 +10,40 @@ import { startServer, type TestServer } from '../helpers/server.js';
  * the answer must be one of the spec's envelopes, never Fastify's own
  * `{"error":"Bad Request","statusCode":400}`, and never a 5xx.
  */
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-let routes: { method: string; path: string }[];
-
-beforeAll(async () => {
-  server = await startServer({
-    RATE_LIMIT_REST_PER_MINUTE: '1000000',
-    RATE_LIMIT_POLL_BURST: '1000000',
-    RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
-  });
-  api = client(server.url);
-  person = await signUp(api);
-  const document = await api.get<{ paths: Record<string, Record<string, unknown>> }>('/openapi.json');
-  routes = Object.entries(document.body.paths).flatMap(([path, operations]) =>
-    Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path })),
+const it = withServer({
+  RATE_LIMIT_REST_PER_MINUTE: '1000000',
+  RATE_LIMIT_POLL_BURST: '1000000',
+  RATE_LIMIT_ACTIVATION_INTERVAL_MS: '1',
+})
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  .extend('routes', { scope: 'file' }, async ({ api }) => {
+    const document = await api.get<{ paths: Record<string, Record<string, unknown>> }>('/openapi.json');
+    const routes = Object.entries(document.body.paths).flatMap(([path, operations]) =>
+      Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path })),
+    );
+    // Routes the document leaves out: the stream (served ahead of Fastify) and the HTML pages.
+    routes.push(
+      { method: 'GET', path: '/executions/{id}/stream' },
+      { method: 'GET', path: '/activate' },
+      { method: 'POST', path: '/activate' },
+    );
+    return routes;
+  })
+  // Raw requests to the file's server.
+  .extend(
+    'sendRaw',
+    { scope: 'file' },
+    ({ server }) =>
+      (request: string) =>
+        sendRawTo(server.url, request),
+  )
+  .extend(
+    'request',
+    { scope: 'file' },
+    ({ sendRaw }) =>
+      (method: string, target: string, headers: Record<string, string>, body?: string) =>
+        sendRaw(rawRequest(method, target, headers, body)),
   );
-  // Routes the document leaves out: the stream (served ahead of Fastify) and the HTML pages.
-  routes.push(
-    { method: 'GET', path: '/executions/{id}/stream' },
-    { method: 'GET', path: '/activate' },
-    { method: 'POST', path: '/activate' },
-  );
-});
-afterAll(() => server.close());
 
 interface RawReply {
   status: number;
@@ -44,8 +52,8 @@ interface RawReply {
 }
 
 /** Sends bytes as they are and reads the whole answer (the request asks for the connection to close). */
-function sendRaw(request: string): Promise<RawReply> {
-  const { port } = new URL(server.url);
+function sendRawTo(url: string, request: string): Promise<RawReply> {
+  const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
     const chunks: Buffer[] = [];
@@ -61,10 +69,11 @@ function sendRaw(request: string): Promise<RawReply> {
   });
 }
 
-function request(method: string, target: string, headers: Record<string, string>, body?: string): Promise<RawReply> {
+/** The bytes of one request, with the connection closed after it. */
+function rawRequest(method: string, target: string, headers: Record<string, string>, body?: string): string {
   const lines = Object.entries({ host: '127.0.0.1', connection: 'close', ...headers }).map(([k, v]) => `${k}: ${v}`);
   if (body !== undefined) lines.push(`content-length: ${Buffer.byteLength(body)}`);
-  return sendRaw(`${method} ${target} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body ?? ''}`);
+  return `${method} ${target} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
 }
 
 /** The path with every parameter filled, and the first one (or a last segment) made undecodable. */
@@ -106,7 +115,7 @@ function expectEnvelope(reply: RawReply, where: string): void {
 }
 
 describe('malformed requests at every route', () => {
-  it('an undecodable path is answered in an envelope, signed in or not', async () => {
+  it('an undecodable path is answered in an envelope, signed in or not', async ({ person, routes, request }) => {
     for (const { method, path } of routes) {
       const { undecodable } = targets(path);
       const signedOut: Record<string, string> = {};
@@ -116,7 +125,11 @@ describe('malformed requests at every route', () => {
     }
   });
 
-  it('broken JSON, a foreign content type and undecodable queries are answered in an envelope', async () => {
+  it('broken JSON, a foreign content type and undecodable queries are answered in an envelope', async ({
+    person,
+    routes,
+    request,
+  }) => {
     for (const { method, path } of routes) {
       const { plain } = targets(path);
       const auth = { 'x-auth-token': person.token };
@@ -133,7 +146,7 @@ describe('malformed requests at every route', () => {
     }
   });
 
-  it("requests Node's own parser refuses are answered in the envelope too", async () => {
+  it("requests Node's own parser refuses are answered in the envelope too", async ({ sendRaw, request }) => {
     const garbage = await sendRaw('GET /api/v1/me HTTP/1.1\r\nHost: x\r\nThis is not a header\r\n\r\n');
     expect(garbage.status).toBe(400);
     expect(JSON.parse(garbage.body)).toEqual({ error: { code: 'INVALID_INPUT', message: 'Malformed HTTP request' } });

@@ -69,7 +69,7 @@ describe('start-up after a crash', () => {
           { type: 'session.status_running', payload: {} },
         ],
         server.clock.now().toISOString(),
-        { status: 'working' },
+        { status: 'working', owner_node: server.config.nodeId },
       ),
     );
     const restarted = await buildApp({

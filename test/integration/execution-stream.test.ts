@@ -1,59 +1,56 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { type AnnouncedEvent, InProcessChannels } from '../../src/executions/bus.js';
 import { createExecution, runToEnd, sendMessage, streamOf, tickerRunTypes } from '../helpers/executions.js';
-import { session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client, tamper } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { session, signUp } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
+import { client, tamper } from '../helpers/http.js';
+import { startServer } from '../helpers/server.js';
 import { openStream } from '../helpers/sse.js';
-
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-
-beforeAll(async () => {
-  server = await startServer({
-    RATE_LIMIT_REST_PER_MINUTE: '100000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
-    STREAM_HEARTBEAT_MS: '40',
-  });
-  api = client(server.url);
-  person = await signUp(api);
-});
-afterAll(() => server.close());
 
 const sequences = (events: { sequence: number }[]) => events.map((event) => event.sequence);
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
-const interrupt = (executionId: string) =>
-  api.post(`/api/v1/executions/${executionId}/events`, {
-    body: { events: [{ type: 'user.interrupt' }] },
-    headers: session(person),
-  });
 
-/** A ticker run interrupted after a few ticks: its execution is idle again, and the live stream ended on the interrupt. */
-async function interruptedTicker() {
-  const created = await createExecution(api, person, 'ticker', '200 20');
-  const live = await streamOf(api, person, created.id);
-  await sendMessage(api, person, created.id, '200 20');
-  await live.waitFor(4);
-  expect((await interrupt(created.id)).status).toBe(200);
-  await live.ended;
-  expect(live.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
-  expect(sequences(live.events)).toEqual(oneTo(live.events.length));
-  return { created, events: live.events };
-}
-
-/** Opens a stream expected to be refused, and answers its status and error body (closing it if it was not refused). */
-async function refusedStream(executionId: string, suffix: string, headers: Record<string, string> = {}) {
-  const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${executionId}/stream-token`, { headers: session(person) });
-  const stream = await openStream(token.body.sseUrl + suffix, headers);
-  stream.close();
-  return [stream.status, stream.body === '' ? stream.body : JSON.parse(stream.body)];
-}
+const it = withServer({
+  RATE_LIMIT_REST_PER_MINUTE: '100000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  STREAM_HEARTBEAT_MS: '40',
+})
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  // A ticker run interrupted after a few ticks: its execution is idle again, and the live stream ended on the interrupt.
+  .extend('interruptedTicker', { scope: 'file' }, ({ api, person }) => async () => {
+    const created = await createExecution(api, person, 'ticker', '200 20');
+    const live = await streamOf(api, person, created.id);
+    await sendMessage(api, person, created.id, '200 20');
+    await live.waitFor(4);
+    const interrupt = await api.post(`/api/v1/executions/${created.id}/events`, {
+      body: { events: [{ type: 'user.interrupt' }] },
+      headers: session(person),
+    });
+    expect(interrupt.status).toBe(200);
+    await live.ended;
+    expect(live.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
+    expect(sequences(live.events)).toEqual(oneTo(live.events.length));
+    return { created, events: live.events };
+  })
+  // Opens a stream expected to be refused, and answers its status and error body (closing it if it was not refused).
+  .extend(
+    'refusedStream',
+    { scope: 'file' },
+    ({ api, person }) =>
+      async (executionId: string, suffix: string, headers: Record<string, string> = {}) => {
+        const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${executionId}/stream-token`, {
+          headers: session(person),
+        });
+        const stream = await openStream(token.body.sseUrl + suffix, headers);
+        stream.close();
+        return [stream.status, stream.body === '' ? stream.body : JSON.parse(stream.body)];
+      },
+  );
 
 const beyondLast = [400, { error: { code: 'INVALID_INPUT', message: expect.stringContaining('beyond the last event') } }];
 
 describe('replay', () => {
-  it('replays a finished execution from sequence 1 without gaps, then ends at once', async () => {
+  it('replays a finished execution from sequence 1 without gaps, then ends at once', async ({ api, person }) => {
     const { created, stream: live } = await runToEnd(api, person, 'ticker', '20 1');
     const replayed = await streamOf(api, person, created.id);
     await replayed.ended;
@@ -61,7 +58,7 @@ describe('replay', () => {
     expect(replayed.events).toEqual(live.events);
   });
 
-  it('replays only what follows lastSeq, or a Last-Event-ID header', async () => {
+  it('replays only what follows lastSeq, or a Last-Event-ID header', async ({ api, person }) => {
     const { created } = await runToEnd(api, person, 'ticker', '5 1');
     const after = await streamOf(api, person, created.id, '&lastSeq=5');
     await after.ended;
@@ -74,7 +71,11 @@ describe('replay', () => {
     expect(sequences(resumed.events)).toEqual([8, 9]);
   });
 
-  it('replays runs long enough to be stored in blocks from any point, falling back to single events for an oversized block', async () => {
+  it('replays runs long enough to be stored in blocks from any point, falling back to single events for an oversized block', async ({
+    server,
+    api,
+    person,
+  }) => {
     // 300 messages of 3,000 characters make block 0 too large to join; the small ones after them fill joined blocks.
     const { created, stream: live } = await runToEnd(api, person, 'chatty', '300 3000 500 20');
     const total = live.events.length;
@@ -93,7 +94,7 @@ describe('replay', () => {
     }
   });
 
-  it('sends a comment heartbeat while waiting', async () => {
+  it('sends a comment heartbeat while waiting', async ({ api, person }) => {
     const created = await createExecution(api, person, 'ticker', '2 150');
     const stream = await streamOf(api, person, created.id);
     await sendMessage(api, person, created.id, '2 150');
@@ -103,7 +104,11 @@ describe('replay', () => {
 });
 
 describe('a lastSeq beyond the last event', () => {
-  it('is 400 INVALID_INPUT for a finished execution, given as lastSeq or Last-Event-ID; the last event itself ends the stream at once', async () => {
+  it('is 400 INVALID_INPUT for a finished execution, given as lastSeq or Last-Event-ID; the last event itself ends the stream at once', async ({
+    api,
+    person,
+    refusedStream,
+  }) => {
     const { created, stream } = await runToEnd(api, person, 'ticker', '2 1');
     const last = stream.events.length;
     expect(await refusedStream(created.id, `&lastSeq=${last + 1}`)).toEqual(beyondLast);
@@ -117,7 +122,12 @@ describe('a lastSeq beyond the last event', () => {
     expect([atEnd.status, atEnd.events]).toEqual([200, []]);
   });
 
-  it('is 400 INVALID_INPUT for an idle or working execution too: no event with that sequence was ever sent', async () => {
+  it('is 400 INVALID_INPUT for an idle or working execution too: no event with that sequence was ever sent', async ({
+    api,
+    person,
+    interruptedTicker,
+    refusedStream,
+  }) => {
     const fresh = await createExecution(api, person, 'ticker', '1 1');
     expect(await refusedStream(fresh.id, '&lastSeq=1')).toEqual(beyondLast);
 
@@ -135,7 +145,11 @@ describe('a lastSeq beyond the last event', () => {
 });
 
 describe('resuming an interrupted execution', () => {
-  it('a stream opened after the interrupt waits for the next run, delivers it, and ends after its session.status_idle', async () => {
+  it('a stream opened after the interrupt waits for the next run, delivers it, and ends after its session.status_idle', async ({
+    api,
+    person,
+    interruptedTicker,
+  }) => {
     const { created, events } = await interruptedTicker();
     const last = events.length;
     const resumed = await streamOf(api, person, created.id, `&lastSeq=${last}`);
@@ -160,7 +174,7 @@ describe('resuming an interrupted execution', () => {
 });
 
 describe('live delivery', () => {
-  it('a reconnect with lastSeq in the middle of a live ticker run gets exactly the remaining events', async () => {
+  it('a reconnect with lastSeq in the middle of a live ticker run gets exactly the remaining events', async ({ api, person }) => {
     const created = await createExecution(api, person, 'ticker', '30 15');
     const first = await streamOf(api, person, created.id);
     await sendMessage(api, person, created.id, '30 15');
@@ -173,7 +187,7 @@ describe('live delivery', () => {
     expect(second.events[0]?.sequence).toBe(seen + 1);
   });
 
-  it('100 concurrent subscribers of one run all receive the identical sequence', async () => {
+  it('100 concurrent subscribers of one run all receive the identical sequence', async ({ api, person }) => {
     const created = await createExecution(api, person, 'ticker', '10 10');
     const streams = await Promise.all(Array.from({ length: 100 }, () => streamOf(api, person, created.id)));
     await sendMessage(api, person, created.id, '10 10');
@@ -185,7 +199,7 @@ describe('live delivery', () => {
 });
 
 describe('the signed URL', () => {
-  it('is refused when tampered with, expired, or missing, before anything else', async () => {
+  it('is refused when tampered with, expired, or missing, before anything else', async ({ server, api, person }) => {
     const created = await createExecution(api, person, 'ticker', '1 1');
     const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${created.id}/stream-token`, {
       headers: session(person),
@@ -211,7 +225,7 @@ describe('the signed URL', () => {
     expect(expired.body).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.stringContaining('expired') } });
   });
 
-  it('refuses a lastSeq that is not a non-negative integer', async () => {
+  it('refuses a lastSeq that is not a non-negative integer', async ({ api, person }) => {
     const created = await createExecution(api, person, 'ticker', '1 1');
     const stream = await streamOf(api, person, created.id, '&lastSeq=-1');
     expect(stream.status).toBe(400);

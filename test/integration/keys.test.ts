@@ -94,6 +94,18 @@ describe('DELETE /api/v1/keys/:id', () => {
     expect((await api.delete(`/api/v1/keys/${mine.id}`, { headers: session(person) })).status).toBe(404);
     expect((await api.get('/api/v1/me', { headers: { 'x-api-key': theirs.key } })).status).toBe(200);
   });
+
+  it("lets a key revoke itself (a CLI logging out), and no other key, not even its owner's next one", async ({ api }) => {
+    const person = await signUp(api);
+    const [first, second] = [await createKey(api, person), await createKey(api, person)];
+    const sideways = await api.delete(`/api/v1/keys/${second.id}`, { headers: { 'x-api-key': first.key } });
+    expect([sideways.status, sideways.body]).toEqual([403, { error: { code: 'FORBIDDEN', message: expect.any(String) } }]);
+    expect((await api.get('/api/v1/me', { headers: { 'x-api-key': second.key } })).status).toBe(200);
+    const itself = await api.delete(`/api/v1/keys/${first.id}`, { headers: { 'x-api-key': first.key } });
+    expect([itself.status, itself.body]).toEqual([200, { success: true }]);
+    expect((await api.get('/api/v1/me', { headers: { 'x-api-key': first.key } })).status).toBe(401);
+    expect((await listKeys(api, person.token)).map((key) => key.id)).toEqual([second.id]);
+  });
 });
 
 describe('the credential cache', () => {

@@ -1,36 +1,25 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeStripe } from '../fakes/stripe.js';
+import { describe, expect } from 'vitest';
 import { checkoutBody } from '../helpers/billing.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { withStripeServer } from '../helpers/fixtures.js';
+import type { Client } from '../helpers/http.js';
+import type { TestServer } from '../helpers/server.js';
 import { openStream } from '../helpers/sse.js';
 
 const WEBHOOK_SECRET = 'whsec_model';
-let stripe: Awaited<ReturnType<typeof fakeStripe>>;
-let server: TestServer;
-let api: Client;
 let counter = 0;
 
-beforeAll(async () => {
-  stripe = await fakeStripe();
-  server = await startServer({
-    SIGNUP_CREDITS: '0',
-    STRIPE_SECRET_KEY: 'sk_test_model',
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_URL: stripe.url,
-    RATE_LIMIT_REST_PER_MINUTE: '1000000',
-    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '1000000',
-  });
-  api = client(server.url);
-});
-afterAll(async () => {
-  await server.close();
-  await stripe.close();
-});
+const it = withStripeServer((stripeUrl) => ({
+  SIGNUP_CREDITS: '0',
+  STRIPE_SECRET_KEY: 'sk_test_model',
+  STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+  STRIPE_API_URL: stripeUrl,
+  RATE_LIMIT_REST_PER_MINUTE: '1000000',
+  RATE_LIMIT_EXECUTIONS_PER_MINUTE: '1000000',
+}));
 
 interface Purchase {
   paymentIntent: string;
@@ -45,13 +34,15 @@ interface Model {
   purchases: Purchase[][];
 }
 interface Real {
+  server: TestServer;
+  api: Client;
   users: TestUser[];
   teams: string[];
 }
 
 const PACKS = { pack_100: [100, 100], pack_250: [250, 225], pack_500: [500, 425] } as const;
 
-async function deliver(payload: string) {
+async function deliver({ server, api }: Real, payload: string) {
   const timestamp = Math.floor(server.clock.now().getTime() / 1000);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp });
   const reply = await api.post('/api/v1/billing/webhook', { raw: payload, headers: { 'stripe-signature': signature } });
@@ -62,7 +53,7 @@ const event = (type: string, object: Record<string, unknown>) =>
   JSON.stringify({ id: `evt_model_${++counter}`, object: 'event', type, created: 0, data: { object } });
 
 /** Runs text-stats (price 1) in the given workspace; resolves once it ends, or at once when refused with 402. */
-async function priced(user: TestUser, workspace?: string): Promise<void> {
+async function priced(api: Client, user: TestUser, workspace?: string): Promise<void> {
   const headers = session(user, workspace ? { 'x-workspace-id': workspace } : {});
   const created = await api.post<{ id: string }>('/api/v1/executions', {
     body: { skill_slug: 'text-stats', input: 'a b c' },
@@ -83,7 +74,7 @@ async function priced(user: TestUser, workspace?: string): Promise<void> {
 /** After every step: each balance is the sum of its transactions, is never negative, and is what the model expects. */
 async function checkLedger(model: Model, real: Real) {
   for (const [i, user] of real.users.entries()) {
-    const row = await server.db.db
+    const row = await real.server.db.db
       .selectFrom('users')
       .select([
         'balance',
@@ -107,7 +98,7 @@ type Command = fc.AsyncCommand<Model, Real>;
 const buy = (user: number, pack: keyof typeof PACKS): Command => ({
   check: () => true,
   async run(model, real) {
-    const started = await api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+    const started = await real.api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
       body: checkoutBody({ packId: pack }),
       headers: session(real.users[user] as TestUser),
     });
@@ -120,7 +111,7 @@ const buy = (user: number, pack: keyof typeof PACKS): Command => ({
       payment_status: 'paid',
       payment_intent: paymentIntent,
     });
-    await deliver(delivered);
+    await deliver(real, delivered);
     const [credits, amountCents] = PACKS[pack];
     model.balances[user] = (model.balances[user] ?? 0) + credits;
     model.purchases[user]?.push({ paymentIntent, credits, amountCents, refundedCents: 0, creditsRefunded: 0, delivered });
@@ -134,7 +125,7 @@ const redeliver = (user: number, which: number): Command => ({
   async run(model, real) {
     const purchases = model.purchases[user] as Purchase[];
     const purchase = purchases[which % purchases.length] as Purchase;
-    await Promise.all([deliver(purchase.delivered), deliver(purchase.delivered)]);
+    await Promise.all([deliver(real, purchase.delivered), deliver(real, purchase.delivered)]);
     await checkLedger(model, real);
   },
   toString: () => `redeliver(${user}, ${which})`,
@@ -147,6 +138,7 @@ const refund = (user: number, which: number, share: number): Command => ({
     const purchase = purchases[which % purchases.length] as Purchase;
     const refundedCents = Math.max(purchase.refundedCents, Math.floor(purchase.amountCents * share));
     await deliver(
+      real,
       event('charge.refunded', {
         id: `ch_${purchase.paymentIntent}`,
         object: 'charge',
@@ -169,7 +161,7 @@ const refund = (user: number, which: number, share: number): Command => ({
 const run = (user: number): Command => ({
   check: () => true,
   async run(model, real) {
-    await priced(real.users[user] as TestUser);
+    await priced(real.api, real.users[user] as TestUser);
     model.balances[user] = Math.max(0, (model.balances[user] ?? 0) - 1);
     await checkLedger(model, real);
   },
@@ -180,7 +172,7 @@ const concurrentRuns = (user: number): Command => ({
   check: () => true,
   async run(model, real) {
     const person = real.users[user] as TestUser;
-    await Promise.all([priced(person), priced(person, real.teams[user])]);
+    await Promise.all([priced(real.api, person), priced(real.api, person, real.teams[user])]);
     model.balances[user] = Math.max(0, (model.balances[user] ?? 0) - 2);
     await checkLedger(model, real);
   },
@@ -188,7 +180,7 @@ const concurrentRuns = (user: number): Command => ({
 });
 
 describe('the ledger under random purchases, duplicate webhooks, refunds and runs', () => {
-  it('keeps every balance equal to the sum of its transactions and never negative', async () => {
+  it('keeps every balance equal to the sum of its transactions and never negative', async ({ server, api }) => {
     const user = fc.constantFrom(0, 1);
     const purchase = fc
       .tuple(user, fc.constantFrom<keyof typeof PACKS>('pack_100', 'pack_250', 'pack_500'))
@@ -206,7 +198,10 @@ describe('the ledger under random purchases, duplicate webhooks, refunds and run
       fc.asyncProperty(fc.commands(commands, { maxCommands: 15 }), async (sequence) => {
         const users = [await signUp(api), await signUp(api)];
         const teams = [(await createTeam(api, users[0] as TestUser)).id, (await createTeam(api, users[1] as TestUser)).id];
-        await fc.asyncModelRun(() => ({ model: { balances: [0, 0], purchases: [[], []] }, real: { users, teams } }), sequence);
+        await fc.asyncModelRun(
+          () => ({ model: { balances: [0, 0], purchases: [[], []] }, real: { server, api, users, teams } }),
+          sequence,
+        );
       }),
       {
         numRuns: 25,

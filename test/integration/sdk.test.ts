@@ -1,10 +1,10 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SkilletClient } from '../../src/sdk/client.js';
 import type { ExecutionEvent } from '../../src/sdk/types.js';
 import { createKey, signUp } from '../helpers/factories.js';
-import { client } from '../helpers/http.js';
-import { freePort, startServer, type TestServer } from '../helpers/server.js';
+import { withServer } from '../helpers/fixtures.js';
+import { freePort } from '../helpers/server.js';
 
 /** A TCP relay in front of the server whose live connections the test can cut at will. */
 async function cuttableProxy(port: number) {
@@ -21,37 +21,40 @@ async function cuttableProxy(port: number) {
   });
   await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
   return {
+    url: `http://127.0.0.1:${port}`,
     setTarget: (value: number) => {
       target = value;
     },
     cut: () => {
       for (const socket of sockets) socket.destroy();
     },
-    close: () => new Promise((resolve) => proxy.close(resolve)),
+    close: () => new Promise<void>((resolve) => proxy.close(() => resolve())),
   };
 }
 
-let server: TestServer;
-let proxy: Awaited<ReturnType<typeof cuttableProxy>>;
-let sdk: SkilletClient;
-
-beforeAll(async () => {
-  const proxyPort = await freePort();
-  proxy = await cuttableProxy(proxyPort);
-  server = await startServer({ STREAM_URL: `http://127.0.0.1:${proxyPort}`, RATE_LIMIT_REST_PER_MINUTE: '100000' });
-  proxy.setTarget(Number(new URL(server.url).port));
-  const api = client(server.url);
-  const person = await signUp(api);
-  sdk = new SkilletClient({ baseUrl: `http://127.0.0.1:${proxyPort}`, apiKey: (await createKey(api, person)).key });
-});
-afterAll(async () => {
-  proxy.cut();
-  await proxy.close();
-  await server.close();
-});
+const it = withServer()
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
+  .extend('proxy', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const proxy = await cuttableProxy(await freePort());
+    onCleanup(() => proxy.close());
+    return proxy;
+  })
+  // The server hands out the relay as its stream URL.
+  .extend('serverSettings', { scope: 'file' }, ({ proxy }) => ({
+    env: { STREAM_URL: proxy.url, RATE_LIMIT_REST_PER_MINUTE: '100000' },
+    parts: {},
+  }))
+  // A person's SDK, talking to the server through the relay.
+  .extend('sdk', { scope: 'file' }, async ({ server, api, proxy }, { onCleanup }) => {
+    proxy.setTarget(Number(new URL(server.url).port));
+    // Torn down first: the relayed connections are cut before the server closes.
+    onCleanup(() => proxy.cut());
+    const person = await signUp(api);
+    return new SkilletClient({ baseUrl: proxy.url, apiKey: (await createKey(api, person)).key });
+  });
 
 describe('the SDK event iterator', () => {
-  it('yields every event exactly once, in order, when the connection is cut in the middle of a run', async () => {
+  it('yields every event exactly once, in order, when the connection is cut in the middle of a run', async ({ sdk, proxy }) => {
     const execution = await sdk.executions.create('ticker', '40 25');
     await sdk.executions.send(execution.id, '40 25');
     const seen: ExecutionEvent[] = [];

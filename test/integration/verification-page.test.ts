@@ -1,42 +1,83 @@
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Activation } from '../../src/sdk/types.js';
-import { createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';
-import { type Client, client, tamper } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { createTeam, session, signUp, startActivation } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
+import { tamper } from '../helpers/http.js';
+import { postForm, ticketIn } from '../helpers/pages.js';
+import type { TestServer } from '../helpers/server.js';
 
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '10000' });
-  api = client(server.url);
-  person = await signUp(api);
-});
-afterAll(() => server.close());
-
-async function postForm(path: string, fields: Record<string, string>) {
-  const response = await fetch(server.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: response.status, headers: response.headers, html: await response.text() };
+/**
+ * Starts an activation whose `x-client-label` header is the UTF-8 of the text, written as
+ * raw bytes: fetch refuses such a header, and Node's client would encode it once more.
+ */
+async function activateWithUtf8Header(server: TestServer, label: string): Promise<Activation> {
+  server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  const head = `POST /api/v1/activate HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\nx-client-label: `;
+  // Written, not ended: the server closes the connection once it has answered.
+  socket.write(Buffer.concat([Buffer.from(head), Buffer.from(label), Buffer.from('\r\n\r\n{}')]));
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const response = Buffer.concat(chunks).toString('utf8');
+  expect(response).toMatch(/^HTTP\/1\.1 200 /);
+  return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Activation;
 }
 
-function ticketIn(html: string): string {
-  const match = /name="ticket" value="([^"]+)"/.exec(html);
-  if (!match?.[1]) throw new Error('no ticket on the page');
-  return match[1];
-}
-
-const poll = (deviceCode: string) =>
-  api.post<{ status: string; workspace?: { id: string } }>('/api/v1/activate/poll', { body: { device_code: deviceCode } });
+const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '10000' })
+  .extend('person', { scope: 'file' }, ({ api }) => signUp(api))
+  // A form posted to the verification page, as a browser sends it.
+  .extend(
+    'postForm',
+    { scope: 'file' },
+    ({ server }) =>
+      (path: string, fields: Record<string, string>) =>
+        postForm(server, path, fields),
+  )
+  .extend(
+    'poll',
+    { scope: 'file' },
+    ({ api }) =>
+      (deviceCode: string) =>
+        api.post<{ status: string; workspace?: { id: string } }>('/api/v1/activate/poll', { body: { device_code: deviceCode } }),
+  )
+  // Starts an activation whose client label and user agent are chosen by the test, as a device would.
+  .extend(
+    'activate',
+    { scope: 'file' },
+    ({ server, api }) =>
+      async (body: Record<string, string>, headers: Record<string, string> = {}): Promise<Activation> => {
+        server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
+        const reply = await api.post<Activation>('/api/v1/activate', { body, headers });
+        expect(reply.status).toBe(200);
+        return reply.body;
+      },
+  )
+  // The file's person signs in on the page to review the code.
+  .extend(
+    'review',
+    { scope: 'file' },
+    ({ postForm, person }) =>
+      (code: string) =>
+        postForm('/activate/review', { code, email: person.email, password: person.password }),
+  )
+  .extend(
+    'lookup',
+    { scope: 'file' },
+    ({ api, person }) =>
+      async (code: string) =>
+        (
+          await api.get<{ client_label: string; client_ua: string }>(`/api/v1/activate/lookup?code=${code}`, {
+            headers: session(person),
+          })
+        ).body,
+  );
 
 describe('GET /activate', () => {
-  it('serves the sign-in form with the code pre-filled and strict headers', async () => {
+  it('serves the sign-in form with the code pre-filled and strict headers', async ({ server, api }) => {
     const created = await startActivation(server, api);
     const response = await fetch(`${server.url}/activate?code=${created.user_code}`);
     const html = await response.text();
@@ -51,7 +92,13 @@ describe('GET /activate', () => {
 });
 
 describe('sign in, review, decide', () => {
-  it('shows the code, client, user agent, IP and time left, then approves into the chosen workspace', async () => {
+  it('shows the code, client, user agent, IP and time left, then approves into the chosen workspace', async ({
+    server,
+    api,
+    person,
+    postForm,
+    poll,
+  }) => {
     const team = await createTeam(api, person, 'Design');
     const created = await startActivation(server, api, {
       'x-client-label': 'Zed <script>alert(1)</script>',
@@ -83,7 +130,7 @@ describe('sign in, review, decide', () => {
     expect(claimed.body).toMatchObject({ status: 'approved', workspace: { id: team.id } });
   });
 
-  it('denies', async () => {
+  it('denies', async ({ server, api, person, postForm, poll }) => {
     const created = await startActivation(server, api);
     const review = await postForm('/activate/review', {
       code: created.user_code,
@@ -99,7 +146,7 @@ describe('sign in, review, decide', () => {
     expect((await poll(created.device_code)).body).toEqual({ status: 'denied' });
   });
 
-  it('re-shows the form with a message for a wrong password or an unknown code', async () => {
+  it('re-shows the form with a message for a wrong password or an unknown code', async ({ server, api, person, postForm }) => {
     const created = await startActivation(server, api);
     const wrong = await postForm('/activate/review', { code: created.user_code, email: person.email, password: 'not it' });
     expect(wrong.status).toBe(401);
@@ -110,7 +157,13 @@ describe('sign in, review, decide', () => {
     expect(unknown.html).toContain('No activation with this code');
   });
 
-  it('refuses a tampered or expired ticket, and a workspace the person is not in', async () => {
+  it('refuses a tampered or expired ticket, and a workspace the person is not in', async ({
+    server,
+    api,
+    person,
+    postForm,
+    poll,
+  }) => {
     const created = await startActivation(server, api);
     const review = await postForm('/activate/review', {
       code: created.user_code,
@@ -140,7 +193,7 @@ describe('sign in, review, decide', () => {
     expect((await poll(created.device_code)).body).toEqual({ status: 'expired' });
   });
 
-  it('tells the person when the code was already decided', async () => {
+  it('tells the person when the code was already decided', async ({ server, api, person, postForm }) => {
     const created = await startActivation(server, api);
     await api.post('/api/v1/activate/deny', { body: { code: created.user_code }, headers: { 'x-auth-token': person.token } });
     const review = await postForm('/activate/review', {
@@ -153,45 +206,15 @@ describe('sign in, review, decide', () => {
   });
 });
 
-/** Starts an activation whose client label and user agent are chosen by the test, as a device would. */
-async function activate(body: Record<string, string>, headers: Record<string, string> = {}): Promise<Activation> {
-  server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
-  const reply = await api.post<Activation>('/api/v1/activate', { body, headers });
-  expect(reply.status).toBe(200);
-  return reply.body;
-}
-
-/**
- * Starts an activation whose `x-client-label` header is the UTF-8 of the text, written as
- * raw bytes: fetch refuses such a header, and Node's client would encode it once more.
- */
-async function activateWithUtf8Header(label: string): Promise<Activation> {
-  server.clock.advance(server.config.rateLimits.activationCreateIntervalMs);
-  const { hostname, port } = new URL(server.url);
-  const socket = connect(Number(port), hostname);
-  await once(socket, 'connect');
-  const head = `POST /api/v1/activate HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\nx-client-label: `;
-  // Written, not ended: the server closes the connection once it has answered.
-  socket.write(Buffer.concat([Buffer.from(head), Buffer.from(label), Buffer.from('\r\n\r\n{}')]));
-  const chunks: Buffer[] = [];
-  for await (const chunk of socket) chunks.push(chunk as Buffer);
-  const response = Buffer.concat(chunks).toString('utf8');
-  expect(response).toMatch(/^HTTP\/1\.1 200 /);
-  return JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as Activation;
-}
-
-const review = (code: string) => postForm('/activate/review', { code, email: person.email, password: person.password });
-const lookup = async (code: string) =>
-  (
-    await api.get<{ client_label: string; client_ua: string }>(`/api/v1/activate/lookup?code=${code}`, {
-      headers: session(person),
-    })
-  ).body;
-
 describe('what the device says about itself', () => {
-  it('keeps an accented or emoji label as sent, from the body or as UTF-8 in the header, on a page declared UTF-8', async () => {
+  it('keeps an accented or emoji label as sent, from the body or as UTF-8 in the header, on a page declared UTF-8', async ({
+    server,
+    activate,
+    review,
+    lookup,
+  }) => {
     const label = 'Zoë’s café laptop 🚀 👩‍💻';
-    for (const created of [await activate({ client_label: label }), await activateWithUtf8Header(label)]) {
+    for (const created of [await activate({ client_label: label }), await activateWithUtf8Header(server, label)]) {
       const page = await review(created.user_code);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -201,7 +224,7 @@ describe('what the device says about itself', () => {
     }
   });
 
-  it('escapes HTML in the label and the user agent, and marks both as reported by the device', async () => {
+  it('escapes HTML in the label and the user agent, and marks both as reported by the device', async ({ activate, review }) => {
     const created = await activate(
       { client_label: '<img src=x onerror=alert(1)>' },
       { 'user-agent': 'agent/1 <b onmouseover=alert(2)>' },
@@ -213,7 +236,11 @@ describe('what the device says about itself', () => {
     expect(page.html.match(/reported by the device/g)).toHaveLength(2);
   });
 
-  it('caps a 5,000-character label and user agent when the activation is made, cutting them with an ellipsis', async () => {
+  it('caps a 5,000-character label and user agent when the activation is made, cutting them with an ellipsis', async ({
+    activate,
+    review,
+    lookup,
+  }) => {
     const created = await activate({ client_label: 'L'.repeat(5000) }, { 'user-agent': `agent/1 ${'u'.repeat(5000)}` });
     const stored = await lookup(created.user_code);
     expect(stored.client_label).toBe(`${'L'.repeat(99)}…`);

@@ -137,3 +137,38 @@ describe('x-workspace-id and PUT /api/v1/workspaces/current', () => {
     expect(other.status).toBe(403);
   });
 });
+
+describe('GET /api/v1/workspaces/:id/members', () => {
+  it('lists every member with their role, to any member', async ({ api, owner }) => {
+    const team = await createTeam(api, owner);
+    const colleague = await signUp(api);
+    await addMember(api, team.id, owner, { email: colleague.email, role: 'admin' });
+    for (const reader of [owner, colleague]) {
+      const reply = await api.get<{ members: unknown[] }>(`/api/v1/workspaces/${team.id}/members`, { headers: session(reader) });
+      expect(reply.status).toBe(200);
+      expect(reply.body.members).toEqual([
+        { workspaceId: team.id, userId: owner.user.id, email: owner.email, role: 'owner' },
+        { workspaceId: team.id, userId: colleague.user.id, email: colleague.email, role: 'admin' },
+      ]);
+    }
+  });
+
+  it("is 404 to anyone outside the workspace, and to a key bound to another of the person's workspaces", async ({
+    api,
+    owner,
+  }) => {
+    const team = await createTeam(api, owner);
+    const stranger = await signUp(api);
+    const refused = await api.get(`/api/v1/workspaces/${team.id}/members`, { headers: session(stranger) });
+    expect(refused.status).toBe(404);
+    expect(refused.body).toEqual({ error: { code: 'NOT_FOUND', message: 'Workspace not found' } });
+    expect(refused.text).not.toContain(owner.email);
+    const { key } = await createKey(api, owner); // bound to the owner's personal workspace
+    expect((await api.get(`/api/v1/workspaces/${team.id}/members`, { headers: { 'x-api-key': key } })).status).toBe(404);
+    const own = await api.get<{ members: unknown[] }>(`/api/v1/workspaces/${owner.user.personalWorkspaceId}/members`, {
+      headers: { 'x-api-key': key },
+    });
+    expect(own.body.members).toHaveLength(1);
+    expect((await api.get('/api/v1/workspaces/not-a-uuid/members', { headers: session(owner) })).status).toBe(404);
+  });
+});

@@ -1,14 +1,13 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import type { Artifact, Manifest } from '../../src/sdk/types.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
 import { runForArtifact, sha256 } from '../helpers/artifacts.js';
-import { session, signUp, type TestUser } from '../helpers/factories.js';
-import { type Client, client } from '../helpers/http.js';
-import { startServer, type TestServer } from '../helpers/server.js';
+import { session, signUp } from '../helpers/factories.js';
+import { withServer } from '../helpers/fixtures.js';
 
 interface SkillCreator {
   skillBundle(description: string): { name: string; slug: string; manifest: string; entry: string };
@@ -35,38 +34,36 @@ const HOSTILE: [string, string][] = [
   ['carriage return and tab', `hh \t\r**//${DROP}/*`],
 ];
 
-let server: TestServer;
-let api: Client;
-let person: TestUser;
-
-beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
-  api = client(server.url);
-  person = await signUp(api);
-});
-afterAll(() => server.close());
+const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' }).extend(
+  'person',
+  { scope: 'file' },
+  ({ api }) => signUp(api),
+);
 
 describe('skill-creator with a hostile description', () => {
-  it.each(HOSTILE)('%s: the installed skill runs as written and none of the name runs as code', async (_shape, description) => {
-    const created = await runForArtifact(api, person, 'skill-creator', description);
-    expect(created.events.at(-1)).toMatchObject({ payload: { stop_reason: { type: 'end_turn' } } });
-    const installed = await api.post<Artifact>(`/api/v1/artifacts/${created.artifactId}/install`, { headers: session(person) });
-    expect(installed.status).toBe(200);
-    const slug = installed.body.createdSkillSlug;
-    if (!slug) throw new Error('the artifact installed no skill');
+  it.for(HOSTILE)(
+    '%s: the installed skill runs as written and none of the name runs as code',
+    async ([_shape, description], { api, person }) => {
+      const created = await runForArtifact(api, person, 'skill-creator', description);
+      expect(created.events.at(-1)).toMatchObject({ payload: { stop_reason: { type: 'end_turn' } } });
+      const installed = await api.post<Artifact>(`/api/v1/artifacts/${created.artifactId}/install`, { headers: session(person) });
+      expect(installed.status).toBe(200);
+      const slug = installed.body.createdSkillSlug;
+      if (!slug) throw new Error('the artifact installed no skill');
 
-    const run = await runForArtifact(api, person, slug, 'hello there');
-    expect(run.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'end_turn' } } });
-    expect(JSON.stringify(run.events)).not.toContain('PWNED');
-    const echoed = await api.get<Artifact>(`/api/v1/artifacts/${run.artifactId}`, { headers: session(person) });
-    // One file, echo.txt: a marker file beside it would have made the output a bundle.
-    expect(echoed.body).toMatchObject({ bundleType: null, content: 'hello there' });
+      const run = await runForArtifact(api, person, slug, 'hello there');
+      expect(run.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'end_turn' } } });
+      expect(JSON.stringify(run.events)).not.toContain('PWNED');
+      const echoed = await api.get<Artifact>(`/api/v1/artifacts/${run.artifactId}`, { headers: session(person) });
+      // One file, echo.txt: a marker file beside it would have made the output a bundle.
+      expect(echoed.body).toMatchObject({ bundleType: null, content: 'hello there' });
 
-    // The entry module the creator wrote is the one it writes for every name.
-    const manifest = await api.get<Manifest>(`/api/v1/artifacts/${created.artifactId}/manifest`, { headers: session(person) });
-    const entry = manifest.body.files.find((file) => file.path === 'skill/main.mjs');
-    expect(entry?.checksum).toBe(`sha256:${sha256(Buffer.from(creator.skillBundle('Plain').entry))}`);
-  });
+      // The entry module the creator wrote is the one it writes for every name.
+      const manifest = await api.get<Manifest>(`/api/v1/artifacts/${created.artifactId}/manifest`, { headers: session(person) });
+      const entry = manifest.body.files.find((file) => file.path === 'skill/main.mjs');
+      expect(entry?.checksum).toBe(`sha256:${sha256(Buffer.from(creator.skillBundle('Plain').entry))}`);
+    },
+  );
 });
 
 describe('skillBundle', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseModelPrices, TokenMeter, tokenCost } from '../../src/agent/model-prices.js';
 import { maskKey, providerOfKey } from '../../src/billing/byok.js';
-import { runCost } from '../../src/billing/charges.js';
 import { packsFor } from '../../src/billing/packs.js';
 import { licenseEnd } from '../../src/billing/site-license.js';
 import { subscriptionModeOf } from '../../src/billing/subscription-mode.js';
@@ -25,11 +25,26 @@ describe('prices', () => {
     expect(packsFor('basedmode').map((pack) => pack.priceCents)).toEqual([80, 180, 340, 640, 3000]);
   });
 
-  it('charges a run its price plus model tokens at house rates, and no tokens on a BYOK key', () => {
-    expect(runCost(1, { input: 0, output: 0 }, false)).toBe(1);
-    expect(runCost(1, { input: 1000, output: 1000 }, false)).toBe(6);
-    expect(runCost(0, { input: 1, output: 0 }, false)).toBe(1);
-    expect(runCost(2, { input: 50_000, output: 20_000 }, true)).toBe(2);
+  it('prices model tokens per million from the table, an unknown model at the default', () => {
+    const prices = parseModelPrices('{"local-llama": {"input": 0, "output": 0}, "gpt-4.1-mini": {"input": 50, "output": 200}}');
+    expect(tokenCost(prices, 'claude-sonnet-4-5', { input_tokens: 1_000_000, output_tokens: 1_000_000 })).toBe(1800);
+    expect(tokenCost(prices, 'gpt-4.1-mini', { input_tokens: 1_000_000, output_tokens: 0 })).toBe(50);
+    expect(tokenCost(prices, 'local-llama', { input_tokens: 5000, output_tokens: 5000 })).toBe(0);
+    expect(tokenCost(prices, 'some-new-model', { input_tokens: 1_000_000, output_tokens: 0 })).toBe(300);
+  });
+
+  it('refuses a price table that is not JSON of {input, output} numbers', () => {
+    expect(() => parseModelPrices('{')).toThrow(/must be JSON/);
+    expect(() => parseModelPrices('[]')).toThrow(/object/);
+    expect(() => parseModelPrices('{"m": {"input": -1, "output": 1}}')).toThrow(/MODEL_PRICES\["m"\]/);
+    expect(() => parseModelPrices('{"m": {"input": 1}}')).toThrow(/MODEL_PRICES\["m"\]/);
+  });
+
+  it("charges whole Ds call by call that add up to the run's exact cost rounded up once", () => {
+    const meter = new TokenMeter();
+    const dues = [0.3, 0.3, 0.3, 0.3, 2.05].map((cost) => meter.add(cost));
+    expect(dues).toEqual([1, 0, 0, 1, 2]);
+    expect(dues.reduce((a, b) => a + b, 0)).toBe(Math.ceil(0.3 * 4 + 2.05));
   });
 });
 

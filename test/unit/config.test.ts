@@ -41,6 +41,17 @@ describe('loadConfig', () => {
     expect(configured.signingSecret).toBe('x'.repeat(40));
   });
 
+  it('names the node once and keeps the name in the data folder, unless NODE_ID names it', async () => {
+    const first = await loadConfig({ DATA_DIR: dir });
+    expect((await loadConfig({ DATA_DIR: dir })).nodeId).toBe(first.nodeId);
+    expect((await readFile(path.join(dir, 'node-id'), 'utf8')).trim()).toBe(first.nodeId);
+    expect((await loadConfig({ DATA_DIR: dir, NODE_ID: 'api-2' })).nodeId).toBe('api-2');
+    for (const bad of ['a b', 'x'.repeat(65), '../etc']) {
+      await expect(loadConfig({ DATA_DIR: dir, NODE_ID: bad })).rejects.toThrow(ConfigError);
+    }
+    await expect(loadConfig({ DATA_DIR: dir, REDIS_URL: 'http://127.0.0.1:6379' })).rejects.toThrow(ConfigError);
+  });
+
   it.each([
     [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535 (got "http")'],
     [{ PORT: '70000' }, 'PORT must be a whole number'],
@@ -62,6 +73,33 @@ describe('loadConfig', () => {
     expect((await loadConfig({ DATA_DIR: dir, HOST: '0.0.0.0', PORT: '9000' })).publicUrl).toBe('http://127.0.0.1:9000');
     expect((await loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://skillet.example.test/' })).publicUrl).toBe(
       'https://skillet.example.test',
+    );
+  });
+
+  it('reads the model settings: house keys, base URLs, caps and the price table over its defaults', async () => {
+    const config = await loadConfig({
+      DATA_DIR: dir,
+      OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/',
+      OPENAI_MODEL: 'llama3.1',
+      MODEL_PRICES: '{"llama3.1": {"input": 0, "output": 0}}',
+      AGENT_MAX_TURNS: '5',
+    });
+    expect(config.agent).toMatchObject({
+      anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' },
+      openai: { apiKey: undefined, baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1' },
+      maxRetries: 2,
+      maxTurns: 5,
+      thinkingBudget: 0,
+    });
+    expect(config.agent.prices['llama3.1']).toEqual({ input: 0, output: 0 });
+    expect(config.agent.prices['claude-sonnet-4-5']).toEqual({ input: 300, output: 1500 });
+  });
+
+  it('refuses a price table that is not JSON, a bad base URL and a thinking budget above the output cap', async () => {
+    await expect(loadConfig({ DATA_DIR: dir, MODEL_PRICES: 'cheap' })).rejects.toThrow(ConfigError);
+    await expect(loadConfig({ DATA_DIR: dir, ANTHROPIC_BASE_URL: 'ftp://x' })).rejects.toThrow(/ANTHROPIC_BASE_URL/);
+    await expect(loadConfig({ DATA_DIR: dir, AGENT_MAX_OUTPUT_TOKENS: '1000', AGENT_THINKING_BUDGET: '1000' })).rejects.toThrow(
+      /AGENT_THINKING_BUDGET/,
     );
   });
 });

@@ -8,3 +8,37 @@ describe('a SKILL.md', () => {
     expect(() => parseSkillManifest(source, 'a')).toThrow(/not valid YAML/);
   });
 });
+
+describe('an agent skill', () => {
+  it('is any SKILL.md in the open format: only name and description, or its optional keys', () => {
+    const open = parseSkillManifest(
+      '---\nname: pdf-tools\ndescription: Works with PDFs.\nlicense: MIT\ncompatibility: needs python3\nmetadata:\n  version: "1.0"\nallowed-tools: read_file run_script\n---\n# Steps\n',
+      'pdf-tools',
+    );
+    expect(open).toMatchObject({
+      slug: 'pdf-tools',
+      runtime: 'agent',
+      entry: null,
+      price: 0,
+      models: {},
+      allowedTools: ['read_file', 'run_script'],
+      body: '# Steps',
+    });
+    expect(parseSkillManifest('---\nname: x\ndescription: y\nallowed-tools: [write_file]\n---\n', 'x').allowedTools).toEqual([
+      'write_file',
+    ]);
+  });
+
+  it('names its model per provider; a script skill still needs its entry', () => {
+    const claude = parseSkillManifest('---\nname: a\ndescription: b\nmodel: claude-haiku-4-5\n---\n', 'a');
+    expect(claude.models).toEqual({ anthropic: 'claude-haiku-4-5' });
+    const local = parseSkillManifest('---\nname: a\ndescription: b\nmodel: llama3.1:8b\n---\n', 'a');
+    expect(local.models).toEqual({ openai: 'llama3.1:8b' });
+    const both = parseSkillManifest('---\nname: a\ndescription: b\nmodels:\n  anthropic: c1\n  openai: o1\n---\n', 'a');
+    expect(both.models).toEqual({ anthropic: 'c1', openai: 'o1' });
+    expect(() => parseSkillManifest('---\nname: a\ndescription: b\nmodels:\n  gemini: g\n---\n', 'a')).toThrow(ManifestError);
+    expect(() => parseSkillManifest('---\nname: a\ndescription: b\nmodel: "a b"\n---\n', 'a')).toThrow(ManifestError);
+    expect(() => parseSkillManifest('---\nname: a\ndescription: b\nruntime: script\n---\n', 'a')).toThrow(/entry/);
+    expect(parseSkillManifest('---\nname: a\ndescription: b\nentry: main.mjs\n---\n', 'a').runtime).toBe('script');
+  });
+});

@@ -166,12 +166,37 @@ describe('the script runtime', () => {
     expect(await big.started.finished).toEqual({ kind: 'failed', reason: expect.stringContaining('output limit') });
   });
 
+  it('hands over every line a skill printed before it exited, however long storing them takes', async () => {
+    const skill = registry.get('chatty');
+    if (!skill) throw new Error('no chatty skill');
+    outputDir = await mkdtemp(path.join(tmpdir(), 'skillet-run-'));
+    const received: SkillMessage[] = [];
+    // A store slowed down by load: 300 lines at 10 ms each outlast the pipes' one-second grace threefold.
+    const started = await startScript(skill, '300 40', outputDir, { limits: LIMITS, sandbox }, async (message) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      received.push(message);
+    });
+    expect(await started.finished).toEqual({ kind: 'completed' });
+    expect(received).toHaveLength(300);
+    expect(received.at(-1)).toEqual({ type: 'message', text: '300 '.padEnd(40, 'x') });
+  });
+
   it('stops on request', async () => {
     const { started, messages } = await run('ticker', '100 50');
     while (messages.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     started.stop();
     expect(await started.finished).toEqual({ kind: 'stopped' });
     expect(messages.length).toBeLessThan(100);
+  });
+
+  it('ends a run stopped at any moment of its start, every time (a race run 30 times)', async () => {
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const { started } = await run('ticker', '100 50');
+      // From at once to well after the sandbox is up, so some stops land while bubblewrap sets up.
+      await new Promise((resolve) => setTimeout(resolve, attempt % 10));
+      started.stop();
+      expect(await started.finished).toEqual({ kind: 'stopped' });
+    }
   });
 
   it('keeps the skill inside its sandbox: no reads or writes elsewhere, no processes, no environment', async () => {

@@ -4,7 +4,8 @@ import ora from 'ora';
 import { SkilletClient } from '../../sdk/client.js';
 import { CliError, printJson } from '../output.js';
 import { baseUrlOf, type GlobalOptions, signedInClient } from '../session.js';
-import { forgetCredentials, saveCredentials } from '../settings.js';
+import { saveCredentials } from '../settings.js';
+import { type LogoutOptions, logout } from './logout.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -20,7 +21,22 @@ export async function openInBrowser(url: string): Promise<boolean> {
   }
 }
 
-async function login(global: GlobalOptions, options: { label?: string; browser: boolean }): Promise<void> {
+/** The billing modes in plain words, as `login` and `whoami` say them. */
+const MODE_WORDS: Record<string, string> = {
+  paygmode: 'pay as you go',
+  byokmode: 'bring your own key',
+  basedmode: 'Based subscription',
+  sitelicense: 'site license',
+};
+export const modeInWords = (tier: string) => MODE_WORDS[tier] ?? tier;
+
+interface LoginOptions {
+  label?: string;
+  browser: boolean;
+  json?: boolean;
+}
+
+async function login(global: GlobalOptions, options: LoginOptions): Promise<void> {
   const client = new SkilletClient({ baseUrl: await baseUrlOf(global) });
   const activation = await client.activation.start(options.label ?? 'skillet-cli');
   process.stderr.write(
@@ -32,8 +48,8 @@ async function login(global: GlobalOptions, options: { label?: string; browser: 
   const spinner = ora({
     text: 'Waiting for approval…',
     stream: process.stderr,
-    isEnabled: process.stderr.isTTY,
-    isSilent: !process.stderr.isTTY,
+    isEnabled: process.stderr.isTTY && !options.json,
+    isSilent: !process.stderr.isTTY || options.json === true,
   }).start();
   const deadline = Date.now() + activation.expires_in * 1000;
   try {
@@ -49,10 +65,16 @@ async function login(global: GlobalOptions, options: { label?: string; browser: 
         workspace: result.workspace,
         tier: result.tier,
       });
-      // Written directly: a silent spinner (no terminal) would swallow its own success line.
       spinner.stop();
+      // The account by its email: the activation answer names only the workspace.
+      const me = await new SkilletClient({ baseUrl: client.baseUrl, apiKey: result.api_key }).auth.me();
+      if (options.json) {
+        return printJson({ email: me.user.email, mode: me.tier, workspace: me.workspace, credentialsFile: file });
+      }
+      // Written directly: a silent spinner (no terminal) would swallow its own success line.
       process.stderr.write(
-        `Signed in to ${result.workspace.name ?? 'your personal workspace'} (${result.tier}). Key saved in ${file}.\n`,
+        `Signed in as ${me.user.email} (${modeInWords(me.tier)}), in ${me.workspace.name ?? 'your personal workspace'}.` +
+          ` Key saved in ${file}.\n`,
       );
       return;
     }
@@ -68,14 +90,14 @@ export function accountCommands(program: Command, global: () => GlobalOptions): 
     .description('connect this terminal: approve the shown code in a browser, and an API key is stored')
     .option('--label <label>', 'how this device is named on the approval page')
     .option('--no-browser', 'do not open a browser')
-    .action((options: { label?: string; browser: boolean }) => login(global(), options));
+    .option('--json', 'print the account as JSON once signed in')
+    .action((options: LoginOptions) => login(global(), options));
 
   program
     .command('logout')
-    .description('forget the stored API key (it stays valid until revoked on the server)')
-    .action(async () => {
-      process.stderr.write((await forgetCredentials()) ? 'Signed out.\n' : 'Not signed in.\n');
-    });
+    .description('revoke the stored API key on its server, then forget it here (offline: forgets it, and says so)')
+    .option('--json', 'print the outcome as JSON')
+    .action((options: LogoutOptions) => logout(options));
 
   program
     .command('whoami')
@@ -85,7 +107,7 @@ export function accountCommands(program: Command, global: () => GlobalOptions): 
       const me = await (await signedInClient(global())).auth.me();
       if (options.json) return printJson(me);
       process.stdout.write(
-        `${me.user.email} in ${me.workspace.name ?? 'personal workspace'} (${me.workspace.role}), ${me.tier}\n`,
+        `${me.user.email} in ${me.workspace.name ?? 'personal workspace'} (${me.workspace.role}), ${modeInWords(me.tier)}\n`,
       );
     });
 }

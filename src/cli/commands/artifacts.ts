@@ -7,7 +7,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { parse as parseDisposition } from 'content-disposition';
 import type { Artifact } from '../../sdk/types.js';
-import { printJson } from '../output.js';
+import { printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 
 /** Shown for downloads at least this large, on a terminal. */
@@ -24,13 +24,13 @@ function fileNameOf(disposition: string | null, fallback: string): string {
 }
 
 /** Writes the download to a temporary name first, so an interrupted one leaves no partial file. */
-async function download(global: GlobalOptions, artifactId: string, options: { output?: string }) {
+async function download(global: GlobalOptions, artifactId: string, options: { output?: string; json?: boolean }) {
   const client = await signedInClient(global);
   const response = await client.artifacts.download(artifactId);
   const target = options.output ?? fileNameOf(response.headers.get('content-disposition'), artifactId);
   const size = Number(response.headers.get('content-length') ?? Number.NaN);
   const bar =
-    process.stderr.isTTY && size >= PROGRESS_FROM_BYTES
+    process.stderr.isTTY && !options.json && size >= PROGRESS_FROM_BYTES
       ? new SingleBar({ stream: process.stderr, format: ' {bar} {percentage}% | {value}/{total} bytes' })
       : undefined;
   bar?.start(size, 0);
@@ -56,11 +56,17 @@ async function download(global: GlobalOptions, artifactId: string, options: { ou
   } finally {
     bar?.stop();
   }
-  process.stderr.write(`Saved ${target} (${received} bytes).\n`);
+  if (options.json) printJson({ path: target, bytes: received });
+  else process.stderr.write(`Saved ${target} (${received} bytes).\n`);
 }
 
-const line = (artifact: Artifact) =>
-  `${artifact.id}  ${artifact.status.padEnd(9)} ${(artifact.bundleType ?? artifact.fileType).padEnd(24)} ${String(artifact.contentSize).padStart(9)} B  ${artifact.title.replace(/\s+/g, ' ').slice(0, 50)}`;
+const row = (artifact: Artifact) => [
+  artifact.id,
+  artifact.status,
+  artifact.bundleType ?? artifact.fileType,
+  `${artifact.contentSize} B`,
+  artifact.title.slice(0, 50),
+];
 
 export function artifactCommands(program: Command, global: () => GlobalOptions): void {
   const artifacts = program
@@ -70,12 +76,13 @@ export function artifactCommands(program: Command, global: () => GlobalOptions):
     .action(async (options: { json?: boolean }) => {
       const list = await (await signedInClient(global())).artifacts.list();
       if (options.json) return printJson(list);
-      for (const artifact of list) process.stdout.write(`${line(artifact)}\n`);
+      printTable(['ARTIFACT', 'STATUS', 'TYPE', 'SIZE', 'TITLE'], list.map(row));
     });
 
   artifacts
     .command('get <artifactId>')
-    .description('show an artifact, with its manifest when it is a bundle')
+    .description('show an artifact, with its manifest when it is a bundle (JSON)')
+    .option('--json', 'print the answer as JSON (the default here)')
     .action(async (artifactId: string) => {
       const client = await signedInClient(global());
       const artifact = await client.artifacts.get(artifactId);
@@ -86,20 +93,38 @@ export function artifactCommands(program: Command, global: () => GlobalOptions):
     .command('download <artifactId>')
     .description('save an artifact: its file, or its bundle as a ZIP')
     .option('-o, --output <path>', 'where to save it (default: the name the server suggests)')
-    .action((artifactId: string, options: { output?: string }) => download(global(), artifactId, options));
+    .option('--json', 'print {path, bytes} as JSON once saved')
+    .action((artifactId: string, options: { output?: string }, command: Command) =>
+      download(global(), artifactId, { ...options, json: wantsJson(command) }),
+    );
 
   artifacts
     .command('publish <artifactId>')
     .description('make an artifact public; prints its public URL')
-    .action(async (artifactId: string) => printJson(await (await signedInClient(global())).artifacts.publish(artifactId)));
+    .option('--json', 'print the answer as JSON')
+    .action(async (artifactId: string, _options: unknown, command: Command) => {
+      const published = await (await signedInClient(global())).artifacts.publish(artifactId);
+      if (wantsJson(command)) return printJson(published);
+      process.stdout.write(`${published.publicUrl}\n`);
+    });
 
   artifacts
     .command('unpublish <artifactId>')
     .description('take a published artifact down')
-    .action(async (artifactId: string) => printJson(await (await signedInClient(global())).artifacts.unpublish(artifactId)));
+    .option('--json', 'print the answer as JSON')
+    .action(async (artifactId: string, _options: unknown, command: Command) => {
+      const answer = await (await signedInClient(global())).artifacts.unpublish(artifactId);
+      if (wantsJson(command)) return printJson(answer);
+      process.stderr.write(`Unpublished ${artifactId}.\n`);
+    });
 
   artifacts
     .command('rm <artifactId>')
     .description('delete an artifact for good')
-    .action(async (artifactId: string) => printJson(await (await signedInClient(global())).artifacts.remove(artifactId)));
+    .option('--json', 'print the answer as JSON')
+    .action(async (artifactId: string, _options: unknown, command: Command) => {
+      const answer = await (await signedInClient(global())).artifacts.remove(artifactId);
+      if (wantsJson(command)) return printJson(answer);
+      process.stderr.write(`Deleted ${artifactId}.\n`);
+    });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { printJson } from '../output.js';
+import { printJson, printTable } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { openInBrowser } from './account.js';
 
@@ -25,15 +25,18 @@ export function billingCommands(program: Command, global: () => GlobalOptions): 
     .action(async (options: { json?: boolean }) => {
       const { packs } = await (await signedInClient(global())).billing.packs();
       if (options.json) return printJson(packs);
-      for (const pack of packs)
-        process.stdout.write(`${pack.id.padEnd(10)} ${pack.name.padEnd(10)} ${dollars(pack.priceCents)}\n`);
+      printTable(
+        ['PACK', 'CREDITS', 'PRICE'],
+        packs.map((pack) => [pack.id, pack.name, dollars(pack.priceCents)]),
+      );
     });
 
   program
     .command('buy <packId>')
     .description('start buying a pack: prints (and opens) the checkout page')
     .option('--email <email>', 'receipt address (default: your account email)')
-    .action(async (packId: string, options: { email?: string }) => {
+    .option('--json', 'print {checkoutUrl} as JSON')
+    .action(async (packId: string, options: { email?: string; json?: boolean }) => {
       const client = await signedInClient(global());
       const email = options.email ?? (await client.auth.me()).user.email;
       const { checkoutUrl } = await client.billing.purchase(packId, {
@@ -41,6 +44,7 @@ export function billingCommands(program: Command, global: () => GlobalOptions): 
         successUrl: `${client.baseUrl}/api/v1/billing/return/success`,
         cancelUrl: `${client.baseUrl}/api/v1/billing/return/cancel`,
       });
+      if (options.json) return printJson({ checkoutUrl });
       process.stdout.write(`${checkoutUrl}\n`);
       if (await openInBrowser(checkoutUrl)) process.stderr.write('Opened the checkout in your browser.\n');
       process.stderr.write('The credits arrive once the payment goes through; check with `skillet balance`.\n');
@@ -53,10 +57,9 @@ export function billingCommands(program: Command, global: () => GlobalOptions): 
     .action(async (options: { json?: boolean }) => {
       const { transactions } = await (await signedInClient(global())).billing.transactions();
       if (options.json) return printJson(transactions);
-      for (const entry of transactions) {
-        process.stdout.write(
-          `${entry.createdAt}  ${String(entry.amount).padStart(6)} Ds  ${entry.type.padEnd(8)} ${entry.description}\n`,
-        );
-      }
+      printTable(
+        ['DATE', 'AMOUNT', 'TYPE', 'DESCRIPTION'],
+        transactions.map((entry) => [entry.createdAt, `${entry.amount} Ds`, entry.type, entry.description]),
+      );
     });
 }

@@ -4,7 +4,9 @@ import ora, { type Ora } from 'ora';
 import type { SkilletClient } from '../../sdk/client.js';
 import type { ExecutionEvent } from '../../sdk/types.js';
 import { CliError, EXIT, printJson } from '../output.js';
+import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
+import { inputDescriptionOf, skillOf } from './skills.js';
 
 interface RunOptions {
   json?: boolean;
@@ -12,18 +14,23 @@ interface RunOptions {
   file?: string;
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/** The input: --file, else `-` for stdin, else the argument. */
+/** The input: --file, else `-` for stdin, else the argument; '' when none was given. */
 async function inputOf(argument: string | undefined, options: RunOptions): Promise<string> {
   if (options.file) return readFile(options.file, 'utf8');
-  if (argument === '-' || (argument === undefined && !process.stdin.isTTY)) return readStdin();
-  if (argument === undefined) throw new CliError('Give the input as an argument, with --file, or on stdin (-).', EXIT.usage);
-  return argument;
+  if (argument === '-' || (argument === undefined && !process.stdin.isTTY)) return readAllStdin();
+  return argument ?? '';
+}
+
+/**
+ * The server refuses an empty input and serves no default one, so a run without input is
+ * bad usage: the answer says what the skill expects (docs/decisions.md, "The CLI").
+ */
+async function needsInput(client: SkilletClient, slug: string): Promise<CliError> {
+  const skill = await skillOf(client, slug);
+  return new CliError(
+    `${skill.slug} needs input: ${inputDescriptionOf(skill)}\nGive it as an argument, with --file, or on stdin (-).`,
+    EXIT.usage,
+  );
 }
 
 function textOf(event: ExecutionEvent): string {
@@ -105,17 +112,6 @@ async function summarize(client: SkilletClient, stopReason: string, result: Reco
 
 export function runCommands(program: Command, global: () => GlobalOptions): void {
   program
-    .command('skills')
-    .description('list the skills you can run')
-    .option('--json', 'print the answer as JSON')
-    .action(async (options: { json?: boolean }) => {
-      const page = await (await signedInClient(global())).skills.list({ limit: 100 });
-      if (options.json) return printJson(page.items);
-      for (const skill of page.items)
-        process.stdout.write(`${skill.slug.padEnd(20)} ${String(skill.price).padStart(3)} Ds  ${skill.description}\n`);
-    });
-
-  program
     .command('run <slug> [input]')
     .description('run a skill and stream it live; input from the argument, --file, or stdin (-)')
     .option('-f, --file <path>', 'read the input from a file')
@@ -124,47 +120,16 @@ export function runCommands(program: Command, global: () => GlobalOptions): void
     .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
       const client = await signedInClient(global());
       const input = await inputOf(argument, options);
+      if (input.trim() === '') throw await needsInput(client, slug);
       const execution = await client.executions.create(slug, input, { interface: 'cli' });
       await client.executions.send(execution.id, input);
       if (options.detach) {
+        if (options.json) return printJson({ executionId: execution.id });
         process.stdout.write(`${execution.id}\n`);
         return;
       }
       process.exitCode = await follow(client, execution.id, options.json === true);
     });
-
-  program
-    .command('executions')
-    .description('list recent executions')
-    .option('--limit <n>', 'how many', '10')
-    .option('--offset <n>', 'skip this many', '0')
-    .option('--channels <list>', 'only these sources, comma-separated')
-    .option('--interfaces <list>', 'only these interfaces, comma-separated')
-    .option('--json', 'print the answer as JSON')
-    .action(async (options: { limit: string; offset: string; channels?: string; interfaces?: string; json?: boolean }) => {
-      const history = await (await signedInClient(global())).executions.history({
-        limit: Number(options.limit),
-        offset: Number(options.offset),
-        ...(options.channels ? { channels: options.channels } : {}),
-        ...(options.interfaces ? { interfaces: options.interfaces } : {}),
-      });
-      if (options.json) return printJson(history);
-      for (const item of history.items) {
-        process.stdout.write(
-          `${item.executionId}  ${item.status.padEnd(9)} ${item.skillSlug.padEnd(18)} ${item.cost} Ds  ${item.startedAt ?? '-'}\n`,
-        );
-      }
-    });
-
-  program
-    .command('status <executionId>')
-    .description("show an execution's status and output")
-    .action(async (executionId: string) => printJson(await (await signedInClient(global())).executions.status(executionId)));
-
-  program
-    .command('cancel <executionId>')
-    .description('stop a running execution')
-    .action(async (executionId: string) => printJson(await (await signedInClient(global())).executions.cancel(executionId)));
 
   program
     .command('rerun <executionId> <input>')

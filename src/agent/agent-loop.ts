@@ -1,0 +1,146 @@
+import type { AgentSettings } from '../config.js';
+import type { RunAccount, RunMessage, RunOutcome, RunResult } from '../skills/runtime.js';
+import {
+  type ContentBlock,
+  ModelCallFailed,
+  type ModelClient,
+  type ToolResult,
+  type ToolSpec,
+  type Turn,
+} from './conversation.js';
+import { ModelBudget } from './model-budget.js';
+import type { ModelRoute } from './model-route.js';
+import { runAgentTool, type ToolContext, toolLabel } from './tools.js';
+
+export interface AgentRun {
+  client: ModelClient;
+  route: ModelRoute;
+  settings: AgentSettings;
+  system: string;
+  input: string;
+  tools: ToolSpec[];
+  toolContext: ToolContext;
+  account: RunAccount;
+  /** Aborted on interrupt, cancel or the run's time limit; `stopReason` tells which. */
+  signal: AbortSignal;
+  onMessage: (message: RunMessage) => Promise<void>;
+}
+
+const SUMMARY_CHARS = 280;
+
+/** The abort reason of a run that ran out of time, as opposed to one a person stopped. */
+export class RunTimedOut extends Error {}
+
+function abortedOutcome(signal: AbortSignal): RunOutcome {
+  return signal.reason instanceof RunTimedOut ? { kind: 'failed', reason: signal.reason.message } : { kind: 'stopped' };
+}
+
+/** The run's one-line account of itself: the start of the model's last words. */
+function summaryOf(content: ContentBlock[]): string {
+  const text = content.findLast((block) => block.type === 'text')?.text.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((part) => part.trim() !== '')
+      ?.trim() ?? '';
+  return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
+}
+
+/**
+ * Messages reach the runner in order, one at a time, while the vendor's stream goes on: a
+ * finished block is handed over at once and the next waits behind it.
+ */
+class MessageQueue {
+  #tail: Promise<void> = Promise.resolve();
+  constructor(private readonly deliver: (message: RunMessage) => Promise<void>) {}
+
+  push(message: RunMessage): void {
+    this.#tail = this.#tail.then(() => this.deliver(message));
+  }
+
+  drained(): Promise<void> {
+    return this.#tail;
+  }
+}
+
+function blockMessage(block: ContentBlock): RunMessage | undefined {
+  if (block.type === 'text') return block.text.trim() === '' ? undefined : { type: 'message', text: block.text };
+  if (block.type === 'thinking') return { type: 'thinking' };
+  return undefined;
+}
+
+/**
+ * The agent loop: the model answers, its tool calls are run and answered, until it ends its
+ * turn. Model calls on the house key are charged as they are made; a call starts only while
+ * the balance covers what the last one cost (at least 1 Ds), so a run stops before it
+ * overdraws rather than after.
+ */
+export async function runAgent(run: AgentRun): Promise<RunResult> {
+  const { settings, route, account, signal } = run;
+  const queue = new MessageQueue(run.onMessage);
+  const turns: Turn[] = [{ role: 'user', text: run.input }];
+  const budget = await ModelBudget.open(settings, route, account);
+  let last: ContentBlock[] = [];
+  const end = async (outcome: RunOutcome): Promise<RunResult> => {
+    await queue.drained();
+    return { outcome, tokenUsage: budget.used, summary: outcome.kind === 'completed' ? summaryOf(last) : '' };
+  };
+
+  for (let call = 1; call <= settings.maxTurns; call++) {
+    if (signal.aborted) return end(abortedOutcome(signal));
+    const refusal = await budget.refusal();
+    if (refusal === 'tokens') {
+      return end({
+        kind: 'failed',
+        reason: `the run used its limit of ${settings.maxRunTokens} model tokens (AGENT_MAX_RUN_TOKENS)`,
+      });
+    }
+    if (refusal === 'credits') {
+      return end({
+        kind: 'limit_reached',
+        reason: 'Out of credits: the next model call could not be paid for. Buy a credit pack to go on.',
+      });
+    }
+    let reply: Awaited<ReturnType<ModelClient['call']>>;
+    try {
+      reply = await run.client.call({
+        model: route.model,
+        system: run.system,
+        turns,
+        tools: run.tools,
+        maxOutputTokens: settings.maxOutputTokens,
+        thinkingBudget: route.provider === 'anthropic' ? settings.thinkingBudget : 0,
+        signal,
+        onBlock: (block) => {
+          const message = blockMessage(block);
+          if (message) queue.push(message);
+        },
+      });
+    } catch (error) {
+      if (signal.aborted) return end(abortedOutcome(signal));
+      if (error instanceof ModelCallFailed) return end({ kind: 'failed', reason: `The model call failed: ${error.message}` });
+      throw error;
+    }
+    queue.push({ type: 'model_call', usage: reply.usage });
+    if (await budget.settle(reply.usage)) {
+      return end({
+        kind: 'limit_reached',
+        reason: 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.',
+      });
+    }
+    last = reply.content;
+    turns.push({ role: 'assistant', content: reply.content });
+    const calls = reply.content.filter((block) => block.type === 'tool_call');
+    if (calls.length === 0) return end({ kind: 'completed' });
+
+    const results: ToolResult[] = [];
+    for (const toolCall of calls) {
+      queue.push({ type: 'tool_call', id: toolCall.id, name: toolCall.name, label: toolLabel(toolCall) });
+      const result = await runAgentTool(toolCall, run.toolContext);
+      results.push({ callId: toolCall.id, name: toolCall.name, ...result });
+      if (signal.aborted) return end(abortedOutcome(signal));
+    }
+    turns.push({ role: 'tool', results });
+  }
+  return end({ kind: 'failed', reason: `the run reached its limit of ${settings.maxTurns} model calls (AGENT_MAX_TURNS)` });
+}

@@ -1,0 +1,161 @@
+import { constants, type Stats } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/** A request a tool turns down; its message is written for the model and names no server path. */
+export class ToolRefused extends Error {}
+
+const READ_CAP_BYTES = 64 * 1024;
+const LISTED_PER_FOLDER = 500;
+
+/** The segments of a relative path from the model, refusing absolute paths, `..` and NUL bytes. */
+export function relativeParts(raw: string): string[] {
+  if (raw.includes('\0')) throw new ToolRefused('The path contains a NUL byte.');
+  if (raw.length > 4096) throw new ToolRefused('The path is too long.');
+  if (path.isAbsolute(raw) || raw.startsWith('\\') || /^[A-Za-z]:/.test(raw)) {
+    throw new ToolRefused(`The path "${raw}" is absolute; give a path relative to the folder instead.`);
+  }
+  const parts = raw.split('/').filter((part) => part !== '' && part !== '.');
+  if (parts.includes('..')) throw new ToolRefused(`The path "${raw}" contains "..", which is not allowed.`);
+  if (parts.length === 0) throw new ToolRefused(`The path "${raw}" names no file.`);
+  return parts;
+}
+
+/** Whether `candidate` lies strictly below `root` (both absolute and free of links). */
+export function isInside(root: string, candidate: string): boolean {
+  return candidate.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/** Splits off a leading `skill/` or `output/`; the rest is a checked relative path. */
+export function sectioned(raw: string): { section: 'skill' | 'output' | undefined; parts: string[] } {
+  const parts = relativeParts(raw);
+  const [first, ...rest] = parts;
+  if ((first === 'skill' || first === 'output') && rest.length > 0) return { section: first, parts: rest };
+  return { section: undefined, parts };
+}
+
+/** Where an open file really is: the kernel's answer, so no link swapped in after a check can fool it. */
+async function openedPath(handle: FileHandle): Promise<string> {
+  return readlink(`/proc/self/fd/${handle.fd}`);
+}
+
+/** Opens a regular file inside `root` for reading, refusing anything that leads outside. */
+export async function openInside(root: string, parts: string[], shown: string): Promise<FileHandle> {
+  const realRoot = await realpath(root);
+  let real: string;
+  try {
+    real = await realpath(path.join(realRoot, ...parts));
+  } catch {
+    throw new ToolRefused(`There is no file "${shown}".`);
+  }
+  if (!isInside(realRoot, real)) throw new ToolRefused(`"${shown}" leads outside its folder; refused.`);
+  // O_NONBLOCK: a FIFO planted by a script must not hang the open.
+  const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (!isInside(realRoot, await openedPath(handle))) throw new ToolRefused(`"${shown}" leads outside its folder; refused.`);
+    if (!(await handle.stat()).isFile()) throw new ToolRefused(`"${shown}" is not a regular file.`);
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+export async function readText(handle: FileHandle, shown: string): Promise<string> {
+  const { size } = await handle.stat();
+  const buffer = Buffer.alloc(Math.min(size, READ_CAP_BYTES));
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+  const bytes = buffer.subarray(0, bytesRead);
+  const cut = size > bytesRead;
+  let text: string;
+  try {
+    if (bytes.includes(0)) throw new Error('NUL byte');
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: cut });
+  } catch {
+    throw new ToolRefused(`"${shown}" is a binary file (${size} bytes); it cannot be shown as text.`);
+  }
+  return cut ? `${text}\n\n[cut: "${shown}" has ${size} bytes; only the first ${bytesRead} are shown]` : text;
+}
+
+const missingIsUndefined = (error: NodeJS.ErrnoException) => {
+  if (error.code === 'ENOENT') return undefined;
+  throw error;
+};
+
+/** Where a write into `root` would land: the file, what is there now, and the folders still to be made. */
+export interface WritePlan {
+  target: string;
+  existing: Stats | undefined;
+  /** Folders to create, outermost first. */
+  missing: string[];
+}
+
+/**
+ * Checks the path of a write into `root` (real, free of links) without changing anything, so the
+ * caller can weigh the write against its limits before a folder is made.
+ */
+export async function planWrite(root: string, parts: string[], shown: string): Promise<WritePlan> {
+  // No component may be a link: one planted by a script must not carry the write elsewhere.
+  let dir = root;
+  const missing: string[] = [];
+  for (const part of parts.slice(0, -1)) {
+    dir = path.join(dir, part);
+    const info = missing.length > 0 ? undefined : await lstat(dir).catch(missingIsUndefined);
+    if (!info) missing.push(dir);
+    else if (info.isSymbolicLink()) throw new ToolRefused(`"${shown}" passes through a symbolic link; refused.`);
+    else if (!info.isDirectory()) throw new ToolRefused(`"${shown}": a part of the path is a file, not a folder.`);
+  }
+  const target = path.join(dir, parts.at(-1) ?? '');
+  const existing = missing.length > 0 ? undefined : await lstat(target).catch(missingIsUndefined);
+  if (existing?.isSymbolicLink()) throw new ToolRefused(`"${shown}" is a symbolic link; refused.`);
+  if (existing && !existing.isFile()) throw new ToolRefused(`"${shown}" exists and is not a regular file.`);
+  return { target, existing, missing };
+}
+
+/**
+ * Makes the plan's missing folders and opens its file for writing, not yet truncated; refuses,
+ * and removes a file it created, when the kernel places the open file outside `root`.
+ */
+export async function openForWrite(root: string, plan: WritePlan, shown: string): Promise<FileHandle> {
+  const { target, existing, missing } = plan;
+  for (const folder of missing) await mkdir(folder); // not recursive: fails rather than follow a raced-in link
+  // No O_TRUNC until the kernel confirms where the file is; O_EXCL when new, so a raced-in link fails.
+  const flags =
+    constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (existing ? 0 : constants.O_CREAT | constants.O_EXCL);
+  const handle = await open(target, flags, 0o644).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ELOOP') throw new ToolRefused(`"${shown}" is a symbolic link; refused.`);
+    throw error;
+  });
+  try {
+    const where = await openedPath(handle);
+    if (!isInside(root, where) || !(await handle.stat()).isFile()) {
+      if (!existing) await unlink(where).catch(() => undefined);
+      throw new ToolRefused(`"${shown}" changed while it was being written; refused.`);
+    }
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+const sizeOf = (file: string): Promise<number> =>
+  lstat(file).then(
+    (info) => info.size,
+    () => 0,
+  );
+
+export async function listing(root: string, prefix: string): Promise<string[]> {
+  const entries = await readdir(root, { withFileTypes: true, recursive: true }).catch(() => []);
+  const shown = entries
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+    .map((entry) => ({ entry, rel: path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/') }))
+    .sort((a, b) => a.rel.localeCompare(b.rel));
+  const lines: string[] = [];
+  for (const { entry, rel } of shown.slice(0, LISTED_PER_FOLDER)) {
+    const size = entry.isSymbolicLink() ? 'symbolic link' : `${await sizeOf(path.join(root, rel))} bytes`;
+    lines.push(`${prefix}/${rel} (${size})`);
+  }
+  if (shown.length > LISTED_PER_FOLDER) lines.push(`… and ${shown.length - LISTED_PER_FOLDER} more files`);
+  return lines.length > 0 ? lines : ['(none)'];
+}

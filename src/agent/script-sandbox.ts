@@ -1,0 +1,307 @@
+import { spawn } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { PROJECT_ROOT } from '../paths.js';
+import type { RunLimits } from '../skills/runtime.js';
+import { ENABLE_SANDBOX_HINT, namespaceArgs, type SkillSandbox } from '../skills/sandbox.js';
+import { folderUsage, killTree, type LimitBreach, watchRun } from '../skills/watchdog.js';
+import { isInside, relativeParts, ToolRefused } from './confined-files.js';
+
+export interface ScriptRequest {
+  skillDir: string;
+  /** Relative to the skill's folder; must name a regular file under its scripts/ folder. */
+  scriptPath: string;
+  args: string[];
+  stdin: string;
+  outputDir: string;
+}
+
+export interface ScriptResult {
+  /** null when the script was killed (by a limit, the time limit or a stop). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  note?: string;
+}
+
+export const STREAM_CAP_BYTES = 32 * 1024;
+const WALL_CAP_MS = 120_000;
+const PIPE_GRACE_MS = 2000;
+const MIB = 1024 * 1024;
+const PYTHON = '/usr/bin/python3';
+const BASH = ['/usr/bin/bash', '/bin/bash'].find((candidate) => existsSync(candidate));
+// Node 20 names the permission model experimental; later versions dropped the prefix.
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+// The model reads stderr: Node's notice that the permission model is experimental is only noise there.
+const QUIET = process.allowedNodeEnvironmentFlags.has('--disable-warning') ? ['--disable-warning=ExperimentalWarning'] : [];
+/** Room above the heap limit for Node's own data (about 50 MiB at start) before allocations fail. */
+const NODE_HEADROOM_BYTES = 128 * 1024 * 1024;
+/**
+ * What python3 and bash need, read-only: the binaries, the dynamic loader and libraries, and
+ * Python's standard library live under /usr (on merged-/usr systems /bin, /lib and /lib64 are
+ * links into it, and ELF binaries name their loader by its /lib64 path); Debian's alternatives
+ * (awk and the like) are links through /etc/alternatives. Unlike Node's, these files cannot be
+ * listed with ldd alone, hence whole folders. Not all of /usr: /usr/local and /usr/src are where
+ * a server is often installed (Docker's /usr/src/app), with its data folder beside it. The rest
+ * of /etc stays hidden too.
+ */
+const SYSTEM_DIRS = [
+  '/usr/bin',
+  '/usr/lib',
+  '/usr/lib64',
+  '/usr/libexec',
+  '/usr/share',
+  '/bin',
+  '/lib',
+  '/lib64',
+  '/etc/alternatives',
+].filter((dir) => existsSync(dir));
+/** This server's code and working folder (where DATA_DIR is by default), should a system folder above hold them. */
+const SERVER_DIRS_TO_HIDE = [...new Set([PROJECT_ROOT, process.cwd()].map(realOrSelf))].filter((dir) =>
+  SYSTEM_DIRS.some((system) => isInside(realOrSelf(system), dir)),
+);
+
+function realOrSelf(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+type Interpreter = 'node' | 'python' | 'bash';
+const INTERPRETERS: Record<string, Interpreter> = { '.js': 'node', '.mjs': 'node', '.py': 'python', '.sh': 'bash' };
+
+async function resolveScript(skillDir: string, scriptPath: string) {
+  const parts = relativeParts(scriptPath);
+  const skill = await realpath(skillDir);
+  let script: string;
+  try {
+    script = await realpath(path.join(skill, ...parts));
+  } catch {
+    throw new ToolRefused(`There is no file "${scriptPath}" in the skill's folder.`);
+  }
+  // The real path must be under the skill's own scripts/ folder, so neither a link named like a
+  // script nor a scripts/ folder that is itself a link can lead anywhere else.
+  if (!isInside(path.join(skill, 'scripts'), script)) {
+    throw new ToolRefused(`"${scriptPath}" is not a file under the skill's scripts/ folder; only those can be run.`);
+  }
+  if (!(await stat(script)).isFile()) throw new ToolRefused(`"${scriptPath}" is not a regular file.`);
+  const interpreter = INTERPRETERS[path.extname(script).toLowerCase()];
+  if (!interpreter) throw new ToolRefused(`"${scriptPath}" cannot be run: only .js, .mjs, .py and .sh scripts run.`);
+  return { skill, script, interpreter };
+}
+
+/** How this server may run the script: in bubblewrap, or bare (permission model or unconfined). */
+function confinement(sandbox: SkillSandbox, interpreter: Interpreter, builtIn: boolean): 'bwrap' | 'bare' {
+  if (sandbox.kind === 'bwrap' && sandbox.bwrapPath) return 'bwrap';
+  if (sandbox.runsUntrusted) return 'bare'; // the operator chose SKILL_SANDBOX=none
+  if (builtIn && interpreter === 'node') return 'bare'; // Node's permission model still holds it
+  const which = interpreter === 'node' ? "This skill's scripts" : 'Python and bash scripts';
+  throw new ToolRefused(
+    `${which} cannot run here: the skill sandbox is not available on this server. To enable it, ${ENABLE_SANDBOX_HINT}.`,
+  );
+}
+
+function checkInput(args: string[], stdin: string): void {
+  if (args.length > 256 || args.reduce((sum, arg) => sum + arg.length, 0) > 64 * 1024) {
+    throw new ToolRefused('args are too long (at most 256 arguments and 64 KB in all).');
+  }
+  if (args.some((arg) => arg.includes('\0'))) throw new ToolRefused('args may not contain NUL bytes.');
+  if (Buffer.byteLength(stdin) > MIB) throw new ToolRefused('stdin is too long (at most 1 MB).');
+}
+
+/** bubblewrap's arguments: Node sees its own files only; python3 and bash see the system folders, minus this server's. */
+function isolation(interpreter: Interpreter, sandbox: SkillSandbox, skill: string, output: string): string[] {
+  if (interpreter === 'node') return namespaceArgs(sandbox.runtimeFiles, [skill], [output]);
+  const args = namespaceArgs(SYSTEM_DIRS, [], []);
+  // The hiding tmpfs must come after the system binds and before the skill's, which may lie under it.
+  const last = args.splice(-2);
+  if (last[0] !== '--remount-ro') throw new Error("namespaceArgs no longer ends with the root's --remount-ro");
+  const hide = SERVER_DIRS_TO_HIDE.flatMap((dir) => ['--size', '1048576', '--tmpfs', dir]);
+  // Read-only once the binds inside it are made, or it would be a writable (memory-backed) folder.
+  const seal = SERVER_DIRS_TO_HIDE.flatMap((dir) => ['--remount-ro', dir]);
+  return [...args, ...hide, '--ro-bind', skill, skill, '--bind', output, output, ...seal, ...last];
+}
+
+interface Target {
+  interpreter: Interpreter;
+  script: string;
+  skill: string;
+  output: string;
+}
+
+/**
+ * The whole command line: the interpreter (arguments after the script go to the script, never
+ * the interpreter), inside bubblewrap when `how` says so, under prlimit when the server has it.
+ */
+function commandFor(target: Target, args: string[], sandbox: SkillSandbox, limits: RunLimits, how: 'bwrap' | 'bare') {
+  const { interpreter, script, skill, output } = target;
+  const node = how === 'bwrap' ? (sandbox.runtimeFiles[0] ?? process.execPath) : process.execPath;
+  const nodeFlags = [`--allow-fs-read=${skill}`, `--allow-fs-read=${output}`, `--allow-fs-write=${output}`];
+  const interpreters: Record<Interpreter, string[]> = {
+    node: [node, PERMISSION_FLAG, ...QUIET, ...nodeFlags, `--max-old-space-size=${limits.memoryMb}`],
+    // -E: no PYTHON* variables, -s: no user site folder, -B: no .pyc written into the skill.
+    python: [PYTHON, '-E', '-s', '-B'],
+    bash: [BASH ?? '/bin/bash', '--noprofile', '--norc'],
+  };
+  let command = [...interpreters[interpreter], script, ...args];
+  if (how === 'bwrap' && sandbox.bwrapPath) {
+    command = [sandbox.bwrapPath, ...isolation(interpreter, sandbox, skill, output), '--chdir', output, ...command];
+  }
+  if (!sandbox.prlimit) return command;
+  const data = limits.memoryMb * MIB + (interpreter === 'node' ? NODE_HEADROOM_BYTES : 0);
+  const rlimits = [`--data=${data}`, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--fsize=${limits.outputLimitBytes}`];
+  return [sandbox.prlimit, ...rlimits, '--core=0', '--', ...command];
+}
+
+/** Keeps the first `cap` bytes of a stream and counts the rest without keeping it. */
+function boundedCollector(stream: Readable, cap: number) {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let total = 0;
+  stream.on('data', (chunk: Buffer) => {
+    total += chunk.length;
+    if (keptBytes >= cap) return;
+    // A copy, so the rest of a large chunk is not held through a view of it.
+    const part = Buffer.from(chunk.subarray(0, cap - keptBytes));
+    kept.push(part);
+    keptBytes += part.length;
+  });
+  return () => {
+    // Streaming decode holds back a character the cut split in two instead of mangling it.
+    const text = new TextDecoder().decode(Buffer.concat(kept), { stream: total > keptBytes });
+    return { text, total, cut: total > keptBytes };
+  };
+}
+
+function breachText(breach: LimitBreach, limits: RunLimits): string {
+  const texts: Record<LimitBreach['limit'], string> = {
+    memory: `it went over its memory limit of ${limits.memoryMb} MiB`,
+    cpu: `it used more than its CPU time limit of ${limits.cpuSeconds} seconds`,
+    processes: `it started more processes than its limit of ${limits.processLimit}`,
+    'output-bytes': `the output folder went over its limit of ${limits.outputLimitBytes} bytes`,
+    'output-files': `the output folder went over its limit of ${limits.outputFileLimit} files`,
+  };
+  return texts[breach.limit];
+}
+
+/** bubblewrap exits with 128 + the signal that ended the script, as a shell does. */
+function signalName(code: number | null, signal: NodeJS.Signals | null, how: 'bwrap' | 'bare'): string | undefined {
+  if (signal) return signal;
+  if (how === 'bare' || code === null || code <= 128) return undefined;
+  return Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+}
+
+/**
+ * Runs one script of a skill, confined as DESIGN §8 says: in bubblewrap when the server has
+ * it (no network, own PIDs, read-only view of the skill and the interpreter, the output
+ * folder as the only writable path and the working directory), under prlimit's hard limits,
+ * with an empty environment, watched for processes, memory, CPU and output, and killed at
+ * the wall limit or when `signal` aborts. Throws ToolRefused for a script it will not run.
+ */
+export async function runSkillScript(
+  request: ScriptRequest,
+  sandbox: SkillSandbox,
+  limits: RunLimits & { builtIn: boolean },
+  signal: AbortSignal,
+): Promise<ScriptResult> {
+  checkInput(request.args, request.stdin);
+  const { skill, script, interpreter } = await resolveScript(request.skillDir, request.scriptPath);
+  const how = confinement(sandbox, interpreter, limits.builtIn);
+  if (interpreter === 'python' && !existsSync(PYTHON)) throw new ToolRefused(`Python is not installed on this server.`);
+  if (interpreter === 'bash' && !BASH) throw new ToolRefused('bash is not installed on this server.');
+  await mkdir(request.outputDir, { recursive: true });
+  const output = await realpath(request.outputDir);
+  // The writable bind would cover a skill folder inside the output and make it writable.
+  if (output === skill || isInside(output, skill)) throw new ToolRefused('The output folder may not hold the skill.');
+  if (signal.aborted) return { exitCode: null, stdout: '', stderr: '', note: 'The run was stopped before the script started.' };
+
+  const [file, ...args] = commandFor({ interpreter, script, skill, output }, request.args, sandbox, limits, how);
+  // Its own process group, so a kill reaches whatever a bare (unsandboxed) script started too.
+  const child = spawn(file ?? '', args, {
+    cwd: output,
+    env: { PATH: '/usr/bin:/bin', HOME: '/tmp' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  };
+  let killedFor: string | undefined;
+  const kill = (why: string) => {
+    killedFor ??= why;
+    // bubblewrap's processes start sessions of their own, out of the group's reach.
+    killTree(child);
+    killGroup();
+  };
+  const wallMs = Math.min(limits.timeoutMs, WALL_CAP_MS);
+  const timer = setTimeout(() => kill(`The script was killed: it ran past its time limit of ${wallMs} ms.`), wallMs);
+  const onAbort = () => kill('The script was killed: the run was stopped.');
+  signal.addEventListener('abort', onAbort, { once: true });
+  const watched = {
+    memoryBytes: limits.memoryMb * MIB,
+    cpuSeconds: limits.cpuSeconds,
+    processes: limits.processLimit,
+    outputDir: output,
+    outputBytes: limits.outputLimitBytes,
+    outputFiles: limits.outputFileLimit,
+  };
+  const stopWatching = child.pid
+    ? watchRun(child.pid, watched, (breach) => kill(`The script was killed: ${breachText(breach, limits)}.`))
+    : () => undefined;
+
+  const stdout = boundedCollector(child.stdout, STREAM_CAP_BYTES);
+  const stderr = boundedCollector(child.stderr, STREAM_CAP_BYTES);
+  child.stdin.on('error', () => undefined); // a script that exits without reading its input
+  child.stdin.end(request.stdin);
+  // A bare script's leftover children would hold the pipes open; bubblewrap's die with it anyway.
+  child.once('exit', killGroup);
+  const ended = await Promise.race([
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('close', (code, signal) => resolve({ code, signal }));
+      // A bare script's daemon in a group of its own could hold the pipes open for ever.
+      child.once('exit', (code, signal) => {
+        const giveUp = () => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          resolve({ code, signal });
+        };
+        setTimeout(giveUp, PIPE_GRACE_MS).unref();
+      });
+    }),
+    new Promise<Error>((resolve) => child.once('error', resolve)),
+  ]);
+  clearTimeout(timer);
+  signal.removeEventListener('abort', onAbort);
+  stopWatching();
+  if (ended instanceof Error) throw new ToolRefused('The script could not be started on this server.');
+
+  const out = stdout();
+  const err = stderr();
+  const notes: string[] = [];
+  if (killedFor) notes.push(killedFor);
+  else {
+    const name = signalName(ended.code, ended.signal, how);
+    if (name === 'SIGXCPU') notes.push(`The script was killed: ${breachText({ limit: 'cpu', seconds: 0 }, limits)}.`);
+    else if (name) notes.push(`The script was killed by ${name}.`);
+  }
+  if (out.cut) notes.push(`stdout was cut to its first ${STREAM_CAP_BYTES} bytes (the script printed ${out.total}).`);
+  if (err.cut) notes.push(`stderr was cut to its first ${STREAM_CAP_BYTES} bytes (the script printed ${err.total}).`);
+  const usage = await folderUsage(output);
+  if (usage.bytes > limits.outputLimitBytes || usage.files > limits.outputFileLimit) {
+    notes.push(
+      `The output folder is over its limits (${usage.bytes} bytes of ${limits.outputLimitBytes}, ` +
+        `${usage.files} files and folders of ${limits.outputFileLimit}); shrink it before the run ends.`,
+    );
+  }
+  const exitCode = killedFor ? null : ended.code;
+  return { exitCode, stdout: out.text, stderr: err.text, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) };
+}

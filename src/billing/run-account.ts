@@ -1,0 +1,25 @@
+import type { AppContext } from '../context.js';
+import { type ModelProvider, ownModelKey } from './byok.js';
+import { chargeModelTokens, isExempt, spendableBy } from './charges.js';
+import { payerOfExecution } from './standing.store.js';
+
+/**
+ * The account one execution's run is paid from, as a runtime sees it: the payer's own model
+ * key, whether they pay at all, what they can spend, and charging a model call. The payer
+ * of an execution never changes, so it is looked up once per run.
+ */
+export function runAccount(ctx: Pick<AppContext, 'db' | 'clock' | 'keys'>, executionId: string) {
+  let payer: ReturnType<typeof payerOfExecution> | undefined;
+  const payerOnce = () => {
+    payer ??= payerOfExecution(ctx.db, executionId);
+    return payer;
+  };
+  return {
+    async ownModelKey(): Promise<{ provider: ModelProvider; key: string } | undefined> {
+      return ownModelKey(ctx, (await payerOnce()).userId);
+    },
+    isCharged: async () => !isExempt(await payerOnce(), ctx.clock.now()),
+    spendable: async () => spendableBy(ctx, (await payerOnce()).userId),
+    charge: async (due: number) => chargeModelTokens(ctx, (await payerOnce()).userId, executionId, due),
+  };
+}

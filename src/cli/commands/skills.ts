@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import type { SkilletClient } from '../../sdk/client.js';
+import type { SkillItem } from '../../sdk/types.js';
+import { CliError, EXIT, printJson, printTable, wantsJson } from '../output.js';
+import { type GlobalOptions, signedInClient } from '../session.js';
+
+/** The marketplace's largest page: the list is read page by page to its end. */
+const PAGE = 100;
+
+export async function allSkills(client: SkilletClient): Promise<SkillItem[]> {
+  const skills: SkillItem[] = [];
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await client.skills.list({ limit: PAGE, offset });
+    skills.push(...page.items);
+    if (!page.hasMore) return skills;
+  }
+}
+
+/** One skill by its slug; an unknown slug is an answer the person can act on, not a stack. */
+export async function skillOf(client: SkilletClient, slug: string): Promise<SkillItem> {
+  const skill = (await allSkills(client)).find((candidate) => candidate.slug === slug);
+  if (!skill) throw new CliError(`No skill "${slug}". See \`skillet skills\` for the list.`, EXIT.failure);
+  return skill;
+}
+
+/**
+ * What a skill expects as input. The API serves a skill's one-line description and not its
+ * SKILL.md body, and every description says what to give it, so that is the input's
+ * description (docs/decisions.md, "The CLI (issue 18)").
+ */
+export function inputDescriptionOf(skill: SkillItem): string {
+  return skill.description;
+}
+
+export function skillCommands(program: Command, global: () => GlobalOptions): void {
+  const skills = program
+    .command('skills')
+    .description('list the skills you can run (and see the subcommands)')
+    .option('--json', 'print the answer as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const list = await allSkills(await signedInClient(global()));
+      if (options.json) return printJson(list);
+      printTable(
+        ['SLUG', 'PRICE', 'RUNTIME', 'DESCRIPTION'],
+        list.map((skill) => [skill.slug, `${skill.price} Ds`, skill.runtime, skill.description]),
+      );
+    });
+
+  skills
+    .command('show <slug>')
+    .description('show a skill: its name, price and the input it expects')
+    .option('--json', 'print the answer as JSON')
+    .action(async (slug: string, _options: unknown, command: Command) => {
+      const skill = await skillOf(await signedInClient(global()), slug);
+      if (wantsJson(command)) return printJson({ ...skill, input: inputDescriptionOf(skill) });
+      const lines = [
+        `${skill.name} (${skill.slug})`,
+        `Price:    ${skill.price} Ds per run${skill.runtime === 'agent' ? ', plus the model it uses' : ''}`,
+        `Runtime:  ${skill.runtime}`,
+        `Input:    ${inputDescriptionOf(skill)}`,
+        `Run it:   skillet run ${skill.slug} "<input>"   (or --file PATH, or - for stdin)`,
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+    });
+}

@@ -1,0 +1,48 @@
+import type { AppContext } from '../context.js';
+import { failRunOfLostNode, failRunWithoutJob } from '../executions/runner.js';
+import { acquireLease, recordHeartbeat, runsOfSilentNodes, unownedRunsSince } from './cluster.store.js';
+
+/** How often a node of a cluster says it is alive and tries for the sweeping lease. */
+export const CLUSTER_TICK_MS = 5_000;
+const SWEEP_LEASE = 'sweeps';
+
+/**
+ * One beat of a cluster node: it says it is alive; then, if it holds (or can take) the
+ * sweeping lease, it ends the runs of nodes that went silent and runs `sweeps` (work done
+ * once for the whole cluster). The lease outlives two beats, so a holder that dies hands it
+ * on soon after. Returns how many lost runs were ended, or null without the lease.
+ */
+export async function clusterTick(ctx: AppContext, sweeps: () => Promise<void>): Promise<{ lostRuns: number } | null> {
+  const now = ctx.clock.now();
+  await recordHeartbeat(ctx.db, ctx.config.nodeId, now.toISOString());
+  const held = await acquireLease(ctx.db, {
+    name: SWEEP_LEASE,
+    holder: ctx.config.nodeId,
+    nowIso: now.toISOString(),
+    expiresIso: new Date(now.getTime() + 2 * CLUSTER_TICK_MS).toISOString(),
+  });
+  if (!held) return null;
+  const cutoff = new Date(now.getTime() - ctx.config.nodeTimeoutMs).toISOString();
+  const lost = await runsOfSilentNodes(ctx.db, ctx.config.nodeId, cutoff);
+  for (const run of lost) await failRunOfLostNode(ctx, { executionId: run.execution_id, workspaceId: run.workspace_id });
+  const unqueued = await runsLostFromQueue(ctx, cutoff);
+  for (const run of unqueued) {
+    await failRunWithoutJob(ctx, { executionId: run.execution_id, workspaceId: run.workspace_id });
+  }
+  await sweeps();
+  return { lostRuns: lost.length + unqueued.length };
+}
+
+/**
+ * Runs claimed a while ago that no worker took and whose job is not in the queue: a Redis
+ * that keeps nothing on disk was restarted, say. They would otherwise stay working forever.
+ */
+async function runsLostFromQueue(ctx: AppContext, cutoffIso: string) {
+  if (!ctx.runQueue) return [];
+  const waiting = await unownedRunsSince(ctx.db, cutoffIso);
+  if (waiting.length === 0) return [];
+  const queued = await ctx.runQueue.queuedExecutions();
+  // Read after the queue: a run taken in between has an owner now and is left alone.
+  const stillUnowned = new Set((await unownedRunsSince(ctx.db, cutoffIso)).map((run) => run.execution_id));
+  return waiting.filter((run) => !queued.has(run.execution_id) && stillUnowned.has(run.execution_id));
+}

@@ -1,0 +1,43 @@
+import { Redis } from 'ioredis';
+import type { AnnouncedEvent } from '../executions/bus.js';
+import type { ControlMessage } from '../executions/control-messages.js';
+import { type ChannelsLog, RedisChannels } from '../executions/redis-channels.js';
+import { type CredentialInvalidation, SharedCredentialCache } from '../identity/cache-invalidations.js';
+import { RedisRateLimitStore } from '../rate-limit/redis-store.js';
+
+/** What the nodes of a cluster share through Redis (DESIGN §12). */
+export interface SharedParts {
+  rateLimits: RedisRateLimitStore;
+  bus: RedisChannels<AnnouncedEvent>;
+  control: RedisChannels<ControlMessage>;
+  credentials: SharedCredentialCache;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the Redis side of distributed mode. Each kind of channel has a prefix of its own
+ * (execution ids and workspace ids would otherwise share one name space); `prefix` keeps
+ * whole clusters apart on one Redis (tests give each server group its own).
+ */
+export function redisParts(
+  redisUrl: string,
+  options: { prefix: string; credentialTtlMs: number; log: ChannelsLog },
+): SharedParts {
+  const { prefix, log } = options;
+  const counters = new Redis(redisUrl, { connectionName: `${prefix}rate-limits` });
+  counters.on('error', (error: Error) => log.warn({ err: error }, 'rate limit counters connection'));
+  const bus = RedisChannels.fromUrl<AnnouncedEvent>(redisUrl, { prefix: `${prefix}events:`, log });
+  const control = RedisChannels.fromUrl<ControlMessage>(redisUrl, { prefix: `${prefix}control:`, log });
+  const invalidations = RedisChannels.fromUrl<CredentialInvalidation>(redisUrl, { prefix: `${prefix}credentials:`, log });
+  const credentials = new SharedCredentialCache(options.credentialTtlMs, invalidations);
+  return {
+    rateLimits: new RedisRateLimitStore(counters, { prefix: `${prefix}rl:` }),
+    bus,
+    control,
+    credentials,
+    async close() {
+      credentials.stop();
+      await Promise.all([bus.close(), control.close(), invalidations.close(), counters.quit().catch(() => undefined)]);
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { AppContext } from '../context.js';
+import { findExecution, takeQueuedRun } from '../executions/executions.store.js';
+import type { ChannelsLog } from '../executions/redis-channels.js';
+import { failRunOfLostNode, launchRun, type RunTarget } from '../executions/runner.js';
+import { findSkill } from '../skills/workspace-skills.js';
+
+/** A run claimed in the database (status working, no owner yet) and waiting for a worker. */
+export interface QueuedRun extends RunTarget {
+  skillSlug: string;
+  text: string;
+  /** The sequence of the run's user.message: one execution runs again after an interrupt. */
+  startSequence: number;
+}
+
+export interface RunQueue {
+  enqueue(run: QueuedRun): Promise<void>;
+  /** The executions with a job waiting or running. */
+  queuedExecutions(): Promise<Set<string>>;
+  close(): Promise<void>;
+}
+
+const QUEUE_NAME = 'runs';
+
+/** BullMQ forbids ':' in custom job ids; execution ids are UUIDs, which hold no '_'. */
+function jobIdOf(run: QueuedRun): string {
+  return `${run.executionId}_${run.startSequence}`;
+}
+
+function executionIdOfJob(jobId: string): string {
+  return jobId.split('_')[0] as string;
+}
+
+/** BullMQ's own key prefix; `skillet:` becomes `skillet:bull`. */
+function bullPrefix(redisPrefix: string): string {
+  return `${redisPrefix}bull`;
+}
+
+/** The producer side, on API nodes: a job per run, gone from Redis once the run is done. */
+export function bullRunQueue(redisUrl: string, redisPrefix: string, log: ChannelsLog): RunQueue {
+  const connection = new Redis(redisUrl, { connectionName: `${redisPrefix}queue`, maxRetriesPerRequest: 3 });
+  // Without listeners ioredis and BullMQ print every failed reconnect attempt to the console.
+  connection.on('error', (error: Error) => log.warn({ err: error }, 'run queue connection'));
+  const queue = new Queue<QueuedRun>(QUEUE_NAME, { connection, prefix: bullPrefix(redisPrefix) });
+  queue.on('error', (error: Error) => log.warn({ err: error }, 'run queue'));
+  return {
+    async enqueue(run) {
+      await queue.add('run', run, { jobId: jobIdOf(run), removeOnComplete: true, removeOnFail: true });
+    },
+    async queuedExecutions() {
+      const jobs = await queue.getJobs(['waiting', 'active', 'prioritized', 'delayed', 'waiting-children']);
+      return new Set(jobs.map((job) => job.data.executionId));
+    },
+    async close() {
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
+
+/**
+ * The consumer side, on workers: takes queued runs, as many at once as RUNS_PER_SERVER, and
+ * holds each job until its run has stored its closing events. BullMQ renews the job's lock
+ * while the run lasts; a worker that dies stops renewing, and the next stalled-job check on
+ * any live worker fails the job (no retry: a run is not repeated behind its user's back) and
+ * ends the run as failed. The cluster's heartbeat lease is the second net, for when no worker
+ * is left to check.
+ */
+export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: string): { close(): Promise<void> } {
+  // Blocking commands wait out outages rather than fail (BullMQ requires this of a worker).
+  const connection = new Redis(redisUrl, { connectionName: `${redisPrefix}worker`, maxRetriesPerRequest: null });
+  connection.on('error', (error: Error) => ctx.log.warn({ err: error }, 'run queue worker connection'));
+  const worker = new Worker<QueuedRun>(QUEUE_NAME, async (job) => runQueuedJob(ctx, job.data), {
+    connection,
+    prefix: bullPrefix(redisPrefix),
+    concurrency: ctx.config.executions.runsPerServer,
+    lockDuration: ctx.config.runStallMs,
+    stalledInterval: Math.max(500, Math.floor(ctx.config.runStallMs / 2)),
+    maxStalledCount: 0,
+  });
+  worker.on('stalled', (jobId) => {
+    failStalledRun(ctx, executionIdOfJob(jobId)).catch((error: unknown) =>
+      ctx.log.error({ err: error, jobId }, 'a stalled run could not be ended'),
+    );
+  });
+  // A run's own outcome is in its events; what lands here is the queue failing (Redis gone, say).
+  worker.on('error', (error) => ctx.log.warn({ err: error }, 'run queue worker'));
+  return {
+    async close() {
+      await worker.close();
+      connection.disconnect();
+    },
+  };
+}
+
+async function runQueuedJob(ctx: AppContext, run: QueuedRun): Promise<void> {
+  // Stopped while it waited, or already taken: nothing to do.
+  if (!(await takeQueuedRun(ctx.db, run.executionId, ctx.config.nodeId))) return;
+  const skill = await findSkill(ctx, run.workspaceId, run.skillSlug);
+  await launchRun(ctx, { executionId: run.executionId, workspaceId: run.workspaceId }, skill, run.text);
+  await ctx.runs.get(run.executionId)?.settled;
+}
+
+/** A job whose lock lapsed: its run is ended unless this very process still runs it. */
+async function failStalledRun(ctx: AppContext, executionId: string): Promise<void> {
+  if (ctx.runs.get(executionId)) return;
+  const execution = await findExecution(ctx.db, executionId);
+  if (execution?.status !== 'working') return;
+  ctx.log.warn({ executionId, ownerNode: execution.owner_node }, 'ended a run whose worker stopped renewing it');
+  await failRunOfLostNode(ctx, { executionId, workspaceId: execution.workspace_id });
+}

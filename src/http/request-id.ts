@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/**
+ * What a client's own id may be: it is echoed in a header and written into every log line,
+ * so anything that could split a header or a log line, or swell either, is replaced.
+ */
+const WELL_FORMED = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** The client's id when it is one value and well formed, else a fresh UUID. */
+export function requestIdFrom(given: string | readonly string[] | undefined): string {
+  const value = Array.isArray(given) ? (given.length === 1 ? given[0] : undefined) : given;
+  return typeof value === 'string' && WELL_FORMED.test(value) ? value : randomUUID();
+}
+
+/**
+ * The id the server gave a request as it arrived. The HTTP server names each request once,
+ * before the front routes or Fastify see it, so both log and answer with the same id.
+ */
+const named = new WeakMap<IncomingMessage, string>();
+
+/** Names a request from its raw headers (never `request.headers`: see front-routes.ts) and answers with the name. */
+export function nameRequest(request: IncomingMessage, response: ServerResponse): string {
+  const raw = request.rawHeaders;
+  const given: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === REQUEST_ID_HEADER) given.push(raw[i + 1] as string);
+  }
+  const id = requestIdFrom(given.length === 0 ? undefined : given);
+  named.set(request, id);
+  response.setHeader(REQUEST_ID_HEADER, id);
+  return id;
+}
+
+/** Fastify's genReqId: the server's name for the request, or (app.inject, no server) one made here. */
+export function requestIdOf(request: IncomingMessage): string {
+  return named.get(request) ?? requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+}

@@ -1,0 +1,68 @@
+import { credentialFields, html, notice, pageLayout, type SafeHtml } from '../http/html.js';
+import { pageHeaders } from '../http/pages.js';
+import type { WorkspaceChoice } from './consent.js';
+import { isOAuthScope, SCOPE_MEANINGS } from './scopes.js';
+
+/**
+ * Headers of every OAuth page. No form-action in the CSP: the form's answer is a redirect
+ * on to the client's redirect_uri, which browsers that apply form-action to redirects
+ * would otherwise block.
+ */
+export const OAUTH_PAGE_HEADERS = pageHeaders({ styles: "'self'", formAction: null });
+
+export function oauthSignInPage(options: { uid: string; clientName: string; email?: string; message?: string }): string {
+  return pageLayout(
+    'Sign in',
+    html`<h1>Sign in</h1>
+<p>${options.clientName} is asking to use your Skillet account. Sign in to continue.</p>
+${notice(options.message)}
+<form method="post" action="/oauth/interaction/${options.uid}/login">
+${credentialFields(options.email)}
+<button class="primary" type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+/** Each scope as a list item with its meaning; a scope we do not know is shown as it is. */
+export function scopeItems(scopes: readonly string[]): SafeHtml[] {
+  return scopes.map((scope) => html`<li><code>${scope}</code>: ${isOAuthScope(scope) ? SCOPE_MEANINGS[scope] : scope}</li>`);
+}
+
+export function oauthConsentPage(options: {
+  uid: string;
+  clientName: string;
+  scopes: string[];
+  /** What the token will reach, in words. */
+  resource: string;
+  workspaces: WorkspaceChoice[];
+  message?: string;
+}): string {
+  const scopes = scopeItems(options.scopes);
+  const choices = options.workspaces.map(
+    (workspace) =>
+      html`<option value="${workspace.id}"${workspace.personal ? html` selected` : html``}>${workspace.label}</option>`,
+  );
+  return pageLayout(
+    'Allow access?',
+    html`<h1>Allow access?</h1>
+<p><strong>${options.clientName}</strong> is asking to act for you on ${options.resource}.</p>
+${notice(options.message)}
+<p>It asks for:</p>
+<ul class="scopes">${scopes.length > 0 ? scopes : html`<li>no particular scope</li>`}</ul>
+<form method="post" action="/oauth/interaction/${options.uid}/confirm">
+<label for="workspace">Workspace</label>
+<select id="workspace" name="workspace">${choices}</select>
+<div class="actions">
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+<button class="secondary" type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>`,
+  );
+}
+
+export function oauthProblemPage(message: string): string {
+  return pageLayout(
+    'Sign-in problem',
+    html`<h1>This sign-in cannot go on</h1>${notice(message)}<p>Start again from the application.</p>`,
+  );
+}

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { acquireLease } from '../distributed/cluster.store.js';
+import { runThreadTurn } from './thread-agent.js';
+import { requestThreadApproval } from './thread-approvals.js';
+import { decodeThreadFrame, isTurnInput } from './thread-frames.js';
+import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from './thread-records.js';
+import { recordInThread, threadRefOf } from './threads.js';
+import { releaseLease, type ThreadRow, threadFrames } from './threads.store.js';
+
+/** Runs one turn: the agent's (thread-agent.ts), or a test's stand-in. */
+export type TurnRunner = typeof runThreadTurn;
+
+/** A thread's turn lease outlives a few renewals, so a node that dies hands the thread on soon after. */
+const LEASE_MS = 60_000;
+const RENEW_MS = 20_000;
+
+interface Drive {
+  /** Whose message asked last: the payer of the next turn. */
+  userId: string;
+  /** Set by a wake that came while this drive ran: read the thread again before stopping. */
+  again: boolean;
+  done: Promise<void>;
+}
+
+/** This node's turns: one drive per thread at most, and what shutdown must stop. */
+interface NodeTurns {
+  drives: Map<string, Drive>;
+  controllers: Set<AbortController>;
+  closed: boolean;
+  runTurn: TurnRunner;
+}
+
+const turnsByContext = new WeakMap<AppContext, NodeTurns>();
+
+function turnsOf(ctx: AppContext): NodeTurns {
+  let turns = turnsByContext.get(ctx);
+  if (!turns) {
+    turns = { drives: new Map(), controllers: new Set(), closed: false, runTurn: runThreadTurn };
+    turnsByContext.set(ctx, turns);
+  }
+  return turns;
+}
+
+/** Swaps the agent for a stand-in on this context (domain tests of the plumbing alone). */
+export function useTurnRunner(ctx: AppContext, runTurn: TurnRunner): void {
+  turnsOf(ctx).runTurn = runTurn;
+}
+
+const leaseName = (threadRowId: string) => `thread-turn:${threadRowId}`;
+
+async function historyOf(ctx: AppContext, threadRowId: string): Promise<(StoredThreadRecord & { through?: number })[]> {
+  return (await threadFrames(ctx.db, threadRowId)).map((frame) => decodeThreadFrame(frame));
+}
+
+/**
+ * Input (a message, a notification) that no turn has seen: stored after the `through` of
+ * every turn end (thread-frames.ts). A message stored during a turn comes before that
+ * turn's end but after its `through`, so it still counts.
+ */
+function unanswered(history: (StoredThreadRecord & { through?: number })[]): boolean {
+  let seen = 0;
+  for (const one of history) if (one.record.type === 'agent.turn_end') seen = Math.max(seen, one.through ?? one.sequence);
+  return history.some((one) => one.sequence > seen && isTurnInput(one.record));
+}
+
+/**
+ * Asks for a turn of the thread's agent: now, or once the turn running ends. Returns at
+ * once; the turn runs in the background, not tied to any request.
+ *
+ * One turn at a time per thread, across the cluster: a node runs turns only while it holds
+ * the thread's lease (a cluster_leases row). A node that cannot take it leaves the input
+ * stored: the holder looks for unanswered input after each turn and again after letting
+ * the lease go, so input stored at any moment is answered by exactly one later turn.
+ */
+export function wakeThread(ctx: AppContext, thread: ThreadRow, userId: string): void {
+  const turns = turnsOf(ctx);
+  if (turns.closed) return;
+  const running = turns.drives.get(thread.id);
+  if (running) {
+    // Its loop reads the thread again before it stops: the new input is seen.
+    running.userId = userId;
+    running.again = true;
+    return;
+  }
+  const drive: Drive = { userId, again: false, done: Promise.resolve() };
+  turns.drives.set(thread.id, drive);
+  drive.done = driveThread(ctx, turns, thread, drive).catch((error: unknown) =>
+    ctx.log.error({ err: error, thread: thread.id }, 'thread turn failed'),
+  );
+}
+
+/** A lease of the thread's turns for one drive: take (or renew) it, and let it go. */
+function threadLease(ctx: AppContext, threadRowId: string) {
+  const holder = `${ctx.config.nodeId}:${randomUUID()}`;
+  return {
+    take(): Promise<boolean> {
+      const now = ctx.clock.now();
+      return acquireLease(ctx.db, {
+        name: leaseName(threadRowId),
+        holder,
+        nowIso: now.toISOString(),
+        expiresIso: new Date(now.getTime() + LEASE_MS).toISOString(),
+      });
+    },
+    release: () => releaseLease(ctx.db, leaseName(threadRowId), holder),
+  };
+}
+
+async function driveThread(ctx: AppContext, turns: NodeTurns, thread: ThreadRow, drive: Drive): Promise<void> {
+  const lease = threadLease(ctx, thread.id);
+  try {
+    for (;;) {
+      drive.again = false;
+      if (turns.closed || !(await lease.take())) return;
+      const stopRenewing = ctx.clock.every(RENEW_MS, () => {
+        lease.take().catch((error: unknown) => ctx.log.warn({ err: error, thread: thread.id }, 'renewing a thread lease failed'));
+      });
+      try {
+        await turnsWhileHeld(ctx, turns, thread, drive);
+      } finally {
+        stopRenewing();
+        await lease.release();
+      }
+      // Input stored while the lease was held went unanswered if its sender could not take it.
+      // The drive is let go in the same step as this check, so a wake after it starts a new one.
+      if (!unanswered(await historyOf(ctx, thread.id)) && !drive.again) return;
+    }
+  } finally {
+    turns.drives.delete(thread.id);
+  }
+}
+
+/** Runs turns until no input is left that a turn has not seen. */
+async function turnsWhileHeld(ctx: AppContext, turns: NodeTurns, thread: ThreadRow, drive: Drive): Promise<void> {
+  let history = await historyOf(ctx, thread.id);
+  while (!turns.closed && unanswered(history)) {
+    await runOneTurn(ctx, turns, threadRefOf(thread, drive.userId), history);
+    history = await historyOf(ctx, thread.id);
+  }
+}
+
+/** One turn over `history`, with a sink that stores and announces, and ends the turn if the agent did not. */
+async function runOneTurn(ctx: AppContext, turns: NodeTurns, thread: ThreadRef, history: StoredThreadRecord[]): Promise<void> {
+  const through = history.at(-1)?.sequence ?? 0;
+  const controller = new AbortController();
+  turns.controllers.add(controller);
+  let ended = false;
+  const sink: ThreadSink = {
+    async append(records: ThreadRecord[]) {
+      if (records.some((record) => record.type === 'agent.turn_end')) ended = true;
+      return (await recordInThread(ctx, thread.id, records, through)).map(({ frame: _frame, ...stored }) => stored);
+    },
+    requestApproval: (request, signal) => requestThreadApproval(ctx, thread.id, request, signal),
+  };
+  try {
+    await turns.runTurn(ctx, thread, history, sink, controller.signal);
+  } catch (error) {
+    ctx.log.error({ err: error, thread: thread.id }, 'thread agent turn threw');
+  } finally {
+    turns.controllers.delete(controller);
+  }
+  // Every turn ends with a turn_end, or the thread would look unanswered for good.
+  if (!ended) {
+    const reason = controller.signal.aborted ? 'The server stopped during this turn' : 'The turn failed';
+    await recordInThread(
+      ctx,
+      thread.id,
+      [{ type: 'agent.turn_end', messageId: randomUUID(), stopReason: 'error', reason }],
+      through,
+    );
+  }
+}
+
+/** At shutdown: no new turns; the running ones are stopped and end (with their turn_end) before the database goes. */
+export async function stopThreadTurns(ctx: AppContext): Promise<void> {
+  const turns = turnsOf(ctx);
+  turns.closed = true;
+  for (const controller of turns.controllers) controller.abort(new Error('The server is shutting down'));
+  await Promise.all([...turns.drives.values()].map((drive) => drive.done));
+}
+
+/** Resolves once no turn runs on this node (tests wait on it rather than sleeping). */
+export async function threadTurnsSettled(ctx: AppContext): Promise<void> {
+  const turns = turnsOf(ctx);
+  while (turns.drives.size > 0) await Promise.all([...turns.drives.values()].map((drive) => drive.done));
+}

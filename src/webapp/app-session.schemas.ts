@@ -1,0 +1,8 @@
+import { Type } from 'typebox';
+import { MeSchema, SignedInSchema } from '../identity/auth.schemas.js';
+
+/** What the app learns when it signs in: the person, never the token (that stays in the cookie). */
+export const AppSignedInSchema = Type.Omit(SignedInSchema, ['token']);
+
+/** Who the cookie belongs to, answered 200 either way: a signed-out visitor is not an error. */
+export const AppSessionSchema = Type.Object({ me: Type.Union([MeSchema, Type.Null()]) });

@@ -1,0 +1,4 @@
+import sys
+
+text = sys.stdin.read()
+print(f"words={len(text.split())}")

@@ -1,0 +1,128 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { useLive } from './live';
+import { Link, match, navigate, useRoute } from './router';
+import { ActivateScreen } from './screens/activate';
+import { ArtifactScreen } from './screens/artifact';
+import { ArtifactsScreen } from './screens/artifacts';
+import { BillingScreen } from './screens/billing';
+import { ExecutionsScreen } from './screens/executions';
+import { KeysScreen } from './screens/keys';
+import { RunScreen } from './screens/run';
+import { SignInScreen } from './screens/sign-in';
+import { SkillScreen } from './screens/skill';
+import { SkillsScreen } from './screens/skills';
+import { WorkspacesScreen } from './screens/workspaces';
+import { signOut, useMe, workspaceLabel } from './session';
+
+const NAV: { href: string; label: string }[] = [
+  { href: '/skills', label: 'Skills' },
+  { href: '/runs', label: 'Runs' },
+  { href: '/artifacts', label: 'Artifacts' },
+  { href: '/keys', label: 'Keys' },
+  { href: '/billing', label: 'Billing' },
+  { href: '/workspaces', label: 'Workspaces' },
+  { href: '/activate', label: 'Approve a device' },
+];
+
+type Screen = {
+  pattern: string;
+  title: string;
+  render: (params: Record<string, string>, query: URLSearchParams) => ComponentChildren;
+};
+
+const SCREENS: Screen[] = [
+  { pattern: '/skills', title: 'Skills', render: () => <SkillsScreen /> },
+  { pattern: '/skills/:slug', title: 'Run a skill', render: (params) => <SkillScreen slug={params.slug as string} /> },
+  { pattern: '/runs', title: 'Runs', render: (_params, query) => <ExecutionsScreen query={query} /> },
+  { pattern: '/runs/:id', title: 'Run', render: (params) => <RunScreen id={params.id as string} /> },
+  { pattern: '/artifacts', title: 'Artifacts', render: () => <ArtifactsScreen /> },
+  { pattern: '/artifacts/:id', title: 'Artifact', render: (params) => <ArtifactScreen id={params.id as string} /> },
+  { pattern: '/keys', title: 'API keys', render: () => <KeysScreen /> },
+  { pattern: '/billing', title: 'Billing', render: (_params, query) => <BillingScreen query={query} /> },
+  { pattern: '/workspaces', title: 'Workspaces', render: () => <WorkspacesScreen /> },
+  {
+    pattern: '/activate',
+    title: 'Approve a device',
+    render: (_params, query) => <ActivateScreen code={query.get('code') ?? ''} />,
+  },
+];
+
+function LiveIndicator() {
+  const { status } = useLive();
+  const text = status === 'live' ? 'Live' : status === 'connecting' ? 'Connecting…' : 'Offline';
+  return (
+    <span class={`live live-${status}`} role="status" aria-live="polite" title="Updates from the server">
+      <span class="live-dot" aria-hidden="true" />
+      {text}
+    </span>
+  );
+}
+
+function Shell({ title, children }: { title: string; children: ComponentChildren }) {
+  const me = useMe();
+  const { path } = useRoute();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Skillet`;
+  }, [title]);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <Link href="/skills" class="brand">
+          Skillet
+        </Link>
+        <LiveIndicator />
+        {me && (
+          <span class="who">
+            <span class="workspace-name">{workspaceLabel(me.workspace)}</span>
+            <span class="email">{me.user.email}</span>
+            <button type="button" onClick={() => signOut().then(() => navigate('/'))}>
+              Sign out
+            </button>
+          </span>
+        )}
+      </header>
+      <nav class="tabs" aria-label="Sections">
+        {NAV.map((item) => (
+          <Link key={item.href} href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+            {item.label}
+          </Link>
+        ))}
+      </nav>
+      <main id="main" tabIndex={-1}>
+        <h1 ref={heading}>{title}</h1>
+        {children}
+      </main>
+    </>
+  );
+}
+
+export function App() {
+  const me = useMe();
+  const { path, query } = useRoute();
+  if (me === undefined) {
+    return (
+      <main id="main" class="loading" aria-busy="true">
+        <h1>Skillet</h1>
+        <p>Loading…</p>
+      </main>
+    );
+  }
+  if (me === null) return <SignInScreen />;
+  const route = path === '/' ? '/skills' : path;
+  for (const screen of SCREENS) {
+    const params = match(screen.pattern, route);
+    if (params) return <Shell title={screen.title}>{screen.render(params, query)}</Shell>;
+  }
+  return (
+    <Shell title="Not found">
+      <p>
+        There is no such page. <Link href="/skills">Go to the skills</Link>.
+      </p>
+    </Shell>
+  );
+}

@@ -1,0 +1,108 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get } from './api';
+
+/**
+ * The control-plane socket: one per page, opened with a fresh signed URL each time (the
+ * signature is checked only at the upgrade), reopened with backoff when it drops. Every
+ * cache-invalidate, and every run that starts or ends, bumps a version that loaders
+ * watch, so lists refresh on their own.
+ */
+export type LiveStatus = 'connecting' | 'live' | 'offline';
+
+let status: LiveStatus = 'offline';
+let version = 0;
+let socket: WebSocket | null = null;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let attempts = 0;
+let wanted = false;
+const listeners = new Set<() => void>();
+
+const DATA_CHANGES = new Set(['cache-invalidate', 'execution-started', 'execution-completed', 'execution-failed']);
+let bumpTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** A burst of signals (a run ending announces several) becomes one reload. */
+function bump(): void {
+  if (bumpTimer !== undefined) return;
+  bumpTimer = setTimeout(() => {
+    bumpTimer = undefined;
+    version += 1;
+    changed();
+  }, 100);
+}
+
+function changed(): void {
+  for (const listener of listeners) listener();
+}
+
+function setStatus(next: LiveStatus): void {
+  status = next;
+  changed();
+}
+
+function scheduleRetry(): void {
+  if (!wanted) return;
+  const delay = Math.min(30_000, 1000 * 2 ** attempts);
+  attempts += 1;
+  retryTimer = setTimeout(() => void open(), delay);
+}
+
+async function open(): Promise<void> {
+  if (!wanted) return;
+  setStatus('connecting');
+  try {
+    const { url } = await get<{ url: string }>('/api/v1/events/subscribe-url');
+    if (!wanted) return;
+    const opened = new WebSocket(url);
+    socket = opened;
+    opened.onopen = () => {
+      attempts = 0;
+      setStatus('live');
+      version += 1; // anything may have changed while we were away
+      changed();
+    };
+    opened.onmessage = (message) => {
+      try {
+        const event = JSON.parse(String(message.data)) as { type?: string };
+        // Progress comes with every event of every run: lists change only when runs start or end.
+        if (event.type && DATA_CHANGES.has(event.type)) bump();
+      } catch {
+        // not ours to read
+      }
+    };
+    opened.onclose = () => {
+      if (socket === opened) socket = null;
+      setStatus('offline');
+      scheduleRetry();
+    };
+  } catch {
+    setStatus('offline');
+    scheduleRetry();
+  }
+}
+
+/** Opens the socket while someone is signed in; closes it when they sign out. */
+export function setLiveWanted(next: boolean): void {
+  if (wanted === next) return;
+  wanted = next;
+  clearTimeout(retryTimer);
+  if (next) {
+    attempts = 0;
+    void open();
+  } else {
+    const current = socket;
+    socket = null;
+    current?.close();
+    setStatus('offline');
+  }
+}
+
+/** The socket's state and the data version, re-rendering when either moves. */
+export function useLive(): { status: LiveStatus; version: number } {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const listener = () => setTick((tick) => tick + 1);
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }, []);
+  return { status, version };
+}

@@ -1,0 +1,58 @@
+import { useState } from 'preact/hooks';
+import { kindOf, Preview } from './artifact-preview';
+import { formatSize } from './artifacts';
+
+/** One entry of a bundle's manifest. */
+export interface ManifestFile {
+  path: string;
+  checksum: string;
+  size: number;
+  mimeType: string;
+}
+
+export function fileUrl(artifactId: string, path: string): string {
+  return `/api/v1/artifacts/${encodeURIComponent(artifactId)}/file/${path.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The file a bundle opens on: its top-level page or readme, as the server picks its main file. */
+function isHome(file: ManifestFile): boolean {
+  return file.path === 'index.html' || file.path === 'README.md';
+}
+
+/** A bundle's files: pick one to preview it, or download it on its own. */
+export function BundleFiles({ artifactId, files }: { artifactId: string; files: ManifestFile[] }) {
+  const [chosen, setChosen] = useState((files.find(isHome) ?? files[0])?.path);
+  const file = files.find((candidate) => candidate.path === chosen);
+  return (
+    <section aria-labelledby="bundle-files">
+      <h2 id="bundle-files">Files</h2>
+      <ul class="bundle-files">
+        {files.map((entry) => (
+          <li key={entry.path}>
+            <button type="button" class="bundle-file" aria-pressed={entry.path === chosen} onClick={() => setChosen(entry.path)}>
+              <span class="mono">{entry.path}</span>
+              <span class="muted">{formatSize(entry.size)}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {file && (
+        <div class="bundle-preview">
+          <div class="row bundle-preview-head">
+            <h3 class="mono">{file.path}</h3>
+            <a class="button-link" href={fileUrl(artifactId, file.path)} download={file.path.split('/').pop()}>
+              Download this file
+            </a>
+          </div>
+          <Preview
+            key={file.path}
+            kind={kindOf(file.mimeType, file.path)}
+            source={{ url: fileUrl(artifactId, file.path) }}
+            title={`Preview of ${file.path}`}
+            size={file.size}
+          />
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,125 @@
+import { ApiError, del, get } from '../api';
+import { useLoad } from '../load';
+import { Link, navigate } from '../router';
+import { ConfirmButton, formatTime, Notice, useAction } from '../ui';
+import { BundleFiles, type ManifestFile } from './artifact-files';
+import { kindOf, Preview } from './artifact-preview';
+import { Sharing } from './artifact-sharing';
+import { type Artifact, formatSize, typeLabel } from './artifacts';
+
+interface Detail extends Artifact {
+  /** The main file's text (the first megabyte), empty for binary files. */
+  content: string;
+}
+
+interface Found {
+  artifact: Detail;
+  /** The bundle's files; null for a single-file artifact. */
+  files: ManifestFile[] | null;
+}
+
+function pathOf(id: string, suffix = ''): string {
+  return `/api/v1/artifacts/${encodeURIComponent(id)}${suffix}`;
+}
+
+/** The artifact and, for a bundle, its manifest; null when this workspace has no such artifact. */
+async function loadArtifact(id: string): Promise<Found | null> {
+  try {
+    const artifact = await get<Detail>(pathOf(id));
+    // Only a bundle has a manifest; asking for a single file's would be a 404 by design.
+    const files =
+      artifact.bundleType === 'directory' ? (await get<{ files: ManifestFile[] }>(pathOf(id, '/manifest'))).files : null;
+    return { artifact, files };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+function Facts({ artifact, files }: Found) {
+  return (
+    <dl class="artifact-facts">
+      <dt>Skill</dt>
+      <dd>{artifact.skillName}</dd>
+      <dt>Type</dt>
+      <dd class="mono">{typeLabel(artifact, files?.length)}</dd>
+      <dt>Size</dt>
+      <dd>{formatSize(artifact.contentSize)}</dd>
+      <dt>Created</dt>
+      <dd>{formatTime(artifact.createdAt)}</dd>
+      <dt>Status</dt>
+      <dd>
+        <span class={`badge badge-${artifact.status}`}>{artifact.status}</span>
+      </dd>
+      <dt>Cost</dt>
+      <dd>{artifact.cost} Ds</dd>
+    </dl>
+  );
+}
+
+/** A single file's preview from what the detail already holds; images load from the download route. */
+function SinglePreview({ artifact }: { artifact: Detail }) {
+  const kind = kindOf(artifact.fileType);
+  const source = kind === 'image' ? { url: pathOf(artifact.id, '/download') } : { text: artifact.content };
+  const truncated = kind !== 'image' && new TextEncoder().encode(artifact.content).length < artifact.contentSize;
+  return (
+    <section aria-labelledby="artifact-preview">
+      <h2 id="artifact-preview">Preview</h2>
+      {truncated && kind !== 'none' && (
+        <Notice kind="info">Only the start of the file is shown; download it for all of it.</Notice>
+      )}
+      <Preview kind={kind} source={source} title={`Preview of ${artifact.title}`} size={artifact.contentSize} />
+    </section>
+  );
+}
+
+function Shown({ found, reload }: { found: Found; reload: () => void }) {
+  const { artifact, files } = found;
+  const removal = useAction();
+  const remove = () =>
+    removal.run(async () => {
+      await del(pathOf(artifact.id));
+      navigate('/artifacts');
+    });
+  return (
+    <>
+      <section aria-labelledby="artifact-title">
+        <h2 id="artifact-title" class="artifact-title">
+          {artifact.title}
+        </h2>
+        <Facts artifact={artifact} files={files} />
+        {artifact.status === 'pending' && <Notice kind="info">Its run is still writing it.</Notice>}
+        {artifact.status === 'failed' && <Notice kind="error">Its run did not complete, so it has no files.</Notice>}
+        {removal.error && <Notice kind="error">{removal.error}</Notice>}
+        <div class="row">
+          {artifact.status === 'completed' && (
+            <a class="button-link" href={pathOf(artifact.id, '/download')} download>
+              Download{artifact.bundleType === 'directory' ? ' (ZIP)' : ''}
+            </a>
+          )}
+          <ConfirmButton label="Delete" confirmLabel="Delete for good" disabled={removal.busy} onConfirm={remove} />
+        </div>
+      </section>
+      <Sharing artifact={artifact} onChange={reload} />
+      {artifact.status === 'completed' &&
+        (files ? <BundleFiles artifactId={artifact.id} files={files} /> : <SinglePreview artifact={artifact} />)}
+    </>
+  );
+}
+
+export function ArtifactScreen({ id }: { id: string }) {
+  const { data, error, loading, reload } = useLoad(() => loadArtifact(id), [id]);
+  return (
+    <>
+      <p>
+        <Link href="/artifacts">All artifacts</Link>
+      </p>
+      {error && <Notice kind="error">{error}</Notice>}
+      {data === undefined && loading && <p aria-busy="true">Loading…</p>}
+      {data === null && (
+        <Notice kind="error">Artifact not found. It may have been deleted, or it belongs to a workspace you are not in.</Notice>
+      )}
+      {data && <Shown found={data} reload={reload} />}
+    </>
+  );
+}

@@ -1,0 +1,73 @@
+import { get } from '../api';
+import { useLoad } from '../load';
+import { formatTime, Notice } from '../ui';
+import { formatDs, formatPercent, type ModeInfo, type Tier } from './billing-model';
+
+type ModeName = 'paygmode' | 'byokmode' | 'basedmode';
+const MODE_ORDER: ModeName[] = ['paygmode', 'byokmode', 'basedmode'];
+const isListed = (mode: string): mode is ModeName => (MODE_ORDER as string[]).includes(mode);
+
+/** What a mode means for the person, in words; the numbers come from the server's info. */
+function meaning(mode: string, info: ModeInfo): string {
+  switch (mode) {
+    case 'paygmode':
+      return 'Runs are paid from the credits (Ds) you buy in packs.';
+    case 'byokmode':
+      return 'Model calls ride on your own provider key and cost 0 Ds; a skill’s own price is still paid in Ds.';
+    case 'basedmode': {
+      const perks = [`${formatDs(info.monthlyCredits)} every month`];
+      if (info.packDiscount > 0) perks.push(`${formatPercent(info.packDiscount)} off every pack`);
+      return `A subscription at ${info.priceDisplay}: ${perks.join(' and ')}.`;
+    }
+    case 'sitelicense':
+      return 'Your organisation’s site license covers your runs.';
+    default:
+      return 'A mode this app does not know yet.';
+  }
+}
+
+/** The caller's mode in plain words, and what each mode would mean. */
+export function ModeSection({ tier, error }: { tier: Tier | undefined; error: string | undefined }) {
+  const modes = useLoad(() => get<{ modes: Record<ModeName, ModeInfo> }>('/api/v1/billing/subscription/info'), []);
+  return (
+    <section aria-labelledby="mode-title">
+      <h2 id="mode-title">Your mode</h2>
+      {error && <Notice kind="error">Could not load your mode: {error}</Notice>}
+      {tier && (
+        <>
+          <p>
+            You are on <strong>{tier.info.name}</strong> <span class="badge">{tier.tier}</span>.
+            {/* The modes listed below say what they mean; a site license is not among them. */}
+            {!isListed(tier.tier) && ` ${meaning(tier.tier, tier.info)}`}
+          </p>
+          {tier.subscriptionExpiresAt && (
+            <p class="muted">The subscription runs until {formatTime(tier.subscriptionExpiresAt)}.</p>
+          )}
+          {tier.isTestMode && <Notice kind="info">This server takes payments in test mode: checkout moves no money.</Notice>}
+        </>
+      )}
+      <p class="hint">
+        The mode follows from what you have: an active Based subscription gives Based; otherwise a stored model key gives Bring
+        your own key; otherwise Pay as you go.
+      </p>
+      {modes.error && <Notice kind="error">Could not load the modes: {modes.error}</Notice>}
+      {modes.data && (
+        <dl class="billing-modes">
+          {MODE_ORDER.map((mode) => {
+            const info = modes.data?.modes[mode];
+            if (!info) return null;
+            return (
+              <div key={mode} class={tier?.tier === mode ? 'billing-mode current' : 'billing-mode'}>
+                <dt>
+                  {info.name} <span class="muted">({info.priceCents > 0 ? info.priceDisplay : 'free'})</span>
+                  {tier?.tier === mode && <span class="badge badge-active">current</span>}
+                </dt>
+                <dd>{meaning(mode, info)}</dd>
+              </div>
+            );
+          })}
+        </dl>
+      )}
+    </section>
+  );
+}

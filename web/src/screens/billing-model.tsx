@@ -1,0 +1,54 @@
+/** The billing API's shapes as the app reads them (SPEC.md, Billing), and how they are shown. */
+import type { Balance, CreditPack, SubscriptionInfo, Transaction } from '../../../src/sdk/types';
+
+export type { Balance, Transaction };
+export type Pack = CreditPack;
+export type ModeInfo = SubscriptionInfo;
+
+export interface Tier {
+  tier: string;
+  info: ModeInfo;
+  subscriptionExpiresAt: string | null;
+  isTestMode: boolean;
+}
+
+const ds = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+
+export const formatDs = (amount: number): string => `${ds.format(amount)} Ds`;
+
+/** A ledger delta with its sign always shown, so a grant and a charge read differently. */
+export const formatDelta = (amount: number): string => `${amount > 0 ? '+' : amount < 0 ? '−' : ''}${formatDs(Math.abs(amount))}`;
+
+export const formatCents = (cents: number): string => `$${(cents / 100).toFixed(2)}`;
+
+export const formatPercent = (fraction: number): string => `${Math.round(fraction * 100)}%`;
+
+/**
+ * What the page remembers across the trip to the hosted checkout (the page is left and
+ * loaded again), so that on return it can tell when this purchase's grant has landed.
+ */
+export interface PendingCheckout {
+  credits: number;
+  /** The newest ledger entry before leaving; the grant is a purchase entry after it. */
+  lastTransactionId: number;
+}
+
+const PENDING_KEY = 'skillet.pendingCheckout';
+
+export function rememberCheckout(pending: PendingCheckout): void {
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
+}
+
+/** The remembered checkout, taken (so a later visit does not claim it again). */
+export function takePendingCheckout(): PendingCheckout | undefined {
+  const raw = sessionStorage.getItem(PENDING_KEY);
+  sessionStorage.removeItem(PENDING_KEY);
+  if (!raw) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as Partial<PendingCheckout>;
+    if (typeof parsed.credits !== 'number' || typeof parsed.lastTransactionId !== 'number') return undefined;
+    return { credits: parsed.credits, lastTransactionId: parsed.lastTransactionId };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,72 @@
+import { get, post } from '../api';
+import { useLoad } from '../load';
+import { Notice, useAction } from '../ui';
+import { formatCents, formatDs, formatPercent, type Pack, rememberCheckout } from './billing-model';
+
+/**
+ * The credit packs at the caller's prices (the server already takes basedmode's discount
+ * off priceCents), each bought through the hosted checkout.
+ */
+export function PacksSection({
+  email,
+  discount,
+  lastTransactionId,
+}: {
+  email: string;
+  discount: number;
+  lastTransactionId: number | undefined;
+}) {
+  const packs = useLoad(() => get<{ packs: Pack[] }>('/api/v1/billing/packs'), []);
+  const buying = useAction();
+
+  const buy = (pack: Pack) =>
+    buying.run(async () => {
+      const back = `${window.location.origin}/app/billing`;
+      const { checkoutUrl } = await post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+        packId: pack.id,
+        email,
+        successUrl: `${back}?checkout=success`,
+        cancelUrl: `${back}?checkout=cancelled`,
+      });
+      rememberCheckout({ credits: pack.credits, lastTransactionId: lastTransactionId ?? 0 });
+      window.location.assign(checkoutUrl);
+    });
+
+  return (
+    <section aria-labelledby="packs-title">
+      <h2 id="packs-title">Buy credits</h2>
+      <p class="hint">Runs are paid in Ds. A pack is paid once through a secure checkout; the receipt goes to {email}.</p>
+      {discount > 0 && (
+        <Notice kind="info">
+          Your Based subscription takes {formatPercent(discount)} off every pack; the prices below include it.
+        </Notice>
+      )}
+      {packs.error && <Notice kind="error">Could not load the packs: {packs.error}</Notice>}
+      {buying.error && <Notice kind="error">Could not start the checkout: {buying.error}</Notice>}
+      {packs.data && (
+        <ul class="billing-packs">
+          {packs.data.packs.map((pack) => (
+            <li key={pack.id} class="billing-pack">
+              <span class="billing-pack-name">{pack.name}</span>
+              <span class="billing-pack-price">
+                {formatCents(pack.priceCents)}
+                {discount > 0 && <span class="badge billing-discount">{formatPercent(discount)} off</span>}
+              </span>
+              <span class="muted">{formatCents(Math.round((pack.priceCents / pack.credits) * 100))} per 100 Ds</span>
+              <button
+                type="button"
+                class="primary"
+                disabled={buying.busy || lastTransactionId === undefined}
+                aria-label={`Buy ${formatDs(pack.credits)} for ${formatCents(pack.priceCents)}`}
+                onClick={() => buy(pack)}
+              >
+                Buy
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {packs.loading && !packs.data && <p class="muted">Loading packs…</p>}
+    </section>
+  );
+}

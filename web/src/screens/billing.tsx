@@ -1,0 +1,77 @@
+import { useCallback } from 'preact/hooks';
+import { get } from '../api';
+import { useLoad } from '../load';
+import { useMe } from '../session';
+import { Notice } from '../ui';
+import './billing.css';
+import { ModeSection } from './billing-mode';
+import { type Balance, formatDs, type Tier, type Transaction } from './billing-model';
+import { PacksSection } from './billing-packs';
+import { CheckoutReturn } from './billing-return';
+import { TransactionsSection } from './billing-transactions';
+import { ByokSection } from './byok';
+
+function BalanceSection({ balance, error }: { balance: Balance | undefined; error: string | undefined }) {
+  return (
+    <section aria-labelledby="balance-title">
+      <h2 id="balance-title">Balance</h2>
+      {error && <Notice kind="error">Could not load the balance: {error}</Notice>}
+      {balance && (
+        <>
+          <dl class="billing-figures">
+            <div>
+              <dt>Balance</dt>
+              <dd class="billing-balance">{formatDs(balance.balance)}</dd>
+            </div>
+            <div>
+              <dt>Spent so far</dt>
+              <dd>{formatDs(balance.totalSpent)}</dd>
+            </div>
+          </dl>
+          <p class={balance.canExecute ? 'billing-can' : 'billing-cannot'}>
+            {balance.canExecute
+              ? 'You can run skills.'
+              : 'You cannot run skills yet: buy a pack below or add your own model key.'}
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** Billing: what the person holds, what their mode means, buying credits, their own model key and the ledger. */
+export function BillingScreen({ query }: { query: URLSearchParams }) {
+  const me = useMe();
+  const balance = useLoad(() => get<Balance>('/api/v1/billing/balance'), []);
+  const tier = useLoad(() => get<Tier>('/api/v1/billing/subscription/tier'), []);
+  const transactions = useLoad(() => get<{ transactions: Transaction[] }>('/api/v1/billing/transactions'), []);
+  const outcome = query.get('checkout');
+
+  const { reload: reloadBalance } = balance;
+  const { reload: reloadTransactions } = transactions;
+  const reloadFigures = useCallback(() => {
+    reloadBalance();
+    reloadTransactions();
+  }, [reloadBalance, reloadTransactions]);
+  const ledger = transactions.data?.transactions;
+  // The newest entry before a checkout, so its grant can be told apart on return; unknown while loading.
+  const lastTransactionId = ledger ? Math.max(0, ...ledger.map((entry) => entry.id)) : transactions.error ? 0 : undefined;
+
+  return (
+    <div class="billing">
+      {outcome && <CheckoutReturn outcome={outcome} transactions={ledger} reload={reloadFigures} />}
+      <BalanceSection balance={balance.data} error={balance.error} />
+      <ModeSection tier={tier.data} error={tier.error} />
+      {me && (
+        <PacksSection email={me.user.email} discount={tier.data?.info.packDiscount ?? 0} lastTransactionId={lastTransactionId} />
+      )}
+      <ByokSection
+        onChanged={() => {
+          tier.reload();
+          balance.reload();
+        }}
+      />
+      <TransactionsSection transactions={ledger} error={transactions.error} />
+    </div>
+  );
+}

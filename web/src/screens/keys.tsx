@@ -1,0 +1,80 @@
+import { useState } from 'preact/hooks';
+import { del, get } from '../api';
+import { useLoad } from '../load';
+import { Notice, useAction } from '../ui';
+import { type CreatedKey, KeyCreate, NewKeyNotice } from './keys-create';
+import { KeyTable } from './keys-table';
+import { loadWorkspaces } from './workspaces-shared';
+import './keys.css';
+
+export type Heartbeat = 'ACTIVE' | 'IDLE' | 'DORMANT';
+
+export interface ApiKey {
+  id: string;
+  label: string;
+  keyPreview: string;
+  workspaceId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  heartbeat: Heartbeat;
+}
+
+const loadKeys = async (): Promise<ApiKey[]> => (await get<{ keys: ApiKey[] }>('/api/v1/keys')).keys;
+
+/**
+ * API keys: each is a connected agent or integration, with a heartbeat from its last use.
+ * A new key's plaintext lives only in this component's state, so it is gone once the
+ * person leaves or reloads the page: the server keeps only its hash.
+ */
+export function KeysScreen() {
+  const keys = useLoad(loadKeys, []);
+  const workspaces = useLoad(loadWorkspaces, []);
+  const [created, setCreated] = useState<CreatedKey | undefined>();
+  const [revoked, setRevoked] = useState<string | undefined>();
+  const revoke = useAction();
+
+  const onRevoke = (key: ApiKey) =>
+    revoke.run(async () => {
+      setRevoked(undefined);
+      await del(`/api/v1/keys/${encodeURIComponent(key.id)}`);
+      if (created?.id === key.id) setCreated(undefined);
+      setRevoked(key.label);
+      keys.reload();
+    });
+
+  return (
+    <>
+      {created && <NewKeyNotice created={created} onDone={() => setCreated(undefined)} />}
+      <KeyCreate
+        onCreated={(key) => {
+          setRevoked(undefined);
+          setCreated(key);
+          keys.reload();
+        }}
+      />
+      <section aria-labelledby="keys-list">
+        <div class="row keys-heading">
+          <h2 id="keys-list">Your keys and connected agents</h2>
+          <button type="button" onClick={keys.reload} disabled={keys.loading}>
+            Refresh
+          </button>
+        </div>
+        <p class="hint">
+          <span class="badge badge-active">ACTIVE</span> used in the last 5 minutes, <span class="badge badge-idle">IDLE</span> in
+          the last 7 days, <span class="badge badge-dormant">DORMANT</span> not for longer or never. Revoking a key stops
+          everything that uses it at once.
+        </p>
+        {revoked !== undefined && <Notice kind="success">Revoked “{revoked}”. It no longer works.</Notice>}
+        {revoke.error && <Notice kind="error">{revoke.error}</Notice>}
+        {keys.error && <Notice kind="error">{keys.error}</Notice>}
+        {keys.data === undefined ? (
+          !keys.error && <p aria-busy="true">Loading keys…</p>
+        ) : keys.data.length === 0 ? (
+          <p>No keys yet. Create one above, or approve a device under “Approve a device”.</p>
+        ) : (
+          <KeyTable keys={keys.data} workspaces={workspaces.data} busy={revoke.busy} onRevoke={onRevoke} />
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks';
+import { messageOf, post } from '../api';
+import { Notice, useAction } from '../ui';
+import { sendMessage } from './run-start';
+
+interface CancelAnswer {
+  success: boolean;
+  message: string;
+  processKilled: boolean;
+  actualStatus: string;
+}
+
+const executionPath = (id: string) => `/api/v1/executions/${encodeURIComponent(id)}`;
+
+/** Cancel and Interrupt, shown while the run works; both end it with stop reason `interrupt`. */
+export function RunningControls({ id, onCancelled }: { id: string; onCancelled: () => void }) {
+  const action = useAction();
+  const [told, setTold] = useState<string | undefined>();
+  const cancel = () =>
+    action.run(async () => {
+      setTold(undefined);
+      const answer = await post<CancelAnswer>(`${executionPath(id)}/cancel`);
+      if (answer.success) onCancelled();
+      else setTold(answer.message);
+    });
+  const interrupt = () =>
+    action.run(async () => {
+      setTold(undefined);
+      await post(`${executionPath(id)}/events`, { events: [{ type: 'user.interrupt' }] });
+    });
+  return (
+    <>
+      <div class="row run-controls">
+        <button type="button" class="danger" disabled={action.busy} onClick={cancel}>
+          Cancel
+        </button>
+        <button type="button" disabled={action.busy} onClick={interrupt}>
+          Interrupt
+        </button>
+      </div>
+      {told && <Notice kind="info">{told}</Notice>}
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+    </>
+  );
+}
+
+/**
+ * The message that starts an idle execution: the first run of one never started, or the
+ * resume of one interrupted. The stream is opened first, so the run it starts is watched.
+ */
+export function MessageForm({
+  id,
+  phase,
+  ensureOpen,
+  onSent,
+}: {
+  id: string;
+  phase: 'new' | 'interrupted';
+  ensureOpen: () => Promise<void>;
+  onSent: () => void;
+}) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const resuming = phase === 'interrupted';
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await ensureOpen();
+      await sendMessage(id, text);
+      setText('');
+      onSent();
+    } catch (thrown) {
+      setError(messageOf(thrown));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="card" onSubmit={submit}>
+      <label for="run-message">{resuming ? 'Follow-up message' : 'Input'}</label>
+      <textarea id="run-message" required value={text} onInput={(input) => setText(input.currentTarget.value)} />
+      <p class="hint">
+        {resuming ? 'The run was stopped. Send a message to resume it.' : 'This run has not started. Send its input to start it.'}
+      </p>
+      {error && <Notice kind="error">{error}</Notice>}
+      <button type="submit" class="primary" disabled={busy || text.trim() === ''}>
+        {resuming ? 'Resume' : 'Start'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,133 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get, messageOf } from '../api';
+import { Link } from '../router';
+import { formatTime, Notice } from '../ui';
+import { MessageForm, RunningControls } from './run-controls';
+import { EventList, lastOf, type Phase, phaseOf, stopReasonOf } from './run-events';
+import { RunArtifacts, RunResult } from './run-result';
+import { sendMessage, takeStart } from './run-start';
+import { type RunEvent, type StreamState, useRunStream } from './run-stream';
+import './run.css';
+
+/** The fields of GET /executions/:id/status this screen reads (the run's text comes from its stream). */
+interface RunStatus {
+  status: string;
+  skillSlug: string;
+  skillName: string;
+  startedAt: string | null;
+}
+
+const PHASE_LABELS: Record<Phase, string> = {
+  new: 'Not started',
+  running: 'Running',
+  interrupted: 'Interrupted',
+  completed: 'Completed',
+  failed: 'Failed',
+};
+
+const STREAM_LABELS: Record<StreamState, string> = {
+  connecting: 'Connecting…',
+  open: 'Live',
+  ended: 'Ended',
+  retrying: 'Reconnecting…',
+  missing: 'Not found',
+};
+
+/**
+ * The execution's status, read again whenever a run starts or ends. Not through useLoad:
+ * the control plane signals progress on every event of a run, and the stream already
+ * says everything in between.
+ */
+function useRunStatus(id: string, events: RunEvent[]): { data?: RunStatus; error?: string } {
+  const [loaded, setLoaded] = useState<{ id: string; data?: RunStatus; error?: string }>({ id });
+  const changes = events.filter((event) => event.type.startsWith('session.status_')).length;
+  useEffect(() => {
+    let current = true;
+    get<RunStatus>(`/api/v1/executions/${encodeURIComponent(id)}/status`).then(
+      (data) => current && setLoaded({ id, data }),
+      (error: unknown) => current && setLoaded((held) => ({ ...held, id, error: messageOf(error) })),
+    );
+    return () => {
+      current = false;
+    };
+  }, [id, changes]);
+  return loaded.id === id ? loaded : {};
+}
+
+function phaseLabel(phase: Phase, cancelled: boolean, stopReason: string | undefined): string {
+  if (phase === 'interrupted' && cancelled) return 'Cancelled';
+  if (phase === 'failed' && stopReason === 'limit_reached') return 'Failed: credit limit reached';
+  return PHASE_LABELS[phase];
+}
+
+/** One run, live: its events as they arrive, its controls, and what it produced. */
+export function RunScreen({ id }: { id: string }) {
+  const stream = useRunStream(id);
+  const status = useRunStatus(id, stream.events);
+  const [cancelled, setCancelled] = useState(false);
+  const [startError, setStartError] = useState<string | undefined>();
+
+  // A run made on the skill screen is started here, once its stream is open.
+  useEffect(() => {
+    setCancelled(false);
+    setStartError(undefined);
+    const input = takeStart(id);
+    if (input === undefined) return;
+    stream
+      .ensureOpen()
+      .then(() => sendMessage(id, input))
+      .catch((error: unknown) => setStartError(messageOf(error)));
+  }, [id]);
+
+  if (stream.state === 'missing' || (status.error && !status.data)) {
+    return (
+      <Notice kind="error">
+        {stream.state === 'missing' ? 'This run was not found.' : status.error} <Link href="/runs">See your runs</Link>.
+      </Notice>
+    );
+  }
+  const phase = phaseOf(status.data?.status, status.data?.startedAt, stream.events);
+  const ending = lastOf(stream.events, (event) => event.type === 'session.status_idle');
+  return (
+    <>
+      <section aria-labelledby="run-skill" class="run-head">
+        <h2 id="run-skill">
+          {status.data ? (
+            <Link href={`/skills/${encodeURIComponent(status.data.skillSlug)}`}>{status.data.skillName}</Link>
+          ) : (
+            'Loading…'
+          )}
+        </h2>
+        <dl class="run-facts">
+          <dt>Status</dt>
+          <dd>
+            {phase ? (
+              <span class={`badge badge-${phase}`}>{phaseLabel(phase, cancelled, ending && stopReasonOf(ending))}</span>
+            ) : (
+              '…'
+            )}
+          </dd>
+          <dt>Started</dt>
+          <dd>{formatTime(status.data?.startedAt)}</dd>
+          <dt>Stream</dt>
+          <dd>{STREAM_LABELS[stream.state]}</dd>
+          <dt>Run id</dt>
+          <dd class="mono">{id}</dd>
+        </dl>
+        {phase === 'running' && <RunningControls id={id} onCancelled={() => setCancelled(true)} />}
+        {cancelled && phase !== 'running' && <Notice kind="success">The run was cancelled.</Notice>}
+        {stream.error && <Notice kind="info">{stream.error}</Notice>}
+        {startError && <Notice kind="error">{startError}</Notice>}
+      </section>
+      {(phase === 'new' || phase === 'interrupted') && (
+        <MessageForm id={id} phase={phase} ensureOpen={stream.ensureOpen} onSent={() => setCancelled(false)} />
+      )}
+      <RunResult events={stream.events} />
+      <RunArtifacts events={stream.events} />
+      <section aria-labelledby="run-events-heading" class="run-section">
+        <h2 id="run-events-heading">Events</h2>
+        <EventList events={stream.events} />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,127 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { get, post } from '../api';
+import { useLoad } from '../load';
+import { Link } from '../router';
+import { workspaceLabel } from '../session';
+import { Notice, useAction } from '../ui';
+import type { Workspace } from './workspaces-shared';
+
+interface Member {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  role: Workspace['role'];
+}
+
+async function loadMembers(workspaceId: string): Promise<Member[]> {
+  return (await get<{ members: Member[] }>(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/members`)).members;
+}
+
+/** One workspace's people. Only workspaces in the person's own list are asked about. */
+export function WorkspaceMembers({ workspaceId, workspaces }: { workspaceId: string; workspaces: Workspace[] | undefined }) {
+  if (workspaces === undefined) return null;
+  const workspace = workspaces.find((candidate) => candidate.id === workspaceId);
+  if (!workspace) {
+    return (
+      <section aria-labelledby="members-heading">
+        <h2 id="members-heading">Workspace not found</h2>
+        <Notice kind="error">There is no workspace with this id among yours.</Notice>
+        <p>
+          Ask its owner to add you, then find it in <Link href="/workspaces">your workspaces</Link>.
+        </p>
+      </section>
+    );
+  }
+  return <KnownWorkspaceMembers key={workspace.id} workspace={workspace} />;
+}
+
+function KnownWorkspaceMembers({ workspace }: { workspace: Workspace }) {
+  const members = useLoad(() => loadMembers(workspace.id), [workspace.id]);
+  const name = workspaceLabel(workspace);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // The panel opens above the list: focus moves to it so keyboard and screen reader users follow.
+  useEffect(() => {
+    heading.current?.focus();
+  }, []);
+  return (
+    <section aria-labelledby="members-heading" class="workspaces-members">
+      <h2 id="members-heading" ref={heading} tabIndex={-1}>
+        Members of {name}
+      </h2>
+      {members.error && <Notice kind="error">{members.error}</Notice>}
+      {members.data && (
+        <ul class="workspaces-people">
+          {members.data.map((member) => (
+            <li key={member.userId}>
+              <span class="workspaces-email">{member.email}</span> <span class="badge">{member.role}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {workspace.personal ? (
+        <p class="hint">A personal workspace is yours alone. Create a team workspace to work with others.</p>
+      ) : workspace.role === 'member' ? (
+        <p class="hint">Only an owner or admin can add members.</p>
+      ) : (
+        <AddMember workspace={workspace} onAdded={members.reload} />
+      )}
+      <p>
+        <Link href="/workspaces">Close the member list</Link>
+      </p>
+    </section>
+  );
+}
+
+function AddMember({ workspace, onAdded }: { workspace: Workspace; onAdded: () => void }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Workspace['role']>('member');
+  const [added, setAdded] = useState<Member | undefined>();
+  const action = useAction();
+  // Only an owner may make another owner; the server refuses it to an admin anyway.
+  const roles: Workspace['role'][] = workspace.role === 'owner' ? ['member', 'admin', 'owner'] : ['member', 'admin'];
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      setAdded(undefined);
+      const path = `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/members`;
+      setAdded(await post<Member>(path, { email: email.trim(), role }));
+      setEmail('');
+      onAdded();
+    });
+  };
+  return (
+    <form onSubmit={submit}>
+      <h3>Add a member</h3>
+      <label for="member-email">Email</label>
+      <input
+        id="member-email"
+        type="email"
+        required
+        autoComplete="off"
+        value={email}
+        aria-describedby="member-email-hint"
+        onInput={(event) => setEmail(event.currentTarget.value)}
+      />
+      <p id="member-email-hint" class="hint">
+        The person must already have a Skillet account with this email.
+      </p>
+      <label for="member-role">Role</label>
+      <select id="member-role" value={role} onChange={(event) => setRole(event.currentTarget.value as Workspace['role'])}>
+        {roles.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      {added && (
+        <Notice kind="success">
+          Added {added.email} as {added.role}.
+        </Notice>
+      )}
+      <button type="submit" class="primary workspaces-add" disabled={action.busy}>
+        Add member
+      </button>
+    </form>
+  );
+}
