@@ -28,6 +28,10 @@ export interface SkillItem {
   runtime: string;
   price: number;
   installed: boolean;
+  /** What a run expects, in a sentence. */
+  input: string;
+  /** What a run given no input works on; null when the skill needs input. */
+  defaultInput: string | null;
 }
 
 export interface Page<T> {

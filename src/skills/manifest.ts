@@ -24,6 +24,10 @@ export interface SkillManifest {
   models: ModelChoice;
   /** The open format's `allowed-tools`: the tools the model is offered (all when absent). */
   allowedTools: string[] | undefined;
+  /** `input:`, what a run expects, in a sentence; the description says it when absent. */
+  inputHint: string | null;
+  /** `default-input:`, what a run given no input works on; null when the skill needs input. */
+  defaultInput: string | null;
 }
 
 export class ManifestError extends Error {}
@@ -32,6 +36,9 @@ const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/;
 const SLUG_SHAPE = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const ENTRY_SHAPE = /^(?!\/)(?!.*\.\.)[\w./-]+\.m?js$/;
 const MODEL_SHAPE = /^[\w.:/@-]{1,200}$/;
+const INPUT_HINT_MAX_CHARS = 500;
+/** Far below a run's input limit: a default is an example to try, not a data set. */
+const DEFAULT_INPUT_MAX_BYTES = 4096;
 
 function text(fields: Record<string, unknown>, key: string): string | undefined {
   const value = fields[key];
@@ -76,9 +83,25 @@ function allowedTools(value: unknown): string[] | undefined {
   return names.filter((name) => name !== '');
 }
 
+function inputHint(fields: Record<string, unknown>): string | null {
+  const hint = text(fields, 'input') ?? null;
+  if (hint !== null && hint.length > INPUT_HINT_MAX_CHARS) {
+    throw new ManifestError(`input must be at most ${INPUT_HINT_MAX_CHARS} characters`);
+  }
+  return hint;
+}
+
+function defaultInput(fields: Record<string, unknown>): string | null {
+  const value = text(fields, 'default-input') ?? null;
+  if (value !== null && Buffer.byteLength(value, 'utf8') > DEFAULT_INPUT_MAX_BYTES) {
+    throw new ManifestError(`default-input must be at most ${DEFAULT_INPUT_MAX_BYTES} bytes`);
+  }
+  return value;
+}
+
 /**
  * Reads a SKILL.md: YAML front matter, then instructions. Our keys are slug, runtime, entry,
- * price, model and models; the open Agent Skills keys (license, compatibility, metadata,
+ * price, model, models, input and default-input; the open Agent Skills keys (license, compatibility, metadata,
  * allowed-tools) are accepted beside them. A skill that names neither runtime nor entry is
  * an agent skill, so a skill written in the open format runs unchanged.
  */
@@ -122,5 +145,7 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
     body: (match[2] ?? '').trim(),
     models: modelChoice(record),
     allowedTools: allowedTools(record['allowed-tools']),
+    inputHint: inputHint(record),
+    defaultInput: defaultInput(record),
   };
 }

@@ -10,6 +10,10 @@ const SkillItem = Type.Object({
   runtime: Type.String(),
   price: Type.Integer(),
   installed: Type.Boolean(),
+  /** What a run expects: the skill's `input:` sentence, else its description. */
+  input: Type.String(),
+  /** What a run given no input works on, for clients that offer it; null when input is needed. */
+  defaultInput: Type.Union([Type.String(), Type.Null()]),
 });
 
 export const SkillList = Type.Object({ items: Type.Array(SkillItem), ...PageFields });

@@ -20,6 +20,8 @@ export function marketplacePage(skills: SkillRegistry, page: { limit?: number | 
     runtime: skill.runtime,
     price: skill.price,
     installed: true,
+    input: skill.inputHint ?? skill.description,
+    defaultInput: skill.defaultInput,
   }));
   return { items, total: all.length, limit, offset, hasMore: offset + items.length < all.length };
 }

@@ -67,6 +67,9 @@ async function runTickerInApp(app: AppPage, input: string): Promise<string> {
   await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Skills' }).click();
   await app.page.getByRole('link', { name: 'Run Ticker' }).click();
   await app.page.getByRole('heading', { name: 'Run a skill', level: 1 }).waitFor();
+  // The skill's own example is one click away; the test then types its own input over it.
+  await app.page.getByRole('button', { name: 'Use the example input' }).click();
+  expect(await app.page.getByLabel('Input').inputValue()).toBe('10 500');
   return submitRun(app, input);
 }
 

@@ -128,24 +128,46 @@ describe('--json and tables', () => {
 });
 
 describe('skills show and run without input', () => {
-  it('skills show prints the name, price and the input the skill expects', async ({ cli, signIn }) => {
+  it('skills show prints the name, price, the input the skill expects and its default', async ({ cli, signIn }) => {
     await signIn();
     const run = cli(['skills', 'show', 'ticker']);
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toContain('Ticker (ticker)');
     expect(run.stdout()).toMatch(/^Price:\s+0 Ds per run$/m);
-    expect(run.stdout()).toMatch(/^Input:\s+.*Input "N MS" sends N messages MS milliseconds apart/m);
+    expect(run.stdout()).toMatch(/^Input:\s+"N MS": N messages .*MS milliseconds apart/m);
+    expect(run.stdout()).toMatch(/^Default:\s+"10 500" \(used when you give no input\)$/m);
+    const shown = (await oneJsonDocument(cli(['skills', 'show', 'ticker', '--json']))) as Record<string, unknown>;
+    expect(shown).toMatchObject({ slug: 'ticker', defaultInput: '10 500', input: expect.stringContaining('"N MS"') });
     const unknown = cli(['skills', 'show', 'no-such-skill']);
     expect(await unknown.exited).toBe(1);
     expect(unknown.stderr()).toContain('No skill "no-such-skill"');
   });
 
-  it('run with no input says what the skill needs and exits 2, starting nothing', async ({ cli, signIn }) => {
+  it("run with no input runs on the skill's default input, and says so on stderr", async ({ cli, signIn }) => {
+    await signIn();
+    const run = cli(['run', 'ticker', '--json']);
+    expect(await run.exited, run.stderr()).toBe(0);
+    expect(run.stderr()).toContain('running ticker on its default input, "10 500"');
+    const events = run
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; payload: { content?: { text: string }[] } });
+    expect(events.find((event) => event.type === 'user.message')?.payload.content?.[0]?.text).toBe('10 500');
+    expect(events.filter((event) => event.type === 'agent.message')).toHaveLength(10);
+  }, 30_000);
+
+  it('run with no input of a skill without a default says what it needs and exits 2, starting nothing', async ({
+    cli,
+    signIn,
+  }) => {
     await signIn();
     const before = (await oneJsonDocument(cli(['executions', '--json']))) as { items: unknown[] };
-    const run = cli(['run', 'ticker']);
+    const run = cli(['run', 'empty']);
     expect(await run.exited).toBe(2);
-    expect(run.stderr()).toContain('ticker needs input: Emits numbered messages');
+    expect(run.stderr()).toContain('empty needs input: Test skill that does nothing at all');
+    const blank = cli(['run', 'empty', '   ']);
+    expect(await blank.exited).toBe(2);
     const after = (await oneJsonDocument(cli(['executions', '--json']))) as { items: unknown[] };
     expect(after.items).toHaveLength(before.items.length);
   });

@@ -303,6 +303,13 @@ describe('GET /api/v1/marketplace/skills', () => {
       runtime: 'script',
       price: 0,
       installed: true,
+      input: expect.stringContaining('"N MS"'),
+      defaultInput: '10 500',
+    });
+    // A skill that names no input sentence and no default: its description, and null.
+    expect(all.body.items.find((skill) => skill.slug === 'crashes')).toMatchObject({
+      input: 'Test skill that says one thing and then throws.',
+      defaultInput: null,
     });
     const page = await api.get<{ items: unknown[]; hasMore: boolean; total: number }>(
       '/api/v1/marketplace/skills?limit=1&offset=1',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_SKILLS_DIR } from '../../src/paths.js';
 import { ManifestError, parseSkillManifest } from '../../src/skills/manifest.js';
+import { loadSkillRegistry } from '../../src/skills/registry.js';
 
 describe('a SKILL.md', () => {
   it('whose front matter is not YAML is a bad manifest, not a crash', () => {
@@ -40,5 +42,33 @@ describe('an agent skill', () => {
     expect(() => parseSkillManifest('---\nname: a\ndescription: b\nmodel: "a b"\n---\n', 'a')).toThrow(ManifestError);
     expect(() => parseSkillManifest('---\nname: a\ndescription: b\nruntime: script\n---\n', 'a')).toThrow(/entry/);
     expect(parseSkillManifest('---\nname: a\ndescription: b\nentry: main.mjs\n---\n', 'a').runtime).toBe('script');
+  });
+});
+
+describe('the input a skill expects', () => {
+  it('is named by input and default-input, and is null when absent', () => {
+    const named = parseSkillManifest(
+      '---\nname: a\ndescription: b\ninput: A CSV table.\ndefault-input: |\n  x,y\n  1,2\n---\n',
+      'a',
+    );
+    expect(named).toMatchObject({ inputHint: 'A CSV table.', defaultInput: 'x,y\n1,2' });
+    expect(parseSkillManifest('---\nname: a\ndescription: b\n---\n', 'a')).toMatchObject({ inputHint: null, defaultInput: null });
+  });
+
+  it('refuses a default that is not text, is empty or is larger than 4 KiB, and a hint over 500 characters', () => {
+    const manifest = (extra: string) => `---\nname: a\ndescription: b\n${extra}\n---\n`;
+    expect(() => parseSkillManifest(manifest('default-input: [1, 2]'), 'a')).toThrow(/default-input must be a non-empty string/);
+    expect(() => parseSkillManifest(manifest('default-input: "  "'), 'a')).toThrow(ManifestError);
+    expect(() => parseSkillManifest(manifest(`default-input: "${'é'.repeat(2049)}"`), 'a')).toThrow(/at most 4096 bytes/);
+    expect(() => parseSkillManifest(manifest(`input: "${'x'.repeat(501)}"`), 'a')).toThrow(/at most 500 characters/);
+  });
+
+  it('is declared by every built-in skill', async () => {
+    const { registry, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR });
+    expect(problems).toEqual([]);
+    for (const skill of registry.list()) {
+      expect(skill.inputHint, skill.slug).toEqual(expect.any(String));
+      expect(skill.defaultInput, skill.slug).toEqual(expect.any(String));
+    }
   });
 });

@@ -6,7 +6,7 @@ import type { ExecutionEvent } from '../../sdk/types.js';
 import { CliError, EXIT, printJson } from '../output.js';
 import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
-import { inputDescriptionOf, skillOf } from './skills.js';
+import { skillOf } from './skills.js';
 
 interface RunOptions {
   json?: boolean;
@@ -22,15 +22,20 @@ async function inputOf(argument: string | undefined, options: RunOptions): Promi
 }
 
 /**
- * The server refuses an empty input and serves no default one, so a run without input is
- * bad usage: the answer says what the skill expects (docs/decisions.md, "The CLI").
+ * A run given no input works on the skill's default input, said on stderr so a script's
+ * stdout stays the run's; a skill without one needs input, and that is bad usage
+ * (docs/decisions.md, "The CLI").
  */
-async function needsInput(client: SkilletClient, slug: string): Promise<CliError> {
+async function defaultInputOf(client: SkilletClient, slug: string): Promise<string> {
   const skill = await skillOf(client, slug);
-  return new CliError(
-    `${skill.slug} needs input: ${inputDescriptionOf(skill)}\nGive it as an argument, with --file, or on stdin (-).`,
-    EXIT.usage,
-  );
+  if (skill.defaultInput === null) {
+    throw new CliError(
+      `${skill.slug} needs input: ${skill.input}\nGive it as an argument, with --file, or on stdin (-).`,
+      EXIT.usage,
+    );
+  }
+  process.stderr.write(`No input given: running ${skill.slug} on its default input, ${JSON.stringify(skill.defaultInput)}.\n`);
+  return skill.defaultInput;
 }
 
 function textOf(event: ExecutionEvent): string {
@@ -119,8 +124,8 @@ export function runCommands(program: Command, global: () => GlobalOptions): void
     .option('--detach', 'start the run, print its execution id, and return')
     .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
       const client = await signedInClient(global());
-      const input = await inputOf(argument, options);
-      if (input.trim() === '') throw await needsInput(client, slug);
+      const given = await inputOf(argument, options);
+      const input = given.trim() === '' ? await defaultInputOf(client, slug) : given;
       const execution = await client.executions.create(slug, input, { interface: 'cli' });
       await client.executions.send(execution.id, input);
       if (options.detach) {

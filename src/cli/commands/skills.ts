@@ -23,15 +23,6 @@ export async function skillOf(client: SkilletClient, slug: string): Promise<Skil
   return skill;
 }
 
-/**
- * What a skill expects as input. The API serves a skill's one-line description and not its
- * SKILL.md body, and every description says what to give it, so that is the input's
- * description (docs/decisions.md, "The CLI (issue 18)").
- */
-export function inputDescriptionOf(skill: SkillItem): string {
-  return skill.description;
-}
-
 export function skillCommands(program: Command, global: () => GlobalOptions): void {
   const skills = program
     .command('skills')
@@ -52,12 +43,13 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
     .option('--json', 'print the answer as JSON')
     .action(async (slug: string, _options: unknown, command: Command) => {
       const skill = await skillOf(await signedInClient(global()), slug);
-      if (wantsJson(command)) return printJson({ ...skill, input: inputDescriptionOf(skill) });
+      if (wantsJson(command)) return printJson(skill);
       const lines = [
         `${skill.name} (${skill.slug})`,
         `Price:    ${skill.price} Ds per run${skill.runtime === 'agent' ? ', plus the model it uses' : ''}`,
         `Runtime:  ${skill.runtime}`,
-        `Input:    ${inputDescriptionOf(skill)}`,
+        `Input:    ${skill.input}`,
+        ...(skill.defaultInput === null ? [] : [`Default:  ${JSON.stringify(skill.defaultInput)} (used when you give no input)`]),
         `Run it:   skillet run ${skill.slug} "<input>"   (or --file PATH, or - for stdin)`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);

@@ -42,12 +42,19 @@ function RunForm({ skill }: { skill: MarketSkill }) {
         onInput={(event) => setInput(event.currentTarget.value)}
       />
       <p id="skill-input-hint" class="hint">
-        The text the skill works on. Up to 100 KB.
+        {skill.input} Up to 100 KB.
       </p>
       {error && <Notice kind="error">{error}</Notice>}
-      <button type="submit" class="primary" disabled={action.busy || input.trim() === ''}>
-        {action.busy ? 'Starting…' : 'Run'}
-      </button>
+      <div class="row">
+        <button type="submit" class="primary" disabled={action.busy || input.trim() === ''}>
+          {action.busy ? 'Starting…' : 'Run'}
+        </button>
+        {skill.defaultInput !== null && (
+          <button type="button" onClick={() => setInput(skill.defaultInput ?? '')}>
+            Use the example input
+          </button>
+        )}
+      </div>
     </form>
   );
 }
