@@ -80,6 +80,27 @@ export default defineConfig(async () => {
           extends: true as const,
           test: { name: 'security', include: ['test/security/**/*.test.ts'], env: { TEST_DB: 'sqlite' } },
         },
+        {
+          extends: true as const,
+          // Requests derived from /openapi.json by fast-check (issue 18): one server, many seeds.
+          test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], env: { TEST_DB: 'sqlite' } },
+        },
+        ...(withPostgres
+          ? [
+              {
+                extends: true as const,
+                // Connections cut and disks filled under a running service: the machine's
+                // PostgreSQL (and Redis, where a file needs it); after the others, since they
+                // kill and starve processes on purpose.
+                test: {
+                  name: 'faults',
+                  include: ['test/faults/**/*.test.ts'],
+                  env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl },
+                  sequence: { groupOrder: 2 },
+                },
+              },
+            ]
+          : []),
         ...(withRedis
           ? [
               {
