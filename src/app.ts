@@ -54,6 +54,7 @@ import { detectSandbox, type SkillSandbox } from './skills/sandbox.js';
 import { threadRoutes } from './threads/threads.routes.js';
 import { appPageRoutes } from './webapp/app-pages.routes.js';
 import { appSessionRoutes } from './webapp/app-session.routes.js';
+import { webhookEndpointRoutes } from './webhooks/webhooks.routes.js';
 
 export interface AppDeps {
   config: Config;
@@ -122,6 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    // Each route's schema bounds its params and refuses in the route family's envelope. The
+    // router's own limit (100 characters by default) came first and refused schema-valid ids
+    // (a thread id may be 200) with a 400 in the standard shape, even on artifact routes. Node's
+    // HTTP parser already caps a request line at 16 KiB.
+    routerOptions: { maxParamLength: 16 * 1024 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // Fastify answers these two in its own shape unless told otherwise.
     frameworkErrors: (error, _request, reply) => void writeError(replySink(reply), error, 'standard'),
@@ -162,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(publicFileRoutes(ctx));
   await app.register(billingRoutes(ctx), { prefix: '/api/v1' });
   await app.register(webhookRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(webhookEndpointRoutes(ctx), { prefix: '/api/v1' });
   await app.register(checkoutPageRoutes(ctx));
   await app.register(controlPlaneRoutes(ctx));
   await app.register(verificationPageRoutes(ctx));
@@ -186,6 +193,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await ops.start();
     const abandoned = await failAbandonedRuns(ctx);
     if (abandoned > 0) app.log.warn({ abandoned }, 'ended runs cut off by the last shutdown');
+    // Deliveries queued before a restart (or by another node) are picked up from here on.
+    ctx.webhooks.start();
+    ctx.webhooks.kick();
     const recovered = await recoverArtifacts(ctx);
     if (recovered.failed + recovered.removedBlobs > 0)
       app.log.warn(recovered, 'cleaned up artifacts cut off by the last shutdown');
@@ -230,6 +240,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const closing = closeWorker();
     await ctx.runs.stopAll();
     await closing;
+    // After the runs: their last webhooks are queued by then, and the ones under way finish.
+    await ctx.webhooks.close();
     await runQueue?.close();
     await ops.close();
     await shared?.close();

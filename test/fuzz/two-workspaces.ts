@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
+import type { Client } from '../helpers/http.js';
+
+/**
+ * Two people, A (who fuzzes) and B (whose data A must never see), each with real
+ * resources: workspaces, keys, runs and their artifacts, a connect request, a BYOK key and
+ * an agent thread where the server has agents. Everything of B's carries `marker`, so a
+ * leak shows up as the marker (or one of B's ids) in an answer to A.
+ */
+
+export interface Holdings {
+  user: TestUser;
+  apiKey: string;
+  /** Ids of the person's resources that A may aim at (none of them a credential A relies on). */
+  ids: string[];
+}
+
+export interface TwoWorkspaces {
+  a: Holdings;
+  b: Holdings;
+  /** B's marker, B's secrets and B's ids: none may appear in an answer to A. */
+  secretsOfB: string[];
+  /** Strings valid somewhere: skill slugs, pack ids, agent ids, B's thread name (a name A may reuse for a thread of its own). */
+  words: string[];
+}
+
+/** A run started and waited for, so its artifact exists; `input` becomes its one file's text. */
+async function finishedRun(api: Client, headers: Record<string, string>, text: string): Promise<string> {
+  const input = JSON.stringify({ files: [{ path: 'note.txt', text }] });
+  const created = await api.post<{ id: string }>('/api/v1/executions', { body: { skill_slug: 'writer', input }, headers });
+  expect(created.status).toBe(200);
+  const started = await api.post(`/api/v1/executions/${created.body.id}/events`, {
+    body: { events: [{ type: 'user.message', content: [{ type: 'text', text: input }] }] },
+    headers,
+  });
+  expect(started.status).toBe(200);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const status = await api.get<{ status: string }>(`/api/v1/executions/${created.body.id}/status`, { headers });
+    if (status.body.status !== 'working') return created.body.id;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`run ${created.body.id} did not end`);
+}
+
+async function holdings(api: Client, tag: string): Promise<Holdings & { secrets: string[]; threadName?: string }> {
+  const user = await signUp(api, `${tag}-${randomBytes(4).toString('hex')}@example.test`);
+  const headers = session(user);
+  const team = await createTeam(api, user, `team ${tag}`);
+  const key = await createKey(api, user, `key ${tag}`);
+  const spare = await createKey(api, user, `spare ${tag}`);
+  const run = await finishedRun(api, headers, `output ${tag}`);
+  const waiting = await api.post<{ id: string }>('/api/v1/executions', {
+    body: { skill_slug: 'empty', input: `input ${tag}` },
+    headers,
+  });
+  const artifacts = await api.get<{ id: string }[]>('/api/v1/artifacts', { headers });
+  const connect = await api.post<{ requestId: string }>('/api/v1/agents/connect', {
+    body: { scopes: ['read'], label: `agent ${tag}` },
+    // An agent asks with the key it holds: a session has no key to narrow.
+    headers: { 'x-api-key': spare.key },
+  });
+  expect([waiting.status, artifacts.status, connect.status]).toEqual([200, 200, 202]);
+  const byok = await api.put('/api/v1/byok', { body: { key: `sk-ant-api03-${tag}` }, headers });
+  expect(byok.status).toBe(200);
+  const agents = await api.get<{ agents: { id: string }[] }>('/api/v1/agents', { headers });
+  const agent = agents.body.agents[0];
+  const threadName = agent ? `thread-${randomBytes(4).toString('hex')}` : undefined;
+  if (agent && threadName) {
+    const sent = await api.post(`/api/v1/agents/${agent.id}/send-message`, {
+      body: { resourceId: user.user.personalWorkspaceId, threadId: threadName, message: `message ${tag}` },
+      headers,
+    });
+    expect(sent.status).toBe(202);
+  }
+  const ids = [
+    user.user.id,
+    user.user.personalWorkspaceId,
+    team.id,
+    spare.id,
+    run,
+    waiting.body.id,
+    connect.body.requestId,
+    ...artifacts.body.map((artifact) => artifact.id),
+  ];
+  return { user, apiKey: key.key, ids, secrets: [user.email, user.token, key.key, key.id, spare.key], threadName };
+}
+
+/** Sets up A and B on `api`; B's resources are made first, so A's requests meet a populated database. */
+export async function twoWorkspaces(api: Client): Promise<TwoWorkspaces> {
+  const marker = `bmark${randomBytes(6).toString('hex')}`;
+  const b = await holdings(api, marker);
+  const a = await holdings(api, `amark${randomBytes(6).toString('hex')}`);
+  const packs = await api.get<{ packs: { id: string }[] }>('/api/v1/billing/packs', { headers: session(a.user) });
+  const agents = await api.get<{ agents: { id: string }[] }>('/api/v1/agents', { headers: session(a.user) });
+  const words = [
+    'empty',
+    'writer',
+    'admin',
+    'member',
+    ...packs.body.packs.map((pack) => pack.id),
+    ...agents.body.agents.map((agent) => agent.id),
+    ...(b.threadName ? [b.threadName] : []),
+  ];
+  return { a, b, secretsOfB: [marker, ...b.secrets, ...b.ids], words };
+}
