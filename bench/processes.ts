@@ -12,7 +12,8 @@ export type ServerMode =
   | 'file-baseline'
   | 'webhook-baseline'
   | 'mcp-baseline'
-  | 'page-baseline';
+  | 'page-baseline'
+  | 'soak-baseline';
 
 export interface Server {
   url: string;

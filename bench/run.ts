@@ -3,6 +3,8 @@
  * same machine. BENCH_ONLY=http, streams, artifacts, webhooks, agent, threads, mcp, app or
  * cluster runs one suite (cluster needs the machine's PostgreSQL and Redis: see bench/cluster.ts);
  * BENCH_ONLY=replay, fan-out-memory or run-cost runs only that measure of the streams suite.
+ * BENCH_ONLY=soak runs the soak (bench/soak.ts), never part of the all-suites run: it takes
+ * SOAK_MINUTES, 30 by default.
  */
 import { agentRuntime } from './agent.js';
 import { appFirstLoad } from './app.js';
@@ -11,6 +13,7 @@ import { clusterScaling } from './cluster.js';
 import { httpOverhead } from './http-overhead.js';
 import { mcpToolCalls } from './mcp.js';
 import { pinSelf } from './processes.js';
+import { soak } from './soak.js';
 import { streams } from './streams.js';
 import { threadFanOut } from './threads.js';
 import { webhookThroughput } from './webhooks.js';
@@ -27,3 +30,4 @@ if (!only || only === 'threads') await threadFanOut();
 if (!only || only === 'mcp') await mcpToolCalls();
 if (!only || only === 'app') await appFirstLoad();
 if (!only || only === 'cluster') await clusterScaling(only === 'cluster');
+if (only === 'soak') await soak();

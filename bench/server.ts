@@ -20,6 +20,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { openConfiguredDatabase } from '../src/db/open-configured.js';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { MemoryRateLimitStore } from '../src/rate-limit/store.js';
+import { soakBaseline } from './soak-baseline.js';
 
 export const BASELINE_ME = {
   user: {
@@ -213,6 +214,7 @@ const servers: Record<string, () => Promise<string>> = {
   'webhook-baseline': () => webhookBaseline(argument ?? ''),
   'mcp-baseline': mcpBaseline,
   'page-baseline': pageBaseline,
+  'soak-baseline': soakBaseline,
 };
 const url = await (servers[mode ?? ''] ?? baseline)();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
