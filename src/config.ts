@@ -92,6 +92,8 @@ export interface Config {
   };
   /** Operations (issue 18): how long SIGTERM waits for runs, the readiness probe, the metrics endpoint. */
   ops: OpsSettings;
+  /** Outbound webhooks (issue 18): where they may go, how long an attempt waits, when it is tried again. */
+  webhooks: WebhookSettings;
   rateLimits: {
     executionsPerMinute: number;
     restPerMinute: number;
@@ -136,6 +138,17 @@ export interface AgentSettings {
 }
 
 export type Env = Record<string, string | undefined>;
+
+export interface WebhookSettings {
+  /** Whether endpoints may be on loopback, private, link-local or other non-public addresses. */
+  allowPrivateAddresses: boolean;
+  /** How long one attempt waits for the receiver's answer. */
+  timeoutMs: number;
+  /** The waits before each retry after a failed first attempt; its length is the number of retries. */
+  retryDelaysMs: number[];
+  /** How often a node looks for deliveries that have fallen due. */
+  pollMs: number;
+}
 
 export interface OpsSettings {
   /** How long a node told to stop lets its running runs finish before it stops the rest. */
@@ -381,6 +394,25 @@ function opsSettings(env: Env): OpsSettings {
   };
 }
 
+/** WEBHOOK_RETRY_SCHEDULE: seconds before each retry, comma-separated (Standard Webhooks' usual schedule by default). */
+function retryDelays(env: Env): number[] {
+  const value = read(env, 'WEBHOOK_RETRY_SCHEDULE') ?? '5,300,1800,7200,18000,36000,36000';
+  const delays = value.split(',').map((part) => part.trim());
+  if (delays.length > 20 || !delays.every((part) => /^[0-9]{1,6}$/.test(part))) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE must be at most 20 comma-separated whole numbers of seconds');
+  }
+  return delays.map((seconds) => Number(seconds) * 1000);
+}
+
+function webhookSettings(env: Env): WebhookSettings {
+  return {
+    allowPrivateAddresses: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    retryDelaysMs: retryDelays(env),
+    pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
+  };
+}
+
 function redisPrefix(env: Env): string {
   const value = read(env, 'REDIS_PREFIX') ?? 'skillet:';
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(value)) {
@@ -461,6 +493,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       stripe: stripeSettings(env),
     },
     ops: opsSettings(env),
+    webhooks: webhookSettings(env),
     rateLimits: {
       executionsPerMinute: integer(env, 'RATE_LIMIT_EXECUTIONS_PER_MINUTE', 30, 1, 10_000_000),
       restPerMinute: integer(env, 'RATE_LIMIT_REST_PER_MINUTE', 100, 1, 10_000_000),

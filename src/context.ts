@@ -18,6 +18,7 @@ import type { RateLimitStore } from './rate-limit/store.js';
 import { deriveKey } from './secrets.js';
 import { SkillRegistry } from './skills/registry.js';
 import { BUILT_INS_ONLY, type SkillSandbox } from './skills/sandbox.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** What every domain function is handed: no globals, so tests swap any part. */
 export interface AppContext {
@@ -42,9 +43,11 @@ export interface AppContext {
   /** Artifact file contents, by SHA-256. */
   blobs: BlobStore;
   /** Purpose-bound keys derived from the signing secret. */
-  keys: { sealing: Buffer; signing: Buffer; byok: Buffer };
+  keys: { sealing: Buffer; signing: Buffer; byok: Buffer; webhookSecrets: Buffer };
   /** For work that outlives a request (an open event stream); requests log through Fastify. */
   log: FastifyBaseLogger;
+  /** Sends outbound webhooks; told (`kick`) when a committed change queued one. Idle until the app starts it. */
+  webhooks: WebhookDispatcher;
 }
 
 export interface ContextParts {
@@ -69,7 +72,7 @@ export interface ContextParts {
 
 export function createAppContext(parts: ContextParts): AppContext {
   const { config, database } = parts;
-  return {
+  const ctx: Omit<AppContext, 'webhooks'> = {
     db: database.db,
     dialect: database.dialect,
     clock: parts.clock,
@@ -89,7 +92,9 @@ export function createAppContext(parts: ContextParts): AppContext {
       sealing: deriveKey(config.signingSecret, 'sealing'),
       signing: deriveKey(config.signingSecret, 'url-signing'),
       byok: deriveKey(config.signingSecret, 'byok'),
+      webhookSecrets: deriveKey(config.signingSecret, 'webhook-secrets'),
     },
     log: parts.log ?? pino({ level: 'silent' }),
   };
+  return { ...ctx, webhooks: new WebhookDispatcher(ctx) };
 }

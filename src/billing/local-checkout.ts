@@ -46,7 +46,7 @@ function paidEvent(session: LocalCheckout, nowSeconds: number) {
  * handled by the same function, which alone grants credits.
  */
 export async function payLocalCheckout(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'payments' | 'control'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'payments' | 'control' | 'webhooks'>,
   session: LocalCheckout,
 ): Promise<void> {
   const nowMs = ctx.clock.now().getTime();

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import { inGroupedTransaction } from '../db/group-commit.js';
 import type { Tables } from '../db/tables.js';
 import { invalidateForUser } from '../identity/user-invalidation.js';
+import { queueCreditGrant } from '../webhooks/producers.js';
 import { type CheckoutSessionRow, claimPaid, lockByPaymentReference, recordRefunded } from './checkout-sessions.store.js';
 import { grant, takeBack } from './ledger.store.js';
 import { MODE_INFO } from './packs.js';
@@ -17,6 +18,14 @@ interface Applied {
   outcome: EventOutcome;
   /** Whose billing standing changed, so their cached credentials are re-read. */
   userId?: string;
+  /** Whether a credits.granted webhook was queued with the grant. */
+  webhookQueued?: boolean;
+}
+
+/** Grants credits and queues the grant's webhook in the same transaction. */
+async function grantAndTell(trx: Kysely<Tables>, entry: Parameters<typeof grant>[1]): Promise<boolean> {
+  await grant(trx, entry);
+  return queueCreditGrant(trx, entry.nowIso, { userId: entry.userId, amount: entry.amount, description: entry.description });
 }
 
 /** An id given as itself or as the object it names; anything else (null, an unexpected shape) is none. */
@@ -36,7 +45,7 @@ function extended(currentIso: string | null, now: Date): string {
 async function grantMonth(trx: Kysely<Tables>, session: CheckoutSessionRow, paymentId: string, now: Date, what: string) {
   const current = await subscriptionExpiry(trx, session.user_id);
   await setSubscriptionExpiry(trx, session.user_id, extended(current, now));
-  await grant(trx, {
+  return grantAndTell(trx, {
     userId: session.user_id,
     amount: MODE_INFO.basedmode.monthlyCredits,
     description: `basedmode ${what}: ${MODE_INFO.basedmode.monthlyCredits} Ds`,
@@ -51,18 +60,17 @@ async function checkoutPaid(trx: Kysely<Tables>, checkout: Stripe.Checkout.Sessi
   // Only the delivery that moves the session from open to paid grants anything.
   const session = await claimPaid(trx, checkout.id, reference, now.toISOString());
   if (!session) return { outcome: 'ignored' };
-  if (session.kind === 'subscription') {
-    await grantMonth(trx, session, session.id, now, 'subscription started');
-  } else {
-    await grant(trx, {
-      userId: session.user_id,
-      amount: session.credits,
-      description: `Bought ${session.credits} Ds (${session.pack_id})`,
-      paymentSessionId: session.id,
-      nowIso: now.toISOString(),
-    });
-  }
-  return { outcome: 'applied', userId: session.user_id };
+  const webhookQueued =
+    session.kind === 'subscription'
+      ? await grantMonth(trx, session, session.id, now, 'subscription started')
+      : await grantAndTell(trx, {
+          userId: session.user_id,
+          amount: session.credits,
+          description: `Bought ${session.credits} Ds (${session.pack_id})`,
+          paymentSessionId: session.id,
+          nowIso: now.toISOString(),
+        });
+  return { outcome: 'applied', userId: session.user_id, webhookQueued };
 }
 
 /** A renewal of a subscription: the invoice names the subscription the first checkout started. */
@@ -74,8 +82,8 @@ async function invoicePaid(trx: Kysely<Tables>, invoice: Stripe.Invoice, now: Da
   if (!subscription) return { outcome: 'ignored' };
   const session = await lockByPaymentReference(trx, subscription);
   if (session?.kind !== 'subscription') return { outcome: 'ignored' };
-  await grantMonth(trx, session, invoice.id, now, 'renewal');
-  return { outcome: 'applied', userId: session.user_id };
+  const webhookQueued = await grantMonth(trx, session, invoice.id, now, 'renewal');
+  return { outcome: 'applied', userId: session.user_id, webhookQueued };
 }
 
 /** Takes back the credits of the refunded share of a pack, once per refunded amount. */
@@ -119,7 +127,7 @@ function apply(trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<App
  * transaction has committed.
  */
 export async function handlePaymentEvent(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'control'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'control' | 'webhooks'>,
   event: Stripe.Event,
 ): Promise<EventOutcome> {
   const now = ctx.clock.now();
@@ -134,6 +142,7 @@ export async function handlePaymentEvent(
     if (isUniqueViolation(error)) return 'duplicate';
     throw error;
   }
+  if (applied.webhookQueued) ctx.webhooks.kick();
   if (applied.userId) {
     ctx.credentials.forgetUser(applied.userId);
     await invalidateForUser(ctx, applied.userId, ['balance', 'transactions']);

@@ -12,6 +12,7 @@ import { agentConnectMigration } from './migrations/0008-agent-connect.js';
 import { runOwnerMigration } from './migrations/0009-run-owner.js';
 import { clusterMigration } from './migrations/0010-cluster.js';
 import { agentThreadsMigration } from './migrations/0011-agent-threads.js';
+import { outboundWebhooksMigration } from './migrations/0012-outbound-webhooks.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -28,6 +29,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0009-run-owner': runOwnerMigration,
     '0010-cluster': clusterMigration(types),
     '0011-agent-threads': agentThreadsMigration(types),
+    '0012-outbound-webhooks': outboundWebhooksMigration(types),
   };
 }
 

@@ -1,18 +1,30 @@
-import type { Updateable } from 'kysely';
+import type { Kysely, Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { ExecutionsTable } from '../db/tables.js';
+import { retryOnConnectionLoss } from '../db/connection-loss.js';
+import type { ExecutionsTable, Tables } from '../db/tables.js';
 import type { ExecutionEvent, NewEvent, TextBlock } from './event-codec.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
 
-/** Stores events (and any change to the execution that goes with them), then announces them. */
+/**
+ * Stores events (and any change to the execution that goes with them), then announces them.
+ * `alsoWithin` writes what must commit with them (a finished run's outbound webhooks).
+ */
 export async function recordEvents(
   ctx: Pick<AppContext, 'db' | 'clock' | 'bus'>,
   executionId: string,
   events: NewEvent[],
   change: Updateable<ExecutionsTable> = {},
+  alsoWithin?: (trx: Kysely<Tables>) => Promise<void>,
 ): Promise<ExecutionEvent[]> {
   const nowIso = ctx.clock.now().toISOString();
-  const stored = await ctx.db.transaction().execute((trx) => appendEvents(trx, executionId, events, nowIso, change));
+  // A lost connection rolls the transaction back, events and counter together: write them again.
+  const stored = await retryOnConnectionLoss(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      const appended = await appendEvents(trx, executionId, events, nowIso, change);
+      await alsoWithin?.(trx);
+      return appended;
+    }),
+  );
   announce(ctx, executionId, stored);
   return stored.map(({ event }) => event);
 }

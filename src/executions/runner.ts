@@ -2,11 +2,13 @@ import { RunOutput } from '../artifacts/run-output.js';
 import { executionCost, refundRun } from '../billing/charges.js';
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
+import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
 import type { Skill } from '../skills/registry.js';
 import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
 import { runtimeFor } from '../skills/runtimes.js';
 import { notifyThreadOfRunEnd } from '../threads/thread-notifications.js';
+import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
 import type { ActiveRun } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import type { NewEvent } from './event-codec.js';
@@ -55,7 +57,7 @@ type RunEnding =
  * and its model calls were charged as they were made.
  */
 async function settle(ctx: AppContext, executionId: string, output?: RunOutput): Promise<RunEnding> {
-  const cost = await executionCost(ctx.db, executionId);
+  const cost = await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
   try {
     return { kind: 'completed', cost, artifactId: await output?.complete(cost) };
   } catch (error) {
@@ -78,6 +80,11 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
           : outcome;
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
+  let webhooksQueued = false;
+  // The run's webhooks commit with its closing events, or not at all.
+  const queueEnd = (end: Omit<RunEnd, 'executionId'>) => async (trx: Parameters<typeof queueRunEnd>[0]) => {
+    webhooksQueued = await queueRunEnd(trx, nowIso, { executionId, ...end });
+  };
   if (ending.kind === 'completed') {
     // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.
     const payload = {
@@ -86,12 +93,18 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
       tokenUsage: result.tokenUsage,
       ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
     };
-    await recordEvents(ctx, executionId, [{ type: 'execution.result', payload }, idle('end_turn')], {
-      status: 'completed',
-      stop_reason: 'end_turn',
-      completed_at: nowIso,
-      cost: ending.cost,
-    });
+    await recordEvents(
+      ctx,
+      executionId,
+      [{ type: 'execution.result', payload }, idle('end_turn')],
+      { status: 'completed', stop_reason: 'end_turn', completed_at: nowIso, cost: ending.cost },
+      queueEnd({
+        status: 'completed',
+        stopReason: 'end_turn',
+        cost: ending.cost,
+        ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
+      }),
+    );
     signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
   } else if (ending.kind === 'stopped') {
     await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
@@ -99,16 +112,18 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
   } else {
     if (ending.refund) await refundRun(ctx, executionId);
     // What the run's model calls were charged stays charged, and shows as its cost.
-    const cost = ending.refund ? 0 : await executionCost(ctx.db, executionId);
+    const cost = ending.refund ? 0 : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
     const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
-    await recordEvents(ctx, executionId, [info, idle(ending.stopReason)], {
-      status: 'failed',
-      stop_reason: ending.stopReason,
-      completed_at: nowIso,
-      cost,
-    });
+    await recordEvents(
+      ctx,
+      executionId,
+      [info, idle(ending.stopReason)],
+      { status: 'failed', stop_reason: ending.stopReason, completed_at: nowIso, cost },
+      queueEnd({ status: 'failed', stopReason: ending.stopReason, cost, reason: ending.reason }),
+    );
     signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
   }
+  if (webhooksQueued) ctx.webhooks.kick();
   // A finished run may have made artifacts and spent credits too.
   invalidate(ctx, workspaceId, ['executions', 'artifacts', 'balance', 'transactions']);
   await notifyThreadOfRunEnd(ctx, executionId).catch((error: unknown) =>
@@ -163,6 +178,9 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
         }),
       )
       .then((result) => finishRun(ctx, target, result, output))
+      // Only when the database stayed away past every retry: the run stays working until
+      // this node restarts (or, in a cluster, stops beating), and the process lives on.
+      .catch((error: unknown) => ctx.log.error({ err: error, executionId }, 'a run ended but its end could not be stored'))
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);

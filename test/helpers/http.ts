@@ -40,6 +40,7 @@ function methods(send: Send) {
     get: <T = unknown>(path: string, options?: RequestOptions) => send<T>('GET', path, options),
     post: <T = unknown>(path: string, options?: RequestOptions) => send<T>('POST', path, options),
     put: <T = unknown>(path: string, options?: RequestOptions) => send<T>('PUT', path, options),
+    patch: <T = unknown>(path: string, options?: RequestOptions) => send<T>('PATCH', path, options),
     delete: <T = unknown>(path: string, options?: RequestOptions) => send<T>('DELETE', path, options),
   };
 }
@@ -57,7 +58,7 @@ export function injectClient(app: FastifyInstance): Client {
   return methods(async (method, path, options = {}) => {
     const request = outgoing(options);
     const response = await app.inject({
-      method: method as 'GET' | 'POST' | 'PUT' | 'DELETE',
+      method: method as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
       url: path,
       headers: request.headers,
       ...(request.body === undefined ? {} : { payload: request.body }),

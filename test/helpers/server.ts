@@ -28,8 +28,12 @@ export interface TestServer extends TestApp {
   url: string;
 }
 
-/** Parts a test swaps: a bus that loses announcements, a sandbox this machine lacks. */
-export type ServerParts = Pick<AppDeps, 'bus' | 'sandbox'>;
+/**
+ * Parts a test swaps: a bus that loses announcements, a sandbox this machine lacks, and
+ * where the test's clock starts (a receiver that checks signature timestamps against its
+ * own clock needs one that starts at the real time).
+ */
+export type ServerParts = Pick<AppDeps, 'bus' | 'sandbox'> & { clockStart?: Date };
 
 /** Settings for tests: a cheap password hash, and the rest as shipped unless a test says otherwise. */
 export const TEST_ENV: Env = {
@@ -85,11 +89,11 @@ async function startOnPort(env: Env, port: number, parts: ServerParts): Promise<
  * nor the event stream served ahead of Fastify. URLs it hands out point at a port nothing
  * listens on.
  */
-export async function buildTestApp(env: Env = {}, parts: ServerParts = {}): Promise<TestApp> {
+export async function buildTestApp(env: Env = {}, { clockStart, ...parts }: ServerParts = {}): Promise<TestApp> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-test-'));
   const config = await loadConfig({ ...TEST_ENV, DATA_DIR: dir, ...env });
   const testDb = await freshDatabase(dir);
-  const clock = new ManualClock();
+  const clock = new ManualClock(clockStart);
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {

@@ -78,6 +78,7 @@ describe('skillet migrate', () => {
         '0009-run-owner',
         '0010-cluster',
         '0011-agent-threads',
+        '0012-outbound-webhooks',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { lockRow } from '../db/locks.js';
+import { Forbidden, InvalidInput, NotFound } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { encrypt } from '../secrets.js';
+import { AddressRefused, publicAddressesOf } from './address-guard.js';
+import { WEBHOOK_EVENT_TYPES } from './outbox.js';
+import { newWebhookSecret } from './signing.js';
+import { type EndpointView, endpointView } from './views.js';
+import {
+  countEndpoints,
+  deleteEndpoint,
+  type EndpointRow,
+  endpointIn,
+  insertEndpoint,
+  listEndpoints,
+  updateEndpoint,
+} from './webhooks.store.js';
+
+type EndpointDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'keys'>;
+
+/** Enough for a service per event kind and a few spares; more is almost always a leak. */
+export const ENDPOINTS_PER_WORKSPACE = 20;
+
+export interface EndpointInput {
+  url: string;
+  events?: string[];
+  description?: string;
+}
+
+/** Webhooks send a workspace's activity elsewhere: only its owners and admins decide where. */
+export function assertCanManageWebhooks(caller: Caller): void {
+  if (caller.role === 'member' && !caller.isAdmin) throw new Forbidden('Managing webhooks needs the owner or admin role');
+}
+
+/** An endpoint of the caller's workspace, or 404 (another workspace's included). */
+export async function endpointOf(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<EndpointRow> {
+  assertCanManageWebhooks(caller);
+  const endpoint = await endpointIn(ctx.db, caller.workspaceId, id);
+  if (!endpoint) throw new NotFound('Webhook endpoint not found');
+  return endpoint;
+}
+
+/** Parses a receiver's URL and, unless the operator allows private ones, checks where it leads. */
+async function checkedUrl(ctx: Pick<AppContext, 'config'>, raw: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new InvalidInput('url must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidInput('url must be an absolute http or https URL');
+  if (url.username || url.password) throw new InvalidInput('url must not carry a user name or password');
+  if (!ctx.config.webhooks.allowPrivateAddresses) {
+    try {
+      await publicAddressesOf(url.hostname);
+    } catch (error) {
+      if (error instanceof AddressRefused) throw new InvalidInput(`url must lead to a public address: ${error.message}`);
+      throw new InvalidInput(`url's host ${url.hostname} could not be resolved`);
+    }
+  }
+  return url.toString();
+}
+
+function checkedEvents(events: string[] | undefined): string[] {
+  if (events === undefined) return [...WEBHOOK_EVENT_TYPES];
+  const unique = [...new Set(events)];
+  if (unique.length === 0) throw new InvalidInput('events must name at least one event type');
+  return unique;
+}
+
+export async function createEndpoint(
+  ctx: EndpointDeps,
+  caller: Caller,
+  input: EndpointInput,
+): Promise<{ endpoint: EndpointView; secret: string }> {
+  assertCanManageWebhooks(caller);
+  const url = await checkedUrl(ctx, input.url);
+  const secret = newWebhookSecret();
+  const nowIso = ctx.clock.now().toISOString();
+  const row: EndpointRow = {
+    id: randomUUID(),
+    workspace_id: caller.workspaceId,
+    url,
+    description: input.description ?? '',
+    event_types: JSON.stringify(checkedEvents(input.events)),
+    secret_sealed: encrypt(ctx.keys.webhookSecrets, secret),
+    enabled: 1,
+    created_by: caller.userId,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    // Two creations at once must not both pass the count.
+    await lockRow(trx, 'workspaces', caller.workspaceId);
+    if ((await countEndpoints(trx, caller.workspaceId)) >= ENDPOINTS_PER_WORKSPACE) {
+      throw new Forbidden(`A workspace can have at most ${ENDPOINTS_PER_WORKSPACE} webhook endpoints`);
+    }
+    await insertEndpoint(trx, row);
+  });
+  return { endpoint: endpointView(row), secret };
+}
+
+export async function listEndpointViews(ctx: Pick<AppContext, 'db'>, caller: Caller): Promise<EndpointView[]> {
+  assertCanManageWebhooks(caller);
+  return (await listEndpoints(ctx.db, caller.workspaceId)).map(endpointView);
+}
+
+export async function changeEndpoint(
+  ctx: EndpointDeps,
+  caller: Caller,
+  id: string,
+  change: Partial<EndpointInput> & { enabled?: boolean },
+): Promise<EndpointView> {
+  const endpoint = await endpointOf(ctx, caller, id);
+  const changed: EndpointRow = {
+    ...endpoint,
+    ...(change.url === undefined ? {} : { url: await checkedUrl(ctx, change.url) }),
+    ...(change.events === undefined ? {} : { event_types: JSON.stringify(checkedEvents(change.events)) }),
+    ...(change.description === undefined ? {} : { description: change.description }),
+    ...(change.enabled === undefined ? {} : { enabled: change.enabled ? 1 : 0 }),
+    updated_at: ctx.clock.now().toISOString(),
+  };
+  const { url, event_types, description, enabled, updated_at } = changed;
+  await updateEndpoint(ctx.db, id, { url, event_types, description, enabled, updated_at });
+  return endpointView(changed);
+}
+
+export async function removeEndpoint(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<void> {
+  assertCanManageWebhooks(caller);
+  if (!(await deleteEndpoint(ctx.db, caller.workspaceId, id))) throw new NotFound('Webhook endpoint not found');
+}
+
+/** A new signing secret, shown once; attempts from now on are signed with it. */
+export async function rotateSecret(ctx: EndpointDeps, caller: Caller, id: string): Promise<string> {
+  await endpointOf(ctx, caller, id);
+  const secret = newWebhookSecret();
+  await updateEndpoint(ctx.db, id, {
+    secret_sealed: encrypt(ctx.keys.webhookSecrets, secret),
+    updated_at: ctx.clock.now().toISOString(),
+  });
+  return secret;
+}

@@ -1,0 +1,31 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { randomString } from '../secrets.js';
+
+/**
+ * Standard Webhooks signing: a secret is `whsec_` and base64 of random bytes; each attempt
+ * signs `<webhook-id>.<webhook-timestamp>.<body>` with HMAC-SHA256 under the decoded secret
+ * and sends `v1,<base64 signature>`. Receivers verify with any Standard Webhooks library.
+ */
+const SECRET_PREFIX = 'whsec_';
+
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+/** A message id: the same on every attempt and redelivery, so receivers can drop repeats. */
+export function newMessageId(): string {
+  return `msg_${randomString(27)}`;
+}
+
+export interface SignedHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+export function signedHeaders(secret: string, messageId: string, at: Date, body: string): SignedHeaders {
+  const timestamp = Math.floor(at.getTime() / 1000).toString();
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+  const signature = createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': messageId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+}
