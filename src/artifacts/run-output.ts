@@ -3,6 +3,7 @@ import { constants, createReadStream } from 'node:fs';
 import { open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
 import { deleteArtifact, deleteFiles, filesOf, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
@@ -173,7 +174,9 @@ export class RunOutput {
     await rm(this.scratchDir, { recursive: true, force: true });
     if (this.#artifactId) {
       const id = await this.#artifactId.catch(() => undefined);
-      if (id) await updateArtifact(this.#ctx.db, id, { status: 'failed', execution_time_ms: this.#elapsed() });
+      const failed = { status: 'failed', execution_time_ms: this.#elapsed() } as const;
+      // Setting fixed values is safe to repeat after a lost connection.
+      if (id) await retryOnConnectionLoss(() => updateArtifact(this.#ctx.db, id, failed));
     }
   }
 

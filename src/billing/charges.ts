@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
@@ -128,7 +129,12 @@ export async function chargeThreadModelTokens(
  * service, not the skill, failed its run (the server stopped, the sandbox could not start
  * it, its files could not be stored). Written once: a second call finds the refund there.
  */
-export async function refundRun(ctx: Deps, executionId: string): Promise<number> {
+export function refundRun(ctx: Deps, executionId: string): Promise<number> {
+  // Safe to repeat after a lost connection: the refund is looked for before it is written.
+  return retryOnConnectionLoss(() => refundOnce(ctx, executionId));
+}
+
+function refundOnce(ctx: Deps, executionId: string): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
     const amount = await chargedFor(trx, executionId);
     if (amount <= 0) return 0;

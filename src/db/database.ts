@@ -60,6 +60,12 @@ export function openDatabase(target: DatabaseTarget): Database {
     types: pgTypes(),
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
   });
+  // A connection that dies (a failover, pg_terminate_backend) emits 'error': on the pool when
+  // it was idle, on the client when it was checked out between queries. Either way it is
+  // already done for: the pool drops it and the next query opens a new one, and a query on
+  // it fails on its own. Unheard, the event would throw and take the whole process down.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', ...(target.schema ? { schema: target.schema } : {}), close: () => db.destroy() };
 }
