@@ -1,0 +1,109 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecution, runToEnd, sendMessage, streamOf, tickerRunTypes } from '../helpers/executions.js';
+import { session, signUp, type TestUser } from '../helpers/factories.js';
+import { type Client, client } from '../helpers/http.js';
+import { type PrivateRedis, privateRedis, REDIS_SERVER } from '../helpers/redis-server.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { expectEventsWhole, expectLedgerBalanced } from './invariants.js';
+
+/**
+ * Redis connections dropped under a distributed-mode server, Redis itself staying up. The
+ * Redis is a private one, so CLIENT KILL cuts only this server's connections (the machine's
+ * Redis carries other engineers' tests); a SIGKILLed and emptied Redis is the other case,
+ * in test/integration/cluster-processes.test.ts.
+ */
+if (!REDIS_SERVER) console.warn('\n[skillet] no redis-server binary here: skipping the Redis connection-drop faults.\n');
+
+let redis: PrivateRedis;
+let admin: Redis;
+let server: TestServer;
+let api: Client;
+
+beforeAll(async () => {
+  if (!REDIS_SERVER) return;
+  redis = await privateRedis();
+  admin = new Redis(redis.url);
+  server = await startServer({
+    REDIS_URL: redis.url,
+    RATE_LIMIT_REST_PER_MINUTE: '100000',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  });
+  api = client(server.url);
+});
+afterAll(async () => {
+  await server?.close();
+  admin?.disconnect();
+  await redis?.stop();
+});
+
+/** Drops every connection but the test's own: commands, blocking reads and subscriptions. */
+async function dropConnections(): Promise<number> {
+  let dropped = 0;
+  for (const type of ['normal', 'pubsub']) dropped += Number(await admin.client('KILL', 'TYPE', type, 'SKIPME', 'yes'));
+  return dropped;
+}
+
+/** Drops the connections `times` times, `pauseMs` apart, while `running` is not settled. */
+async function dropWhile(running: Promise<unknown>, pauseMs: number): Promise<number> {
+  let settled = false;
+  void running.finally(() => {
+    settled = true;
+  });
+  let dropped = 0;
+  while (!settled) {
+    dropped += await dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  return dropped;
+}
+
+async function expectReplayOf(user: TestUser, executionId: string, live: { type: string; sequence: number }[]) {
+  const replay = await streamOf(api, user, executionId);
+  await replay.ended;
+  expect(replay.events.map((event) => event.sequence)).toEqual(replay.events.map((_, i) => i + 1));
+  expect(replay.events).toEqual(live);
+}
+
+describe.skipIf(!REDIS_SERVER)('Redis connections dropped under a distributed-mode server', () => {
+  it('a queued run whose connections drop again and again goes on to its result; its open stream misses nothing', async () => {
+    const owner = await signUp(api);
+    const ticks = 30;
+    const created = await createExecution(api, owner, 'ticker', `${ticks} 30`);
+    const live = await streamOf(api, owner, created.id);
+    expect((await sendMessage(api, owner, created.id, `${ticks} 30`)).status).toBe(200);
+    await live.waitFor(3);
+    // Drops every 60 ms until the stream has ended: the worker's lock renewal, the bus and
+    // the stream's subscription all lose their connection several times mid-run.
+    expect(await dropWhile(live.ended, 60)).toBeGreaterThan(10);
+    expect(live.droppedBy).toBeUndefined();
+    expect(live.events.map((event) => event.type)).toEqual(tickerRunTypes(ticks));
+    await expectReplayOf(owner, created.id, live.events);
+  });
+
+  it('runs started while connections drop end cleanly, and later requests and runs succeed', async () => {
+    const owners = await Promise.all(Array.from({ length: 3 }, () => signUp(api)));
+    const runs = await Promise.all(
+      owners.map(async (owner) => {
+        const created = await createExecution(api, owner, 'priced-ticker', '10 30');
+        const live = await streamOf(api, owner, created.id);
+        return { owner, created, live };
+      }),
+    );
+    const starting = Promise.all(runs.map((run) => sendMessage(api, run.owner, run.created.id, '10 30')));
+    const ended = starting.then(() => Promise.all(runs.map((run) => run.live.ended)));
+    await dropWhile(ended, 40);
+    for (const reply of await starting) expect(reply.status).toBe(200);
+    for (const run of runs) {
+      expect(run.live.droppedBy).toBeUndefined();
+      expect(run.live.events.at(-1)?.type).toBe('session.status_idle');
+      await expectReplayOf(run.owner, run.created.id, run.live.events);
+    }
+    const later = await signUp(api);
+    const balance = await api.get('/api/v1/billing/balance', { headers: session(later) });
+    expect(balance.status).toBe(200);
+    expect((await runToEnd(api, later, 'ticker', '3 1')).stream.events.map((event) => event.type)).toEqual(tickerRunTypes(3));
+    await expectEventsWhole(server.db.db);
+    await expectLedgerBalanced(server.db.db);
+  });
+});
