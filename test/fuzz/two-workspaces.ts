@@ -20,7 +20,7 @@ export interface Holdings {
 export interface TwoWorkspaces {
   a: Holdings;
   b: Holdings;
-  /** B's marker, B's secrets and B's ids: none may appear in an answer to A. */
+  /** B's marker and B's secrets (email, token, keys): A never sends them, so none may appear in an answer to A. */
   secretsOfB: string[];
   /** Strings valid somewhere: skill slugs, pack ids, agent ids, B's thread name (a name A may reuse for a thread of its own). */
   words: string[];
@@ -103,5 +103,5 @@ export async function twoWorkspaces(api: Client): Promise<TwoWorkspaces> {
     ...agents.body.agents.map((agent) => agent.id),
     ...(b.threadName ? [b.threadName] : []),
   ];
-  return { a, b, secretsOfB: [marker, ...b.secrets, ...b.ids], words };
+  return { a, b, secretsOfB: [marker, ...b.secrets], words };
 }

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { FuzzRequest } from './openapi-arbitraries.js';
+import type { answerChecker, DocumentedOperation } from './openapi-document.js';
+import type { Answer } from './send.js';
+
+/**
+ * What must hold for every answer to A, whatever A sent:
+ * - no 5xx;
+ * - the status is documented for the route, and a JSON answer meets the documented schema
+ *   for it: so a 4xx is in the route family's envelope (standard, artifact, rate limit,
+ *   execution running) and a 2xx in its declared shape;
+ * - nothing of B's: never B's marker or secrets (A never sends those), and never one of
+ *   B's ids unless A itself sent that id at some point (A may store any string as its own:
+ *   a workspace named like one of B's ids comes back in A's list, and that is A's data).
+ */
+
+export interface Observer {
+  check: ReturnType<typeof answerChecker>;
+  /** Never in an answer to A. */
+  secretsOfB: string[];
+  /** In an answer to A only once A has sent them. */
+  idsOfB: string[];
+  /** B's ids that A's requests have carried so far. */
+  sentByA: Set<string>;
+}
+
+function textOf(request: FuzzRequest): string {
+  return `${request.url}\n${JSON.stringify(request.headers)}\n${request.payload ?? ''}`;
+}
+
+function failure(request: FuzzRequest, answer: Answer, why: string): Error {
+  const sent = `${request.method} ${request.url} as ${request.credential}\nheaders: ${JSON.stringify(request.headers)}`;
+  return new Error(`${why}\n${sent}\nbody: ${request.payload ?? '(none)'}\ngot ${answer.status}: ${answer.text.slice(0, 800)}`);
+}
+
+/** Notes which of B's ids the request carries, before it is sent. */
+export function noteSent(observer: Observer, request: FuzzRequest): void {
+  const sent = textOf(request);
+  for (const id of observer.idsOfB) if (sent.includes(id)) observer.sentByA.add(id);
+}
+
+export function verify(observer: Observer, operation: DocumentedOperation, request: FuzzRequest, answer: Answer): void {
+  if (answer.status >= 500) throw failure(request, answer, 'a 5xx');
+  const verdict = observer.check(operation, answer.status, answer.contentType, answer.body);
+  if (!verdict.ok) throw failure(request, answer, verdict.why);
+  const leaked = [
+    ...observer.secretsOfB.filter((secret) => answer.text.includes(secret)),
+    ...observer.idsOfB.filter((id) => answer.text.includes(id) && !observer.sentByA.has(id)),
+  ];
+  if (leaked.length) throw failure(request, answer, `B's data in an answer to A: ${leaked.join(', ')}`);
+}
+
+/**
+ * The same request with each of B's ids in its path or workspace header (where an id names
+ * an existing resource) swapped for one nobody has; null when it names none of B's.
+ */
+export function withMadeUpIds(request: FuzzRequest, idsOfB: string[]): FuzzRequest | null {
+  const [path = '', query] = request.url.split('?', 2);
+  let swappedPath = path;
+  const headers = { ...request.headers };
+  for (const id of idsOfB) {
+    const stranger = randomUUID();
+    swappedPath = swappedPath.replaceAll(id, stranger);
+    if (headers['x-workspace-id'] === id) headers['x-workspace-id'] = stranger;
+  }
+  if (swappedPath === path && headers['x-workspace-id'] === request.headers['x-workspace-id']) return null;
+  return { ...request, url: query === undefined ? swappedPath : `${swappedPath}?${query}`, headers };
+}
+
+/** What an answer says, as far as a caller could tell one refusal from another. */
+function outcome(answer: Answer): string {
+  const body = answer.body as { error?: unknown } | undefined;
+  const error = body && typeof body === 'object' ? body.error : undefined;
+  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : error;
+  return `${answer.status} ${typeof code === 'string' && answer.status >= 400 ? code : ''}`.trim();
+}
+
+/**
+ * B's resources must be indistinguishable from ones that do not exist: the answer to a
+ * request naming B's id has the status and error code of the same request naming a made-up one.
+ */
+export function verifyNoOracle(request: FuzzRequest, aimedAtB: Answer, madeUp: FuzzRequest, answerToMadeUp: Answer): void {
+  if (outcome(aimedAtB) === outcome(answerToMadeUp)) return;
+  throw failure(
+    request,
+    aimedAtB,
+    `B's id is told apart from a made-up one: ${outcome(aimedAtB)} for B's, ${outcome(answerToMadeUp)} for ${madeUp.url} (headers ${JSON.stringify(madeUp.headers)})`,
+  );
+}
