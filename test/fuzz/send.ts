@@ -1,4 +1,4 @@
-import type { TestServer } from '../helpers/server.js';
+import type { TestApp } from '../helpers/server.js';
 import type { FuzzRequest } from './openapi-arbitraries.js';
 import type { DocumentedOperation } from './openapi-document.js';
 
@@ -29,8 +29,15 @@ const STREAM_READ_MS = 150;
  * cannot reach), so streaming operations go over the server's socket and are read briefly;
  * the rest go through `app.inject`, which is several times faster.
  */
-export async function send(server: TestServer, operation: DocumentedOperation, request: FuzzRequest): Promise<Answer> {
-  if (operation.streams) return sendOverSocket(server.url, request);
+export async function send(
+  server: TestApp & { url?: string },
+  operation: DocumentedOperation,
+  request: FuzzRequest,
+): Promise<Answer> {
+  if (operation.streams) {
+    if (!server.url) throw new Error(`${operation.id} streams: it needs a listening server`);
+    return sendOverSocket(server.url, request);
+  }
   const response = await server.app.inject({
     method: request.method as 'GET' | 'POST' | 'PUT' | 'DELETE',
     url: request.url,
