@@ -40,7 +40,7 @@ afterAll(async () => {
 /** Drops every connection but the test's own: commands, blocking reads and subscriptions. */
 async function dropConnections(): Promise<number> {
   let dropped = 0;
-  for (const type of ['normal', 'pubsub']) dropped += Number(await admin.client('KILL', 'TYPE', type, 'SKIPME', 'yes'));
+  for (const type of ['normal', 'pubsub']) dropped += Number(await admin.call('CLIENT', 'KILL', 'TYPE', type, 'SKIPME', 'yes'));
   return dropped;
 }
 
