@@ -1,6 +1,6 @@
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { guardedLookup } from './address-guard.js';
+import { guardedLookup, literalAddressOf, publicAddressesOf } from './address-guard.js';
 
 export interface AttemptOutcome {
   /** The receiver's status, when it answered. */
@@ -24,7 +24,15 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  * One POST of a signed body. Redirects are not followed (a 3xx is a failed attempt): a
  * receiver could otherwise send the signed body, and our request, anywhere.
  */
-export function postWebhook(url: URL, body: string, options: PostOptions): Promise<AttemptOutcome> {
+export async function postWebhook(url: URL, body: string, options: PostOptions): Promise<AttemptOutcome> {
+  // Node connects to an address in the URL without calling `lookup`: check it here.
+  if (!options.allowPrivateAddresses && literalAddressOf(url.hostname)) {
+    try {
+      await publicAddressesOf(url.hostname);
+    } catch (error) {
+      return { statusCode: null, error: (error as Error).message };
+    }
+  }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const requestOptions: RequestOptions = {
     method: 'POST',

@@ -53,6 +53,15 @@ async function deliveriesOf(api: Client, user: TestUser, endpointId: string) {
   return page.body.items;
 }
 
+/** Waits until the endpoint's newest delivery is recorded as `expected` (an attempt is logged after its answer). */
+async function settled(api: Client, user: TestUser, endpointId: string, expected: Partial<Delivery>) {
+  return vi.waitFor(async () => {
+    const [newest] = await deliveriesOf(api, user, endpointId);
+    expect(newest).toMatchObject(expected);
+    return newest as Delivery;
+  });
+}
+
 const writeOneFile = JSON.stringify({ files: [{ path: 'note.txt', text: 'hello' }] });
 
 function typesOf(receiver: Receiver, secret: string) {
@@ -88,11 +97,14 @@ describe('outbound webhooks', () => {
     expect(() => receiver.verified(first, `whsec_${Buffer.alloc(32, 7).toString('base64')}`)).toThrow();
     expect(() => receiver.verified({ ...first, body: first.body.replace('"data"', '"data" ') }, endpoint.secret)).toThrow();
 
-    const deliveries = await deliveriesOf(api, user, endpoint.id);
-    expect(deliveries.map((delivery) => [delivery.status, delivery.attempts, delivery.lastStatusCode])).toEqual([
-      ['delivered', 1, 204],
-      ['delivered', 1, 204],
-    ]);
+    // The attempt is logged once the receiver's answer is in.
+    await vi.waitFor(async () => {
+      const deliveries = await deliveriesOf(api, user, endpoint.id);
+      expect(deliveries.map((delivery) => [delivery.status, delivery.attempts, delivery.lastStatusCode])).toEqual([
+        ['delivered', 1, 204],
+        ['delivered', 1, 204],
+      ]);
+    });
   });
 
   it('tells of a failed run with its reason', async ({ api }) => {
@@ -138,24 +150,15 @@ describe('outbound webhooks', () => {
     const user = await signUp(api);
     const { receiver, endpoint } = await receiverFor(api, user, answerWith(500), ['execution.completed']);
     await runToEnd(api, user, 'writer', writeOneFile);
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
-    const [delivery] = await deliveriesOf(api, user, endpoint.id);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: 500 });
+    const delivery = await settled(api, user, endpoint.id, { status: 'pending', attempts: 1, lastStatusCode: 500 });
     // The retry waits for its time on the server's clock, however often the server looks.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.received).toHaveLength(1);
 
     server.clock.advance(5_000);
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2));
+    await settled(api, user, endpoint.id, { status: 'pending', attempts: 2 });
     server.clock.advance(60_000);
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(3));
-    await vi.waitFor(async () =>
-      expect((await deliveriesOf(api, user, endpoint.id))[0]).toMatchObject({
-        status: 'failed',
-        attempts: 3,
-        nextAttemptAt: null,
-      }),
-    );
+    await settled(api, user, endpoint.id, { status: 'failed', attempts: 3, nextAttemptAt: null });
     server.clock.advance(3_600_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.received).toHaveLength(3);
@@ -166,7 +169,7 @@ describe('outbound webhooks', () => {
     const detail = await api.get<{
       attemptLog: { number: number; statusCode: number; error: string }[];
       payload: { type: string };
-    }>(`/api/v1/webhooks/${endpoint.id}/deliveries/${delivery?.id}`, { headers: session(user) });
+    }>(`/api/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}`, { headers: session(user) });
     expect(detail.status).toBe(200);
     expect(detail.body.payload.type).toBe('execution.completed');
     expect(detail.body.attemptLog.map((attempt) => [attempt.number, attempt.statusCode, attempt.error])).toEqual([
@@ -182,27 +185,20 @@ describe('outbound webhooks', () => {
       const user = await signUp(api);
       const { receiver, endpoint } = await receiverFor(api, user, answerWith(503), ['execution.completed']);
       await runToEnd(api, user, 'writer', writeOneFile);
-      await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
+      await settled(api, user, endpoint.id, { status: 'pending', attempts: 1, lastStatusCode: 503 });
       receiver.answer(answerWith(200));
       server.clock.advance(5_000);
-      await vi.waitFor(async () =>
-        expect((await deliveriesOf(api, user, endpoint.id))[0]).toMatchObject({
-          status: 'delivered',
-          attempts: 2,
-          lastStatusCode: 200,
-        }),
-      );
+      const delivered = await settled(api, user, endpoint.id, { status: 'delivered', attempts: 2, lastStatusCode: 200 });
 
-      const [delivered] = await deliveriesOf(api, user, endpoint.id);
-      const again = await api.post<Delivery>(`/api/v1/webhooks/${endpoint.id}/deliveries/${delivered?.id}/redeliver`, {
+      const again = await api.post<Delivery>(`/api/v1/webhooks/${endpoint.id}/deliveries/${delivered.id}/redeliver`, {
         headers: session(user),
       });
       expect(again.status).toBe(202);
-      expect(again.body.id).not.toBe(delivered?.id);
-      expect(again.body.messageId).toBe(delivered?.messageId);
-      await vi.waitFor(() => expect(receiver.received).toHaveLength(3));
-      expect(new Set(receiver.received.map((request) => request.id))).toEqual(new Set([delivered?.messageId]));
-      expect((await deliveriesOf(api, user, endpoint.id)).map((delivery) => delivery.status)).toEqual(['delivered', 'delivered']);
+      expect(again.body.id).not.toBe(delivered.id);
+      expect(again.body.messageId).toBe(delivered.messageId);
+      await settled(api, user, endpoint.id, { id: again.body.id, status: 'delivered', attempts: 1 });
+      expect(receiver.received).toHaveLength(3);
+      expect(new Set(receiver.received.map((request) => request.id))).toEqual(new Set([delivered.messageId]));
     },
   );
 

@@ -1,0 +1,86 @@
+import { describe, expect, onTestFinished, vi } from 'vitest';
+import type { AppContext } from '../../src/context.js';
+import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
+import { createEndpoint } from '../../src/webhooks/endpoints.js';
+import { queueWebhookEvent } from '../../src/webhooks/outbox.js';
+import { withDomain } from '../helpers/domain.js';
+import { aUser, callerFor } from '../helpers/rows.js';
+import { startReceiver } from '../helpers/webhook-receiver.js';
+
+// The receivers are on 127.0.0.1, so endpoints may be saved there; dispatchers are kicked by hand.
+const it = withDomain({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '3600000' });
+
+async function endpointWithReceiver(ctx: AppContext) {
+  const receiver = await startReceiver();
+  onTestFinished(() => receiver.close());
+  const user = await aUser(ctx.db);
+  const { endpoint } = await createEndpoint(ctx, callerFor(user), { url: receiver.url });
+  return { receiver, workspaceId: user.workspaceId, endpoint };
+}
+
+async function queue(ctx: AppContext, workspaceId: string, count: number) {
+  const nowIso = ctx.clock.now().toISOString();
+  await ctx.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < count; i++) {
+      await queueWebhookEvent(trx, nowIso, { workspaceId, type: 'execution.completed', data: { n: i } });
+    }
+  });
+}
+
+function started(ctx: AppContext) {
+  const dispatcher = new WebhookDispatcher(ctx);
+  dispatcher.start();
+  onTestFinished(() => dispatcher.close());
+  return dispatcher;
+}
+
+describe('webhook dispatch', () => {
+  it('sends each message once when several nodes race for the same deliveries', async ({ ctx }) => {
+    for (let round = 0; round < 10; round++) {
+      const { receiver, workspaceId } = await endpointWithReceiver(ctx);
+      await queue(ctx, workspaceId, 30);
+      const nodes = Array.from({ length: 4 }, () => started(ctx));
+      for (const node of nodes) node.kick();
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(30), { timeout: 10_000 });
+      await Promise.all(nodes.map((node) => node.close()));
+      expect(receiver.received).toHaveLength(30);
+      expect(new Set(receiver.received.map((request) => request.id)).size).toBe(30);
+    }
+  });
+
+  it('refuses at delivery a saved endpoint whose host is no longer a public address', async ({ ctx }) => {
+    const { receiver, workspaceId, endpoint } = await endpointWithReceiver(ctx);
+    // The operator has since turned private addresses off; the saved URL still points at 127.0.0.1.
+    const strict = { ...ctx, config: { ...ctx.config, webhooks: { ...ctx.config.webhooks, allowPrivateAddresses: false } } };
+    await queue(ctx, workspaceId, 1);
+    started(strict).kick();
+    const attempts = () =>
+      ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['attempts', 'last_error', 'endpoint_id'])
+        .where('endpoint_id', '=', endpoint.id)
+        .execute();
+    await vi.waitFor(async () => expect((await attempts())[0]?.attempts).toBe(1));
+    expect((await attempts())[0]?.last_error).toBe('127.0.0.1 is not a public address (127.0.0.1)');
+    expect(receiver.received).toEqual([]);
+  });
+
+  it('lets a lapsed claim of a dead node be taken over, but not a live one', async ({ ctx, domain }) => {
+    const { receiver, workspaceId } = await endpointWithReceiver(ctx);
+    await queue(ctx, workspaceId, 1);
+    const nowIso = ctx.clock.now().toISOString();
+    // A node claimed it and died before sending: its lease runs for the timeout plus a margin.
+    await ctx.db
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: new Date(domain.clock.now().getTime() + 40_000).toISOString() })
+      .where('next_attempt_at', '<=', nowIso)
+      .execute();
+    const node = started(ctx);
+    node.kick();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received).toHaveLength(0);
+    domain.clock.advance(41_000);
+    node.kick();
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
+  });
+});
