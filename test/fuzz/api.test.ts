@@ -24,7 +24,7 @@ const { operations: listed } = await servedDocument();
 const NOT_FUZZED: Record<string, string> = {};
 
 /** Runs per route: enough to reach past validation into each handler, few enough for CI's budget. */
-const RUNS_PER_ROUTE = 150;
+const RUNS_PER_ROUTE = 120;
 
 const it = withServer(UNLIMITED)
   .extend('document', { scope: 'file' }, async ({ api }) => (await api.get<OpenApiDocument>('/openapi.json')).body)

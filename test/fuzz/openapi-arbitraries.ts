@@ -28,6 +28,8 @@ export interface FuzzRequest {
   payload?: string;
   /** Which of the caller's credentials (or none) the request carries, for the failure report. */
   credential: string;
+  /** False when the path cannot be percent-decoded: then no route matches it. */
+  routed: boolean;
 }
 
 const NASTY = [
@@ -167,24 +169,35 @@ export function requestsFor(
       values: fc.record(parameters),
       credential: fc.constantFrom(...Object.keys(credentials)),
       body: sendsBody ? bodyArbitrary(document, operation, aims) : fc.constant(undefined),
+      // A percent sign that decodes to nothing: the router, not the route, refuses it.
+      undecodable: aims.wildness ? fc.option(fc.constantFrom('%', '%zz', '%E0%A4%A', 'a%2'), { freq: 8 }) : fc.constant(null),
       extraQuery: aims.wildness
         ? fc.option(fc.tuple(fc.constantFrom('limit', 'offset', 'x', '__proto__'), wild(aims)), { nil: undefined })
         : fc.constant(undefined),
     })
-    .map(({ values, credential, body, extraQuery }) => {
+    .map(({ values, credential, body, undecodable, extraQuery }) => {
       let path = operation.path;
       const query = new URLSearchParams();
       const headers: Record<string, string> = { ...credentials[credential] };
       for (const parameter of operation.parameters) {
         const value = values[`${parameter.in}:${parameter.name}`];
         if (value === undefined) continue;
-        if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, asPathValue(value, parameter.name === '*'));
-        else if (parameter.in === 'query') query.append(parameter.name, asQueryValue(value));
+        if (parameter.in === 'path') {
+          path = path.replace(`{${parameter.name}}`, undecodable ?? asPathValue(value, parameter.name === '*'));
+        } else if (parameter.in === 'query') query.append(parameter.name, asQueryValue(value));
         else headers[parameter.name.toLowerCase()] = asHeaderValue(value);
       }
       if (extraQuery) query.append(extraQuery[0], asQueryValue(extraQuery[1]));
       if (body) headers['content-type'] = body.type;
       const search = query.size ? `?${query}` : '';
-      return { method: operation.method, url: path + search, headers, credential, ...(body ? { payload: body.payload } : {}) };
+      const routed = undecodable === null || !operation.path.includes('{');
+      return {
+        method: operation.method,
+        url: path + search,
+        headers,
+        credential,
+        routed,
+        ...(body ? { payload: body.payload } : {}),
+      };
     });
 }

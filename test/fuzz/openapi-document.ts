@@ -92,6 +92,25 @@ export function resolve(document: OpenApiDocument, schema: JsonSchema): JsonSche
   return target;
 }
 
+/**
+ * What a request the router cannot match is checked against: a path that cannot be
+ * percent-decoded matches no route, so it gets the standard envelope like a 404 does, even
+ * under /api/v1/artifacts (docs/decisions.md, "Errors on the wire").
+ */
+export const UNROUTED: DocumentedOperation = {
+  id: 'a path no route matches',
+  method: 'GET',
+  path: '',
+  parameters: [],
+  body: undefined,
+  streams: false,
+  isPublic: true,
+  responses: {
+    '4XX': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    '429': { content: { 'application/json': { schema: { $ref: '#/components/schemas/RateLimitError' } } } },
+  },
+};
+
 export interface Verdict {
   ok: boolean;
   why: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FuzzRequest } from './openapi-arbitraries.js';
-import type { answerChecker, DocumentedOperation } from './openapi-document.js';
+import { type answerChecker, type DocumentedOperation, UNROUTED } from './openapi-document.js';
 import type { Answer } from './send.js';
 
 /**
@@ -41,7 +41,7 @@ export function noteSent(observer: Observer, request: FuzzRequest): void {
 
 export function verify(observer: Observer, operation: DocumentedOperation, request: FuzzRequest, answer: Answer): void {
   if (answer.status >= 500) throw failure(request, answer, 'a 5xx');
-  const verdict = observer.check(operation, answer.status, answer.contentType, answer.body);
+  const verdict = observer.check(request.routed ? operation : UNROUTED, answer.status, answer.contentType, answer.body);
   if (!verdict.ok) throw failure(request, answer, verdict.why);
   const leaked = [
     ...observer.secretsOfB.filter((secret) => answer.text.includes(secret)),
