@@ -6,6 +6,7 @@ import type {
   Balance,
   ByokStatus,
   CreatedExecution,
+  CreatedWebhookEndpoint,
   CreditPack,
   ExecutionEvent,
   ExecutionStatus,
@@ -17,6 +18,11 @@ import type {
   SkillItem,
   SubscriptionInfo,
   Transaction,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEventType,
 } from './types.js';
 
 interface Checkout {
@@ -175,6 +181,33 @@ export class SkilletClient {
     byok: () => this.transport.json<ByokStatus>('GET', '/api/v1/byok'),
     setByok: (key: string) => this.transport.json<ByokStatus>('PUT', '/api/v1/byok', { key }),
     removeByok: () => this.transport.json<ByokStatus>('DELETE', '/api/v1/byok'),
+  };
+
+  readonly webhooks = {
+    create: (endpoint: { url: string; events?: WebhookEventType[]; description?: string }) =>
+      this.transport.json<CreatedWebhookEndpoint>('POST', '/api/v1/webhooks', endpoint),
+    list: () => this.transport.json<{ webhooks: WebhookEndpoint[] }>('GET', '/api/v1/webhooks'),
+    get: (endpointId: string) => this.transport.json<WebhookEndpoint>('GET', `/api/v1/webhooks/${id(endpointId)}`),
+    update: (
+      endpointId: string,
+      change: { url?: string; events?: WebhookEventType[]; description?: string; enabled?: boolean },
+    ) => this.transport.json<WebhookEndpoint>('PATCH', `/api/v1/webhooks/${id(endpointId)}`, change),
+    remove: (endpointId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/webhooks/${id(endpointId)}`),
+    /** A new signing secret, shown only in this answer. */
+    rotateSecret: (endpointId: string) =>
+      this.transport.json<{ secret: string }>('POST', `/api/v1/webhooks/${id(endpointId)}/secret`, {}),
+    sendTest: (endpointId: string) => this.transport.json<WebhookDelivery>('POST', `/api/v1/webhooks/${id(endpointId)}/test`, {}),
+    deliveries: (endpointId: string, filter: { limit?: number; offset?: number; status?: WebhookDeliveryStatus } = {}) =>
+      this.transport.json<Page<WebhookDelivery>>('GET', `/api/v1/webhooks/${id(endpointId)}/deliveries${query(filter)}`),
+    delivery: (endpointId: string, deliveryId: string) =>
+      this.transport.json<WebhookDeliveryDetail>('GET', `/api/v1/webhooks/${id(endpointId)}/deliveries/${id(deliveryId)}`),
+    /** Sends the delivery's message again under its own id, as a new delivery. */
+    redeliver: (endpointId: string, deliveryId: string) =>
+      this.transport.json<WebhookDelivery>(
+        'POST',
+        `/api/v1/webhooks/${id(endpointId)}/deliveries/${id(deliveryId)}/redeliver`,
+        {},
+      ),
   };
 
   readonly events = {

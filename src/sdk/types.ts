@@ -147,3 +147,53 @@ export interface ByokStatus {
   keyPreview: string | null;
   provider?: string | null;
 }
+
+/** What an outbound webhook endpoint can subscribe to. */
+export type WebhookEventType = 'execution.completed' | 'execution.failed' | 'artifact.created' | 'credits.granted';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description: string;
+  events: WebhookEventType[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer to creating an endpoint: the only time its signing secret is shown, besides a rotation. */
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** One message sent to one endpoint, with where its attempts stand. */
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  /** The webhook-id header; a redelivery keeps it, so receivers can tell a repeat. */
+  messageId: string;
+  /** One of the subscribed types, or `webhook.test`. */
+  eventType: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+}
+
+export interface WebhookAttempt {
+  number: number;
+  attemptedAt: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface WebhookDeliveryDetail extends WebhookDelivery {
+  payload: { type: string; timestamp: string; data: Record<string, unknown> };
+  attemptLog: WebhookAttempt[];
+}

@@ -8,6 +8,7 @@ import type { Env } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { uniqueEmail } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';
+import type { ServerParts } from '../helpers/server.js';
 import { E2E_WEB_DIR } from './global-setup.js';
 
 export { CHROMIUM };
@@ -33,9 +34,11 @@ export interface AppPage {
 /**
  * A real server serving the built app, and one headless Chromium for the file. `openPage`
  * gives a fresh browser context (no cookies) at a viewport, recording console errors.
+ * `parts` are the server's (a clock that starts at the real time, for signatures a
+ * receiver checks).
  */
-export function withBrowserApp(env: Env = {}) {
-  return withServer({ WEB_APP_DIR: E2E_WEB_DIR, RATE_LIMIT_REST_PER_MINUTE: '100000', ...env })
+export function withBrowserApp(env: Env = {}, parts: ServerParts = {}) {
+  return withServer({ WEB_APP_DIR: E2E_WEB_DIR, RATE_LIMIT_REST_PER_MINUTE: '100000', ...env }, parts)
     .extend('browser', { scope: 'file' }, async ({ server: _server }, { onCleanup }) => {
       const browser = await chromium.launch({
         executablePath: CHROMIUM as string,

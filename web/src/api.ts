@@ -71,6 +71,7 @@ export const get = <T>(path: string) => api<T>('GET', path);
 export const post = <T>(path: string, body?: unknown, headers?: Record<string, string>) =>
   api<T>('POST', path, body ?? {}, headers);
 export const put = <T>(path: string, body?: unknown) => api<T>('PUT', path, body ?? {});
+export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
 export const del = <T>(path: string) => api<T>('DELETE', path);
 
 /** A message fit to show a person for whatever a request threw. */

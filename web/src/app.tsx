@@ -12,6 +12,9 @@ import { RunScreen } from './screens/run';
 import { SignInScreen } from './screens/sign-in';
 import { SkillScreen } from './screens/skill';
 import { SkillsScreen } from './screens/skills';
+import { WebhookDeliveriesScreen } from './screens/webhook-deliveries';
+import { WebhookDeliveryScreen } from './screens/webhook-delivery';
+import { WebhooksScreen } from './screens/webhooks';
 import { WorkspacesScreen } from './screens/workspaces';
 import { signOut, useMe, workspaceLabel } from './session';
 
@@ -22,6 +25,7 @@ const NAV: { href: string; label: string }[] = [
   { href: '/keys', label: 'Keys' },
   { href: '/billing', label: 'Billing' },
   { href: '/workspaces', label: 'Workspaces' },
+  { href: '/webhooks', label: 'Webhooks' },
   { href: '/activate', label: 'Approve a device' },
 ];
 
@@ -41,6 +45,17 @@ const SCREENS: Screen[] = [
   { pattern: '/keys', title: 'API keys', render: () => <KeysScreen /> },
   { pattern: '/billing', title: 'Billing', render: (_params, query) => <BillingScreen query={query} /> },
   { pattern: '/workspaces', title: 'Workspaces', render: () => <WorkspacesScreen /> },
+  { pattern: '/webhooks', title: 'Webhooks', render: () => <WebhooksScreen /> },
+  {
+    pattern: '/webhooks/:id',
+    title: 'Webhook deliveries',
+    render: (params) => <WebhookDeliveriesScreen id={params.id as string} />,
+  },
+  {
+    pattern: '/webhooks/:id/deliveries/:deliveryId',
+    title: 'Webhook delivery',
+    render: (params) => <WebhookDeliveryScreen endpointId={params.id as string} deliveryId={params.deliveryId as string} />,
+  },
   {
     pattern: '/activate',
     title: 'Approve a device',
