@@ -80,11 +80,13 @@ const binary = { type: 'string', format: 'binary' };
 
 function errorResponses(family: ErrorFamily) {
   const usual = family === 'artifact' ? json('ArtifactError') : json('Error');
+  // The artifact family says a run is in progress in its own shape, with isRunning true.
+  const running = family === 'artifact' ? json('ArtifactError') : json('ExecutionRunningError');
   return {
     '4XX': { description: 'Refused', content: { 'application/json': { schema: usual } } },
     '429': {
       description: 'Over a rate limit (Retry-After says when to retry), or a run already in progress',
-      content: { 'application/json': { schema: { oneOf: [json('RateLimitError'), json('ExecutionRunningError')] } } },
+      content: { 'application/json': { schema: { oneOf: [json('RateLimitError'), running] } } },
     },
     '5XX': { description: 'Server failure', content: { 'application/json': { schema: usual } } },
   };

@@ -28,7 +28,7 @@ const RUNS_PER_ROUTE = 120;
 
 const it = withServer(UNLIMITED)
   .extend('document', { scope: 'file' }, async ({ api }) => (await api.get<OpenApiDocument>('/openapi.json')).body)
-  .extend('world', { scope: 'file' }, ({ server }) => twoWorkspaces(injectClient(server.app)))
+  .extend('world', { scope: 'file' }, ({ server }) => twoWorkspaces(injectClient(server.app), server.db))
   .extend('exercised', { scope: 'file' }, () => new Set<string>())
   .extend('observer', { scope: 'file' }, ({ document, world }) => ({
     check: answerChecker(document),

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
+import { findExecution } from '../../src/executions/executions.store.js';
 import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import type { Client } from '../helpers/http.js';
+import { anArtifact } from '../helpers/rows.js';
+import type { TestApp } from '../helpers/server.js';
 
 /**
  * Two people, A (who fuzzes) and B (whose data A must never see), each with real
@@ -44,7 +47,18 @@ async function finishedRun(api: Client, headers: Record<string, string>, text: s
   throw new Error(`run ${created.body.id} did not end`);
 }
 
-async function holdings(api: Client, tag: string): Promise<Holdings & { secrets: string[]; threadName?: string }> {
+/** An artifact whose run is still writing it, as a run leaves it mid-way: its routes answer 429 isRunning. */
+async function pendingArtifact(db: TestApp['db'], executionId: string, tag: string): Promise<string> {
+  const execution = await findExecution(db.db, executionId);
+  if (!execution) throw new Error(`execution ${executionId} is gone`);
+  return (await anArtifact(db.db, { execution, status: 'pending', title: `pending ${tag}` })).id;
+}
+
+async function holdings(
+  api: Client,
+  db: TestApp['db'],
+  tag: string,
+): Promise<Holdings & { secrets: string[]; threadName?: string }> {
   const user = await signUp(api, `${tag}-${randomBytes(4).toString('hex')}@example.test`);
   const headers = session(user);
   const team = await createTeam(api, user, `team ${tag}`);
@@ -56,6 +70,7 @@ async function holdings(api: Client, tag: string): Promise<Holdings & { secrets:
     headers,
   });
   const artifacts = await api.get<{ id: string }[]>('/api/v1/artifacts', { headers });
+  const pending = await pendingArtifact(db, waiting.body.id, tag);
   const connect = await api.post<{ requestId: string }>('/api/v1/agents/connect', {
     body: { scopes: ['read'], label: `agent ${tag}` },
     // An agent asks with the key it holds: a session has no key to narrow.
@@ -82,16 +97,17 @@ async function holdings(api: Client, tag: string): Promise<Holdings & { secrets:
     run,
     waiting.body.id,
     connect.body.requestId,
+    pending,
     ...artifacts.body.map((artifact) => artifact.id),
   ];
   return { user, apiKey: key.key, ids, secrets: [user.email, user.token, key.key, key.id, spare.key], threadName };
 }
 
 /** Sets up A and B on `api`; B's resources are made first, so A's requests meet a populated database. */
-export async function twoWorkspaces(api: Client): Promise<TwoWorkspaces> {
+export async function twoWorkspaces(api: Client, db: TestApp['db']): Promise<TwoWorkspaces> {
   const marker = `bmark${randomBytes(6).toString('hex')}`;
-  const b = await holdings(api, marker);
-  const a = await holdings(api, `amark${randomBytes(6).toString('hex')}`);
+  const b = await holdings(api, db, marker);
+  const a = await holdings(api, db, `amark${randomBytes(6).toString('hex')}`);
   const packs = await api.get<{ packs: { id: string }[] }>('/api/v1/billing/packs', { headers: session(a.user) });
   const agents = await api.get<{ agents: { id: string }[] }>('/api/v1/agents', { headers: session(a.user) });
   const words = [
