@@ -54,6 +54,7 @@ import { detectSandbox, type SkillSandbox } from './skills/sandbox.js';
 import { threadRoutes } from './threads/threads.routes.js';
 import { appPageRoutes } from './webapp/app-pages.routes.js';
 import { appSessionRoutes } from './webapp/app-session.routes.js';
+import { pruneWebhookLog } from './webhooks/retention.js';
 import { webhookEndpointRoutes } from './webhooks/webhooks.routes.js';
 
 export interface AppDeps {
@@ -202,6 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const sweep = async () => {
       await sweepExpiredActivations(ctx).catch((error: unknown) => app.log.error({ err: error }, 'activation sweep failed'));
       await sweepExpiredOAuthRecords(ctx).catch((error: unknown) => app.log.error({ err: error }, 'OAuth sweep failed'));
+      await pruneWebhookLog(ctx).catch((error: unknown) => app.log.error({ err: error }, 'webhook log sweep failed'));
     };
     if (config.redisUrl) {
       // A cluster: every node beats; the one holding the lease ends lost runs and sweeps.

@@ -148,6 +148,8 @@ export interface WebhookSettings {
   retryDelaysMs: number[];
   /** How often a node looks for deliveries that have fallen due. */
   pollMs: number;
+  /** How long a message and its delivery log are kept once no delivery of it is pending. */
+  logRetentionMs: number;
 }
 
 export interface OpsSettings {
@@ -410,6 +412,7 @@ function webhookSettings(env: Env): WebhookSettings {
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     retryDelaysMs: retryDelays(env),
     pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10, 3_600_000),
+    logRetentionMs: integer(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
   };
 }
 

@@ -6,7 +6,14 @@ import type { Caller } from '../identity/callers.js';
 import { endpointOf } from './endpoints.js';
 import { queueMessage, TEST_EVENT_TYPE } from './outbox.js';
 import { deliveryDetail, deliveryView } from './views.js';
-import { attemptsOf, type DeliveryWithMessage, deliveryOf, insertDeliveries, pageOfDeliveries } from './webhooks.store.js';
+import {
+  attemptsOf,
+  type DeliveryWithMessage,
+  deliveryOf,
+  insertDeliveries,
+  makeDueNow,
+  pageOfDeliveries,
+} from './webhooks.store.js';
 
 type DeliveryDeps = Pick<AppContext, 'db' | 'clock' | 'webhooks'>;
 
@@ -41,14 +48,21 @@ export async function deliveryWithLog(ctx: Pick<AppContext, 'db'>, caller: Calle
 }
 
 /**
- * Sends a delivery's message again, as a new delivery with a log of its own. The message
- * keeps its id, so a receiver that already handled it can tell it is a repeat.
+ * Sends a delivery's message again. One that ended (delivered or failed) gets a new
+ * delivery with a log of its own; the message keeps its id, so a receiver that already
+ * handled it can tell it is a repeat. One still waiting for a retry is tried now instead,
+ * so that its own retries do not send the message a second time later.
  */
 export async function redeliver(ctx: DeliveryDeps, caller: Caller, endpointId: string, deliveryId: string) {
   const endpoint = await endpointOf(ctx, caller, endpointId);
   if (endpoint.enabled !== 1) throw new Conflict('The webhook endpoint is disabled');
   const original = await deliveryIn(ctx, endpointId, deliveryId);
   const nowIso = ctx.clock.now().toISOString();
+  if (original.status === 'pending') {
+    await makeDueNow(ctx.db, deliveryId, nowIso);
+    ctx.webhooks.kick();
+    return deliveryView(await deliveryIn(ctx, endpointId, deliveryId));
+  }
   const id = randomUUID();
   await insertDeliveries(ctx.db, [
     {

@@ -5,7 +5,7 @@ import { Forbidden, InvalidInput, NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { encrypt } from '../secrets.js';
 import { AddressRefused, publicAddressesOf } from './address-guard.js';
-import { WEBHOOK_EVENT_TYPES } from './outbox.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
 import { newWebhookSecret } from './signing.js';
 import { type EndpointView, endpointView } from './views.js';
 import {
@@ -25,7 +25,7 @@ export const ENDPOINTS_PER_WORKSPACE = 20;
 
 export interface EndpointInput {
   url: string;
-  events?: string[];
+  events?: WebhookEventType[];
   description?: string;
 }
 
@@ -63,7 +63,7 @@ async function checkedUrl(ctx: Pick<AppContext, 'config'>, raw: string): Promise
   return url.toString();
 }
 
-function checkedEvents(events: string[] | undefined): string[] {
+function checkedEvents(events: WebhookEventType[] | undefined): WebhookEventType[] {
   if (events === undefined) return [...WEBHOOK_EVENT_TYPES];
   const unique = [...new Set(events)];
   if (unique.length === 0) throw new InvalidInput('events must name at least one event type');

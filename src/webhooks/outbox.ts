@@ -17,8 +17,9 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
-export function eventTypesOf(endpoint: Pick<EndpointRow, 'event_types'>): string[] {
-  return JSON.parse(endpoint.event_types) as string[];
+/** The types an endpoint subscribed to; only validated types are ever stored. */
+export function eventTypesOf(endpoint: Pick<EndpointRow, 'event_types'>): WebhookEventType[] {
+  return JSON.parse(endpoint.event_types) as WebhookEventType[];
 }
 
 /** The body every attempt of a message sends, as Standard Webhooks suggests: type, timestamp, data. */
@@ -62,7 +63,7 @@ export async function queueMessage(
 /** Queues an event for every enabled endpoint of its workspace that subscribed to its type. */
 export async function queueWebhookEvent(trx: Kysely<Tables>, nowIso: string, event: WebhookEvent): Promise<boolean> {
   const endpoints = (await enabledEndpoints(trx, event.workspaceId)).filter((endpoint) =>
-    eventTypesOf(endpoint).includes(event.type),
+    (eventTypesOf(endpoint) as string[]).includes(event.type),
   );
   return (await queueMessage(trx, nowIso, event, endpoints)).length > 0;
 }

@@ -1,11 +1,11 @@
-import { eventTypesOf } from './outbox.js';
+import { eventTypesOf, type WebhookEventType } from './outbox.js';
 import type { AttemptRow, DeliveryWithMessage, EndpointRow } from './webhooks.store.js';
 
 export interface EndpointView {
   id: string;
   url: string;
   description: string;
-  events: string[];
+  events: WebhookEventType[];
   enabled: boolean;
   createdAt: string;
   updatedAt: string;

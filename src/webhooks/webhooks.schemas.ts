@@ -31,7 +31,7 @@ export const WebhookEndpoint = Type.Object({
   id: Type.String(),
   url: Type.String(),
   description: Type.String(),
-  events: Type.Array(Type.String()),
+  events: Type.Array(EventType),
   enabled: Type.Boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,

@@ -116,6 +116,16 @@ export function attemptsOf(db: Kysely<Tables>, deliveryId: string): Promise<Atte
   return db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('number').execute();
 }
 
+/** Brings a pending delivery's next attempt forward to now. */
+export async function makeDueNow(db: Kysely<Tables>, id: string, nowIso: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: nowIso })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
 /** Deliveries that have fallen due and that no node holds, oldest first. */
 export async function dueDeliveryIds(db: Kysely<Tables>, nowIso: string, limit: number): Promise<string[]> {
   const rows = await db
@@ -167,4 +177,26 @@ export async function recordAttempt(
     await trx.insertInto('webhook_attempts').values(attempt).execute();
     await trx.updateTable('webhook_deliveries').set(change).where('id', '=', attempt.delivery_id).execute();
   });
+}
+
+/**
+ * Deletes messages made before `beforeIso` that no delivery is still pending for; their
+ * deliveries and attempt logs go with them (foreign keys cascade). Returns how many.
+ */
+export async function deleteSettledMessages(db: Kysely<Tables>, beforeIso: string): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_messages')
+    .where('created_at', '<', beforeIso)
+    .where(({ exists, not, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries')
+            .select('webhook_deliveries.id')
+            .whereRef('webhook_deliveries.message_id', '=', 'webhook_messages.id')
+            .where('webhook_deliveries.status', '=', 'pending'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

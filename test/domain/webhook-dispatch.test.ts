@@ -3,6 +3,7 @@ import type { AppContext } from '../../src/context.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { createEndpoint } from '../../src/webhooks/endpoints.js';
 import { queueWebhookEvent } from '../../src/webhooks/outbox.js';
+import { pruneWebhookLog } from '../../src/webhooks/retention.js';
 import { withDomain } from '../helpers/domain.js';
 import { aUser, callerFor } from '../helpers/rows.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -82,5 +83,51 @@ describe('webhook dispatch', () => {
     domain.clock.advance(41_000);
     node.kick();
     await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
+  });
+
+  it('forgets settled messages past the retention with their logs, and keeps pending and recent ones', async ({
+    ctx,
+    domain,
+  }) => {
+    const { receiver, workspaceId, endpoint } = await endpointWithReceiver(ctx);
+    await queue(ctx, workspaceId, 2);
+    const node = started(ctx);
+    node.kick();
+    await vi.waitFor(async () => {
+      const statuses = await ctx.db
+        .selectFrom('webhook_deliveries')
+        .select('status')
+        .where('endpoint_id', '=', endpoint.id)
+        .execute();
+      expect(statuses.map((row) => row.status)).toEqual(['delivered', 'delivered']);
+    });
+    receiver.answer(() => undefined);
+    await node.close();
+    // One more, still pending (its node is gone), queued 29 days later.
+    domain.clock.advance(29 * 86_400_000);
+    await queue(ctx, workspaceId, 1);
+    const left = () =>
+      ctx.db
+        .selectFrom('webhook_messages')
+        .select('id')
+        .where('workspace_id', '=', workspaceId)
+        .execute()
+        .then((rows) => rows.length);
+    // Other tests' messages share the database: count this workspace's.
+    await pruneWebhookLog(ctx);
+    expect(await left()).toBe(3);
+    domain.clock.advance(2 * 86_400_000);
+    expect(await pruneWebhookLog(ctx)).toBeGreaterThanOrEqual(2);
+    expect(await left()).toBe(1);
+    const attempts = await ctx.db
+      .selectFrom('webhook_attempts')
+      .innerJoin('webhook_deliveries', 'webhook_deliveries.id', 'webhook_attempts.delivery_id')
+      .select('webhook_attempts.number')
+      .where('webhook_deliveries.endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(attempts).toEqual([]);
+    domain.clock.advance(365 * 86_400_000);
+    await pruneWebhookLog(ctx);
+    expect(await left()).toBe(1);
   });
 });

@@ -202,6 +202,22 @@ describe('outbound webhooks', () => {
     },
   );
 
+  it('tries a delivery that waits for its retry at once when asked to redeliver it', async ({ api }) => {
+    const user = await signUp(api);
+    const { receiver, endpoint } = await receiverFor(api, user, answerWith(500));
+    await api.post(`/api/v1/webhooks/${endpoint.id}/test`, { headers: session(user) });
+    const waiting = await settled(api, user, endpoint.id, { status: 'pending', attempts: 1 });
+    receiver.answer(answerWith(200));
+    const again = await api.post<Delivery>(`/api/v1/webhooks/${endpoint.id}/deliveries/${waiting.id}/redeliver`, {
+      headers: session(user),
+    });
+    expect(again.status).toBe(202);
+    expect(again.body.id).toBe(waiting.id);
+    await settled(api, user, endpoint.id, { id: waiting.id, status: 'delivered', attempts: 2, nextAttemptAt: null });
+    expect(await deliveriesOf(api, user, endpoint.id)).toHaveLength(1);
+    expect(receiver.received).toHaveLength(2);
+  });
+
   it('does not follow redirects and gives up on a receiver that does not answer in time', async ({ api }) => {
     const user = await signUp(api);
     const moved = await receiverFor(api, user, (_nth, response) => {
