@@ -81,77 +81,73 @@ async function startPurchase(buyer: TestUser): Promise<string> {
   return started.body.checkoutUrl.split('/').pop() as string;
 }
 
-const rounds = KILL_DELAYS_MS.map((delay, round) => ({ round, delay }));
+/** Runs `work` again and again until `stopped()` says so; how many times it ran. */
+async function repeatUntil(stopped: () => boolean, work: (i: number) => Promise<unknown>): Promise<number> {
+  let i = 0;
+  while (!stopped()) await work(i++);
+  return i;
+}
 
-describe('SIGKILL during ledger writes: payment webhooks granting credits, runs holding their price', () => {
-  it.each(rounds)('round $round: killed $delay ms into the writes', async ({ delay }) => {
-    const buyer = await signUp(server.api);
-    const sessions = await Promise.all(Array.from({ length: 12 }, () => startPurchase(buyer)));
-    const events = sessions.map(paidEvent);
-    const payers = await Promise.all(Array.from({ length: 3 }, () => signUp(server.api)));
-    const runs = await Promise.all(payers.map((payer) => createExecution(server.api, payer, 'priced-ticker', '3 20')));
+const statusOf = async (owner: TestUser, executionId: string) =>
+  (await server.api.get<{ status: string }>(`/api/v1/executions/${executionId}/status`, { headers: session(owner) })).body.status;
 
-    // Every grant and every price hold in flight at once, and the kill somewhere among them.
-    const inFlight = Promise.allSettled([
-      ...events.map(deliver),
-      ...runs.map((run, i) => sendMessage(server.api, payers[i] as TestUser, run.id, '3 20')),
-    ]);
-    await pause(delay);
-    await server.killAndRestart();
-    await inFlight;
+const bundle = JSON.stringify({ files: Array.from({ length: 10 }, (_, i) => ({ path: `part-${i}.bin`, bytes: 1024 * 1024 })) });
 
-    // Stripe delivers again whatever it did not see acknowledged; here, every event, twice.
-    for (const payload of [...events, ...events]) expect(await deliver(payload)).toBe(200);
-    const grants = (await transactionsOf(server.api, buyer)).filter((row) => row.amount === 100);
-    expect(grants).toHaveLength(sessions.length);
-    await expectStoreWhole(server);
-  });
-});
+describe('SIGKILL during every kind of write at once: ledger, events, artifacts', () => {
+  it.each(KILL_DELAYS_MS.map((delay, round) => ({ round, delay })))(
+    'round $round: killed $delay ms after the bundle began staging',
+    async ({ delay }) => {
+      const [buyer, streamerA, streamerB, writerOwner, ...payers] = await Promise.all(
+        Array.from({ length: 7 }, () => signUp(server.api)),
+      );
+      if (!buyer || !streamerA || !streamerB || !writerOwner) throw new Error('sign-ups missing');
+      const events = (await Promise.all(Array.from({ length: 48 }, () => startPurchase(buyer)))).map(paidEvent);
+      const priced = await Promise.all(payers.map((payer) => createExecution(server.api, payer, 'priced-ticker', '3 20')));
+      // Events: two runs streaming 20,000 messages each, far from done when the kill lands.
+      const streams = [
+        { owner: streamerA, run: await createExecution(server.api, streamerA, 'chatty', '20000 60') },
+        { owner: streamerB, run: await createExecution(server.api, streamerB, 'chatty', '20000 60') },
+      ];
+      for (const { owner, run } of streams) expect((await sendMessage(server.api, owner, run.id, '20000 60')).status).toBe(200);
+      // Artifacts: a ten-file bundle, committed to the blob store once the run ends.
+      const writer = await createExecution(server.api, writerOwner, 'writer', bundle);
+      expect((await sendMessage(server.api, writerOwner, writer.id, bundle)).status).toBe(200);
+      // The delay moves the kill through staging, the renames under the blobs' names and the
+      // transaction that records them, while the grants and the streams go on beside them.
+      await vi.waitFor(
+        async () => expect((await readdir(path.join(server.blobDir, 'tmp')).catch(() => [])).length).toBeGreaterThan(0),
+        { timeout: 20_000, interval: 2 },
+      );
+      // Ledger: fresh payment events on two lanes (then the same again), and runs taking
+      // their price, from now until the kill.
+      let killed = false;
+      const flood = Promise.all(
+        [0, 1].map((lane) =>
+          repeatUntil(
+            () => killed,
+            (i) => deliver(events[(2 * i + lane) % events.length] as string),
+          ),
+        ),
+      );
+      const holds = Promise.allSettled(priced.map((run, i) => sendMessage(server.api, payers[i] as TestUser, run.id, '3 20')));
+      await pause(delay);
+      const restarted = server.killAndRestart();
+      killed = true;
+      await restarted;
+      expect((await flood).reduce((total, deliveries) => total + deliveries, 0)).toBeGreaterThan(0);
+      await holds;
 
-describe('SIGKILL while runs stream many events', () => {
-  it.each(rounds)('round $round: killed $delay ms into the streams', async ({ delay }) => {
-    const owners = await Promise.all(Array.from({ length: 2 }, () => signUp(server.api)));
-    const runs = await Promise.all(owners.map((owner) => createExecution(server.api, owner, 'chatty', '4000 60')));
-    const started = await Promise.all(runs.map((run, i) => sendMessage(server.api, owners[i] as TestUser, run.id, '4000 60')));
-    for (const reply of started) expect(reply.status).toBe(200);
-    await pause(delay);
-    await server.killAndRestart();
-
-    await expectStoreWhole(server);
-    for (const [i, run] of runs.entries()) {
-      const status = await server.api.get<{ status: string }>(`/api/v1/executions/${run.id}/status`, {
-        headers: session(owners[i] as TestUser),
-      });
-      expect(['completed', 'failed']).toContain(status.body.status);
-    }
-    // The restarted server runs the same skill to its end.
-    expect((await runToEnd(server.api, owners[0] as TestUser, 'chatty', '50 20')).stream.events.at(-1)?.type).toBe(
-      'session.status_idle',
-    );
-  });
-});
-
-describe('SIGKILL while a bundle is being committed to the blob store', () => {
-  const input = JSON.stringify({ files: Array.from({ length: 10 }, (_, i) => ({ path: `part-${i}.bin`, bytes: 1024 * 1024 })) });
-
-  it.each(rounds)('round $round: killed $delay ms after staging began', async ({ delay }) => {
-    const owner = await signUp(server.api);
-    const run = await createExecution(server.api, owner, 'writer', input);
-    expect((await sendMessage(server.api, owner, run.id, input)).status).toBe(200);
-    // The commit starts with the first file staged; the delay moves the kill through staging,
-    // the renames under the blobs' names and the transaction that records them.
-    await vi.waitFor(
-      async () => expect((await readdir(path.join(server.blobDir, 'tmp')).catch(() => [])).length).toBeGreaterThan(0),
-      {
-        timeout: 20_000,
-        interval: 2,
-      },
-    );
-    await pause(delay / 3);
-    await server.killAndRestart();
-
-    await expectStoreWhole(server);
-    const status = await server.api.get<{ status: string }>(`/api/v1/executions/${run.id}/status`, { headers: session(owner) });
-    expect(['completed', 'failed']).toContain(status.body.status);
-  });
+      await expectStoreWhole(server);
+      // The kill landed while both streams were being written: each was ended by the restart.
+      for (const { owner, run } of streams) expect(await statusOf(owner, run.id)).toBe('failed');
+      expect(['completed', 'failed']).toContain(await statusOf(writerOwner, writer.id));
+      // Stripe delivers again whatever it did not see acknowledged: here every event, twice.
+      for (const payload of [...events, ...events]) expect(await deliver(payload)).toBe(200);
+      const grants = (await transactionsOf(server.api, buyer)).filter((row) => row.amount === 100);
+      expect(grants).toHaveLength(events.length);
+      await expectStoreWhole(server);
+      // The restarted server runs skills to their end.
+      expect((await runToEnd(server.api, streamerA, 'ticker', '2 1')).stream.events.at(-1)?.type).toBe('session.status_idle');
+    },
+  );
 });
