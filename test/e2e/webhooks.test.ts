@@ -106,7 +106,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('webhook
     expectNoPageErrors(app);
   });
 
-  test('a receiver answering 500 leaves the delivery pending with its answer; Redeliver once it recovers delivers the same message', async ({
+  test('a receiver answering 500 leaves the delivery pending with its answer; Redeliver once it recovers tries it again at once', async ({
     openPage,
   }) => {
     const receiver = await receiverFor(500);
@@ -127,8 +127,8 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('webhook
     const failedUrl = app.page.url();
 
     receiver.answer(answerWith(200));
+    // A delivery that waits for its retry is tried now, as itself: no second delivery.
     await app.page.getByRole('button', { name: 'Redeliver' }).click();
-    await vi.waitFor(() => expect(app.page.url()).not.toBe(failedUrl));
     await app.page
       .getByRole('heading', { name: /webhook\.test/ })
       .getByText('delivered', { exact: true })
@@ -136,9 +136,10 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('webhook
     const [first, again] = receiver.received as [Receiver['received'][number], Receiver['received'][number]];
     expect(again.id).toBe(first.id);
     expect(receiver.verified(again, secret)).toMatchObject({ type: 'webhook.test' });
+    expect(app.page.url()).toBe(failedUrl);
     await app.page.getByRole('link', { name: 'Back to the delivery log' }).click();
     await app.page.getByRole('row').filter({ hasText: 'answered 200' }).waitFor();
-    expect(await app.page.getByRole('row').filter({ hasText: 'webhook.test' }).count()).toBe(2);
+    expect(await app.page.getByRole('row').filter({ hasText: 'webhook.test' }).count()).toBe(1);
     expectNoPageErrors(app);
   });
 

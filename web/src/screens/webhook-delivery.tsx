@@ -38,19 +38,25 @@ function AttemptLog({ delivery }: { delivery: WebhookDeliveryDetail }) {
 
 /**
  * One delivery: where it stands, every attempt, and the payload as signed. Redelivering
- * sends the same message (same webhook-id) as a new delivery, which this screen then shows.
+ * sends the same message (same webhook-id): a delivery that ended as a new delivery, which
+ * this screen then shows; one waiting for a retry is tried at once, and shown again here.
  */
 export function WebhookDeliveryScreen({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) {
   const delivery = useLoad(() => get<WebhookDeliveryDetail>(deliveryPath(endpointId, deliveryId)), [endpointId, deliveryId]);
   const redelivering = useAction();
   const data = delivery.data;
-  useReloadWhile(data?.status === 'pending' && data.attempts === 0, data, delivery.reload);
+  // An attempt is on its way: the first one, or one brought forward by Redeliver.
+  const attemptDue =
+    data?.status === 'pending' &&
+    (data.attempts === 0 || (data.nextAttemptAt !== null && Date.parse(data.nextAttemptAt) <= Date.now()));
+  useReloadWhile(attemptDue, data, delivery.reload);
   const logHref = `/webhooks/${encodeURIComponent(endpointId)}`;
 
   const redeliver = () =>
     redelivering.run(async () => {
       const again = await post<WebhookDelivery>(`${deliveryPath(endpointId, deliveryId)}/redeliver`);
-      navigate(`${logHref}/deliveries/${encodeURIComponent(again.id)}`);
+      if (again.id === deliveryId) delivery.reload();
+      else navigate(`${logHref}/deliveries/${encodeURIComponent(again.id)}`);
     });
 
   return (
