@@ -18,11 +18,15 @@ export interface Holdings {
   apiKey: string;
   /** Ids of the person's resources that A may aim at (none of them a credential A relies on). */
   ids: string[];
+  /** What the person reads to see all of it, for checking that nobody else changed it. */
+  reads: string[];
 }
 
 export interface TwoWorkspaces {
   a: Holdings;
   b: Holdings;
+  /** What B's reads answered before A's requests. */
+  before: Snapshot;
   /** B's marker and B's secrets (email, token, keys): A never sends them, so none may appear in an answer to A. */
   secretsOfB: string[];
   /** Strings valid somewhere: skill slugs, pack ids, agent ids, B's thread name (a name A may reuse for a thread of its own). */
@@ -79,6 +83,12 @@ async function holdings(
   expect([waiting.status, artifacts.status, connect.status]).toEqual([200, 200, 202]);
   const byok = await api.put('/api/v1/byok', { body: { key: `sk-ant-api03-${tag}` }, headers });
   expect(byok.status).toBe(200);
+  // A receiver nothing listens on (the fuzz server allows private addresses): its deliveries fail, harmlessly.
+  const hook = await api.post<{ id: string; secret: string }>('/api/v1/webhooks', {
+    body: { url: `http://127.0.0.1:9/${tag}`, description: `hook ${tag}` },
+    headers,
+  });
+  expect(hook.status).toBe(201);
   const agents = await api.get<{ agents: { id: string }[] }>('/api/v1/agents', { headers });
   const agent = agents.body.agents[0];
   const threadName = agent ? `thread-${randomBytes(4).toString('hex')}` : undefined;
@@ -98,9 +108,29 @@ async function holdings(
     waiting.body.id,
     connect.body.requestId,
     pending,
+    hook.body.id,
     ...artifacts.body.map((artifact) => artifact.id),
   ];
-  return { user, apiKey: key.key, ids, secrets: [user.email, user.token, key.key, key.id, spare.key], threadName };
+  const reads = [
+    ...['/me', '/workspaces', '/keys', '/executions', '/artifacts', '/byok', '/webhooks', '/billing/transactions'],
+    `/workspaces/${team.id}/members`,
+    `/executions/${run}/status`,
+    `/executions/${waiting.body.id}/status`,
+    `/agents/connect/${connect.body.requestId}`,
+    `/webhooks/${hook.body.id}`,
+  ].map((path) => `/api/v1${path}`);
+  const secrets = [user.email, user.token, key.key, key.id, spare.key, hook.body.secret];
+  return { user, apiKey: key.key, ids, reads, secrets, threadName };
+}
+
+export type Snapshot = Record<string, { status: number; body: unknown }>;
+
+/** What the person's reads answer now. */
+export async function snapshotOf(api: Client, holder: Holdings): Promise<Snapshot> {
+  const answers = await Promise.all(holder.reads.map((path) => api.get(path, { headers: session(holder.user) })));
+  return Object.fromEntries(
+    holder.reads.map((path, index) => [path, { status: answers[index]?.status ?? 0, body: answers[index]?.body }]),
+  );
 }
 
 /** Sets up A and B on `api`; B's resources are made first, so A's requests meet a populated database. */
@@ -119,5 +149,5 @@ export async function twoWorkspaces(api: Client, db: TestApp['db']): Promise<Two
     ...agents.body.agents.map((agent) => agent.id),
     ...(b.threadName ? [b.threadName] : []),
   ];
-  return { a, b, secretsOfB: [marker, ...b.secrets], words };
+  return { a, b, before: await snapshotOf(api, b), secretsOfB: [marker, ...b.secrets], words };
 }
