@@ -20,6 +20,8 @@ export interface Holdings {
   ids: string[];
   /** What the person reads to see all of it, for checking that nobody else changed it. */
   reads: string[];
+  /** A run of theirs that has ended. */
+  run: string;
 }
 
 export interface TwoWorkspaces {
@@ -120,7 +122,7 @@ async function holdings(
     `/webhooks/${hook.body.id}`,
   ].map((path) => `/api/v1${path}`);
   const secrets = [user.email, user.token, key.key, key.id, spare.key, hook.body.secret];
-  return { user, apiKey: key.key, ids, reads, secrets, threadName };
+  return { user, apiKey: key.key, ids, reads, run, secrets, threadName };
 }
 
 export type Snapshot = Record<string, { status: number; body: unknown }>;
@@ -140,7 +142,12 @@ export async function twoWorkspaces(api: Client, db: TestApp['db']): Promise<Two
   const a = await holdings(api, db, `amark${randomBytes(6).toString('hex')}`);
   const packs = await api.get<{ packs: { id: string }[] }>('/api/v1/billing/packs', { headers: session(a.user) });
   const agents = await api.get<{ agents: { id: string }[] }>('/api/v1/agents', { headers: session(a.user) });
+  // A's own stream signature: the fuzzer tries it on B's runs as well as on A's.
+  const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${a.run}/stream-token`, { headers: session(a.user) });
+  const signed = new URL(token.body.sseUrl).searchParams;
   const words = [
+    signed.get('ts') ?? '',
+    signed.get('sig') ?? '',
     'empty',
     'writer',
     'admin',
