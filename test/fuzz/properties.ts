@@ -51,20 +51,23 @@ export function verify(observer: Observer, operation: DocumentedOperation, reque
 }
 
 /**
- * The same request with each of B's ids in its path or workspace header (where an id names
- * an existing resource) swapped for one nobody has; null when it names none of B's.
+ * The same request with each of B's ids swapped for one nobody has, wherever it appears
+ * (path, query, workspace header, body); null when the request names none of B's, or
+ * carries an idempotency key (replaying one with another body is refused, made-up ids or not).
  */
 export function withMadeUpIds(request: FuzzRequest, idsOfB: string[]): FuzzRequest | null {
-  const [path = '', query] = request.url.split('?', 2);
-  let swappedPath = path;
-  const headers = { ...request.headers };
-  for (const id of idsOfB) {
-    const stranger = randomUUID();
-    swappedPath = swappedPath.replaceAll(id, stranger);
-    if (headers['x-workspace-id'] === id) headers['x-workspace-id'] = stranger;
-  }
-  if (swappedPath === path && headers['x-workspace-id'] === request.headers['x-workspace-id']) return null;
-  return { ...request, url: query === undefined ? swappedPath : `${swappedPath}?${query}`, headers };
+  if (request.headers['idempotency-key'] !== undefined) return null;
+  const strangers = new Map(idsOfB.map((id) => [id, randomUUID()]));
+  const swap = (text: string) => {
+    let swapped = text;
+    for (const [id, stranger] of strangers) swapped = swapped.replaceAll(id, stranger);
+    return swapped;
+  };
+  const workspace = request.headers['x-workspace-id'];
+  const headers = workspace === undefined ? request.headers : { ...request.headers, 'x-workspace-id': swap(workspace) };
+  const payload = request.payload === undefined ? undefined : swap(request.payload);
+  const swapped = { ...request, url: swap(request.url), headers, ...(payload === undefined ? {} : { payload }) };
+  return JSON.stringify(swapped) === JSON.stringify(request) ? null : swapped;
 }
 
 /** What an answer says, as far as a caller could tell one refusal from another. */
