@@ -369,6 +369,9 @@ export interface WebhookEndpointsTable {
   /** A JSON array of the event types it receives. */
   event_types: string;
   secret_sealed: string;
+  /** The secret a rotation replaced: attempts are signed with it too until `previous_secret_until`. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: string | null;
   enabled: number;
   created_by: string;
   created_at: string;

@@ -85,12 +85,20 @@ export class WebhookDispatcher {
     const number = delivery.attempts + 1;
     const started = clock.now();
     const startedMs = performance.now();
+    const secrets = [delivery.secret_sealed];
+    if (
+      delivery.previous_secret_sealed &&
+      delivery.previous_secret_until &&
+      delivery.previous_secret_until > started.toISOString()
+    ) {
+      secrets.push(delivery.previous_secret_sealed);
+    }
     const outcome =
       delivery.enabled === 1
         ? await postWebhook(new URL(delivery.url), delivery.payload, {
             headers: {
               ...signedHeaders(
-                decrypt(keys.webhookSecrets, delivery.secret_sealed),
+                secrets.map((sealed) => decrypt(keys.webhookSecrets, sealed)),
                 delivery.message_id,
                 started,
                 delivery.payload,

@@ -20,6 +20,9 @@ import {
 
 type EndpointDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'keys'>;
 
+/** How long a rotated-out secret keeps signing beside the new one: a day for receivers to switch. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+
 /** Enough for a service per event kind and a few spares; more is almost always a leak. */
 export const ENDPOINTS_PER_WORKSPACE = 20;
 
@@ -86,6 +89,8 @@ export async function createEndpoint(
     description: input.description ?? '',
     event_types: JSON.stringify(checkedEvents(input.events)),
     secret_sealed: encrypt(ctx.keys.webhookSecrets, secret),
+    previous_secret_sealed: null,
+    previous_secret_until: null,
     enabled: 1,
     created_by: caller.userId,
     created_at: nowIso,
@@ -132,13 +137,19 @@ export async function removeEndpoint(ctx: Pick<AppContext, 'db'>, caller: Caller
   if (!(await deleteEndpoint(ctx.db, caller.workspaceId, id))) throw new NotFound('Webhook endpoint not found');
 }
 
-/** A new signing secret, shown once; attempts from now on are signed with it. */
+/**
+ * A new signing secret, shown once. Attempts from now on are signed with it, and for a day
+ * with the one it replaces as well, so receivers can switch without refusing a message.
+ */
 export async function rotateSecret(ctx: EndpointDeps, caller: Caller, id: string): Promise<string> {
-  await endpointOf(ctx, caller, id);
+  const endpoint = await endpointOf(ctx, caller, id);
   const secret = newWebhookSecret();
+  const now = ctx.clock.now();
   await updateEndpoint(ctx.db, id, {
     secret_sealed: encrypt(ctx.keys.webhookSecrets, secret),
-    updated_at: ctx.clock.now().toISOString(),
+    previous_secret_sealed: endpoint.secret_sealed,
+    previous_secret_until: new Date(now.getTime() + ROTATION_OVERLAP_MS).toISOString(),
+    updated_at: now.toISOString(),
   });
   return secret;
 }

@@ -23,9 +23,16 @@ export interface SignedHeaders {
   'webhook-signature': string;
 }
 
-export function signedHeaders(secret: string, messageId: string, at: Date, body: string): SignedHeaders {
+/**
+ * The headers of one attempt, signed with each secret given: during a rotation the old
+ * and the new secret both sign, space-separated, so a receiver that still has the old one
+ * keeps verifying until it switches.
+ */
+export function signedHeaders(secrets: string[], messageId: string, at: Date, body: string): SignedHeaders {
   const timestamp = Math.floor(at.getTime() / 1000).toString();
-  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
-  const signature = createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64');
-  return { 'webhook-id': messageId, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+  const signatures = secrets.map((secret) => {
+    const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+    return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
+  });
+  return { 'webhook-id': messageId, 'webhook-timestamp': timestamp, 'webhook-signature': signatures.join(' ') };
 }

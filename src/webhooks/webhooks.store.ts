@@ -162,7 +162,17 @@ export function deliveryToSend(db: Kysely<Tables>, id: string) {
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(['d.id', 'd.attempts', 'd.message_id', 'm.payload', 'e.url', 'e.secret_sealed', 'e.enabled'])
+    .select([
+      'd.id',
+      'd.attempts',
+      'd.message_id',
+      'm.payload',
+      'e.url',
+      'e.secret_sealed',
+      'e.previous_secret_sealed',
+      'e.previous_secret_until',
+      'e.enabled',
+    ])
     .where('d.id', '=', id)
     .executeTakeFirst();
 }

@@ -247,7 +247,10 @@ describe('outbound webhooks', () => {
     expect(moved.receiver.verified(moved.receiver.received[0] as never, moved.endpoint.secret).type).toBe('webhook.test');
   });
 
-  it('signs with a rotated secret from the rotation on, and never shows a secret again', async ({ api, server }) => {
+  it('signs with the rotated secret and, for a day, the old one beside it, and never shows a secret again', async ({
+    api,
+    server,
+  }) => {
     const user = await signUp(api);
     const { receiver, endpoint } = await receiverFor(api, user);
     const rotated = await api.post<{ secret: string }>(`/api/v1/webhooks/${endpoint.id}/secret`, { headers: session(user) });
@@ -258,13 +261,35 @@ describe('outbound webhooks', () => {
     const [request] = receiver.received;
     if (!request) throw new Error('no request');
     expect(receiver.verified(request, rotated.body.secret).type).toBe('webhook.test');
-    expect(() => receiver.verified(request, endpoint.secret)).toThrow();
+    expect(receiver.verified(request, endpoint.secret).type).toBe('webhook.test');
+    expect(request.signature.split(' ')).toHaveLength(2);
 
     const listed = await api.get('/api/v1/webhooks', { headers: session(user) });
     const one = await api.get(`/api/v1/webhooks/${endpoint.id}`, { headers: session(user) });
     for (const text of [listed.text, one.text, server.logs.join('\n')]) {
       expect(text).not.toContain(endpoint.secret.slice(6));
       expect(text).not.toContain(rotated.body.secret.slice(6));
+    }
+  });
+
+  itMovingTime('stops signing with a rotated-out secret a day after the rotation', async ({ api, server }) => {
+    const user = await signUp(api);
+    const { receiver, endpoint } = await receiverFor(api, user);
+    const rotated = await api.post<{ secret: string }>(`/api/v1/webhooks/${endpoint.id}/secret`, { headers: session(user) });
+    server.clock.advance(24 * 3_600_000 + 1000);
+    await api.post(`/api/v1/webhooks/${endpoint.id}/test`, { headers: session(user) });
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(1));
+    const [request] = receiver.received;
+    if (!request) throw new Error('no request');
+    expect(request.signature.split(' ')).toHaveLength(1);
+    // The receiver checks the timestamp against its own clock: it reads the server's moved one.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(server.clock.now());
+      expect(receiver.verified(request, rotated.body.secret).type).toBe('webhook.test');
+      expect(() => receiver.verified(request, endpoint.secret)).toThrow('No matching signature found');
+    } finally {
+      vi.useRealTimers();
     }
   });
 });

@@ -9,9 +9,19 @@ describe('Standard Webhooks signing', () => {
     const id = newMessageId();
     const at = new Date();
     const body = JSON.stringify({ type: 'execution.completed', timestamp: at.toISOString(), data: { ü: 'ß' } });
-    const headers = signedHeaders(secret, id, at, body);
+    const headers = signedHeaders([secret], id, at, body);
     expect(new Webhook(secret).verify(body, { ...headers })).toEqual(JSON.parse(body));
     expect(headers['webhook-signature']).toBe(new Webhook(secret).sign(id, at, body));
+  });
+
+  it('signs with every secret of a rotation, and a verifier holding either one accepts', () => {
+    const [old, current, stranger] = [newWebhookSecret(), newWebhookSecret(), newWebhookSecret()];
+    const at = new Date();
+    const body = '{"type":"webhook.test"}';
+    const headers = signedHeaders([current, old], newMessageId(), at, body);
+    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    for (const secret of [old, current]) expect(new Webhook(secret).verify(body, { ...headers })).toEqual(JSON.parse(body));
+    expect(() => new Webhook(stranger).verify(body, { ...headers })).toThrow();
   });
 
   it('makes secrets of 32 random bytes and message ids that differ every time', () => {

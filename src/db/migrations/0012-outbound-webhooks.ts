@@ -17,6 +17,8 @@ export function outboundWebhooksMigration(t: ColumnTypes): Migration {
         .addColumn('description', 'text', (c) => c.notNull())
         .addColumn('event_types', 'text', (c) => c.notNull())
         .addColumn('secret_sealed', 'text', (c) => c.notNull())
+        .addColumn('previous_secret_sealed', 'text')
+        .addColumn('previous_secret_until', t.timestamp)
         .addColumn('enabled', 'integer', (c) => c.notNull())
         .addColumn('created_by', 'text', (c) => c.notNull())
         .addColumn('created_at', t.timestamp, (c) => c.notNull())

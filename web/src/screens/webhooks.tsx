@@ -59,7 +59,7 @@ export function WebhooksScreen() {
       act(async () => {
         const { secret } = await post<{ secret: string }>(`${endpointPath(endpoint.id)}/secret`);
         setShown({ endpointId: endpoint.id, title: `New signing secret for ${endpoint.url}`, secret });
-        return `Rotated the secret of ${endpoint.url}. The old one no longer signs anything.`;
+        return `Rotated the secret of ${endpoint.url}. For the next 24 hours the old one signs beside it, so switch your receiver to the new one within a day.`;
       }),
     onDelete: (endpoint: WebhookEndpoint) =>
       act(async () => {
