@@ -49,6 +49,12 @@ export class AppMetrics {
     buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
     registers: [this.registry],
   });
+  readonly webhookAttempts = new Counter<'outcome'>({
+    name: 'skillet_webhook_attempts_total',
+    help: 'Outbound webhook attempts this node made, by outcome (delivered, retrying, failed: no retry left)',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
   readonly kills = new Counter<'cause'>({
     name: 'skillet_sandbox_kills_total',
     help: 'Runs the sandbox ended for breaking a limit, by the limit',

@@ -67,7 +67,10 @@ export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBase
         config.executions,
       )
     : undefined;
-  if (metrics) ctx.runs = new MeteredRuns(metrics, ctx);
+  if (metrics) {
+    ctx.runs = new MeteredRuns(metrics, ctx);
+    ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
+  }
   const observeFrontRoute: FrontRouteObserver | undefined = metrics
     ? (_request: IncomingMessage, response: ServerResponse) => {
         const started = performance.now();

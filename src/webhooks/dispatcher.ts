@@ -6,6 +6,9 @@ import { type AttemptRow, claimDelivery, deliveryToSend, dueDeliveryIds, recordA
 
 type DispatchDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'keys' | 'log'>;
 
+/** How an attempt left its delivery: sent, waiting for a retry, or out of retries. */
+export type AttemptOutcomeKind = 'delivered' | 'retrying' | 'failed';
+
 /** Deliveries one pass claims; the pass goes on while there are more. */
 const BATCH = 16;
 /** How long past an attempt's own timeout a claim holds, before another node may take it over. */
@@ -23,9 +26,15 @@ export class WebhookDispatcher {
   #passing: Promise<void> | undefined;
   #again = false;
   #closed = false;
+  #observer: ((outcome: AttemptOutcomeKind) => void) | undefined;
 
   constructor(deps: DispatchDeps) {
     this.#deps = deps;
+  }
+
+  /** Tells `observer` how each attempt ended (the metrics count them). */
+  observe(observer: (outcome: AttemptOutcomeKind) => void): void {
+    this.#observer = observer;
   }
 
   start(): void {
@@ -118,14 +127,16 @@ export class WebhookDispatcher {
     };
     const retryIn = delivery.enabled === 1 && outcome.error ? config.webhooks.retryDelaysMs[number - 1] : undefined;
     const finished = clock.now();
+    const kind: AttemptOutcomeKind = outcome.error === null ? 'delivered' : retryIn === undefined ? 'failed' : 'retrying';
     await recordAttempt(db, attempt, {
       attempts: number,
-      status: outcome.error === null ? 'delivered' : retryIn === undefined ? 'failed' : 'pending',
+      status: kind === 'retrying' ? 'pending' : kind,
       next_attempt_at: retryIn === undefined ? null : new Date(finished.getTime() + retryIn).toISOString(),
       locked_until: null,
       last_attempt_at: attempt.attempted_at,
       last_status_code: outcome.statusCode,
       last_error: outcome.error,
     });
+    this.#observer?.(kind);
   }
 }

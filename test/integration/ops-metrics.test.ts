@@ -1,10 +1,11 @@
 import { describe, expect, it as plain, vi } from 'vitest';
 import { runToEnd } from '../helpers/executions.js';
-import { signUp } from '../helpers/factories.js';
+import { session, signUp } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';
 import { client } from '../helpers/http.js';
 import { seriesValue } from '../helpers/metrics.js';
 import { freePort, startServer } from '../helpers/server.js';
+import { answerWith, startReceiver } from '../helpers/webhook-receiver.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 const it = withServer({
@@ -12,10 +13,32 @@ const it = withServer({
   RATE_LIMIT_REST_PER_MINUTE: '100000',
   RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
   EXECUTION_TIMEOUT_MS: '1500',
+  // Webhook receivers on 127.0.0.1; a failed attempt waits an hour for its retry.
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_MS: '20',
+  WEBHOOK_RETRY_SCHEDULE: '3600',
 });
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 describe('GET /metrics behind METRICS_TOKEN', () => {
+  it('counts outbound webhook attempts by outcome', async ({ api, onTestFinished }) => {
+    const person = await signUp(api);
+    for (const status of [204, 500]) {
+      const receiver = await startReceiver(answerWith(status));
+      onTestFinished(() => receiver.close());
+      const endpoint = await api.post<{ id: string }>('/api/v1/webhooks', {
+        body: { url: receiver.url },
+        headers: session(person),
+      });
+      await api.post(`/api/v1/webhooks/${endpoint.body.id}/test`, { headers: session(person) });
+    }
+    await vi.waitFor(async () => {
+      const scrape = await api.get<string>('/metrics', { headers: bearer });
+      expect(seriesValue(scrape.text, 'skillet_webhook_attempts_total{outcome="delivered"}')).toBe(1);
+      expect(seriesValue(scrape.text, 'skillet_webhook_attempts_total{outcome="retrying"}')).toBe(1);
+    });
+  });
+
   it('is refused without the token, and with a wrong one', async ({ api }) => {
     const none = await api.get('/metrics');
     expect(none.status).toBe(401);
