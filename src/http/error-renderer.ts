@@ -1,3 +1,4 @@
+import { isConnectionLost } from '../db/connection-loss.js';
 import {
   AppError,
   ExecutionRunning,
@@ -14,7 +15,7 @@ export interface RenderedError {
   status: number;
   body: unknown;
   headers: Record<string, string>;
-  /** A bug: worth a log line with the stack. */
+  /** A bug, or the database lost under a request: worth a log line with the stack. */
   unexpected: boolean;
 }
 
@@ -43,6 +44,10 @@ function fromFramework(error: FrameworkError): AppError | null {
 function asAppError(error: unknown): { error: AppError; unexpected: boolean } {
   // A 503 is the operator's settings speaking (and was warned about at start), not a bug.
   if (error instanceof AppError) return { error, unexpected: error.status >= 500 && !(error instanceof ServiceUnavailable) };
+  // The database connection went away under the request (a failover, a restart): nothing is
+  // wrong with the request and it may be sent again, but the operator should hear of it.
+  if (isConnectionLost(error))
+    return { error: new ServiceUnavailable('The database is unreachable; try again'), unexpected: true };
   const mapped = isFrameworkError(error) ? fromFramework(error) : null;
   if (mapped) return { error: mapped, unexpected: false };
   return { error: new InternalError('Internal server error'), unexpected: true };
