@@ -5,7 +5,7 @@ import { withServer } from '../helpers/fixtures.js';
 import { injectClient } from '../helpers/http.js';
 import { requestsFor } from './openapi-arbitraries.js';
 import { answerChecker, type OpenApiDocument, operationsOf } from './openapi-document.js';
-import { noteSent, verify, verifyNoOracle, withMadeUpIds } from './properties.js';
+import { CROSS_SITE, noteSent, verify, verifyNoOracle, withMadeUpIds } from './properties.js';
 import { send } from './send.js';
 import { runs, servedDocument, UNLIMITED } from './settings.js';
 import { snapshotOf, twoWorkspaces } from './two-workspaces.js';
@@ -21,7 +21,7 @@ import { snapshotOf, twoWorkspaces } from './two-workspaces.js';
 const { operations: listed } = await servedDocument();
 
 /** Runs per route: enough to reach past validation into each handler, few enough for CI's budget. */
-const RUNS_PER_ROUTE = 120;
+const RUNS_PER_ROUTE = 150;
 
 /**
  * B's webhook points at a local port nothing listens on, so the server must take a private
@@ -59,6 +59,9 @@ describe('requests derived from /openapi.json', () => {
         'A by bearer key': { authorization: `Bearer ${world.a.apiKey}` },
         nobody: {},
         'a forged key': { 'x-api-key': `sklt_live_${'0'.repeat(40)}` },
+        'a forged session': { 'x-auth-token': 'forged' },
+        'A by cookie': { cookie: `skillet_session=${token}`, 'x-skillet-app': '1' },
+        [CROSS_SITE]: { cookie: `skillet_session=${token}` },
       };
       const aims = { ids: [...world.b.ids, ...world.a.ids], words: world.words };
       const current = operationsOf(document).find((one) => one.id === operation.id) ?? operation;

@@ -9,6 +9,7 @@ import type { Answer } from './send.js';
  * - the status is documented for the route, and a JSON answer meets the documented schema
  *   for it: so a 4xx is in the route family's envelope (standard, artifact, rate limit,
  *   execution running) and a 2xx in its declared shape;
+ * - a cross-site request riding A's cookie changes nothing;
  * - nothing of B's: never B's marker or secrets (A never sends those), and never one of
  *   B's ids unless A itself sent that id at some point (A may store any string as its own:
  *   a workspace named like one of B's ids comes back in A's list, and that is A's data).
@@ -39,8 +40,17 @@ export function noteSent(observer: Observer, request: FuzzRequest): void {
   for (const id of observer.idsOfB) if (sent.includes(id)) observer.sentByA.add(id);
 }
 
+/**
+ * The web app's session cookie without the header a cross-site page cannot add (the CSRF
+ * rule, http/session-cookie.ts): it may read, never change anything.
+ */
+export const CROSS_SITE = "A's cookie, as a cross-site page would send it";
+
 export function verify(observer: Observer, operation: DocumentedOperation, request: FuzzRequest, answer: Answer): void {
   if (answer.status >= 500) throw failure(request, answer, 'a 5xx');
+  if (request.credential === CROSS_SITE && request.method !== 'GET' && !operation.isPublic && answer.status < 400) {
+    throw failure(request, answer, 'a state-changing request on the cookie alone was accepted');
+  }
   const verdict = observer.check(request.routed ? operation : UNROUTED, answer.status, answer.contentType, answer.body);
   if (!verdict.ok) throw failure(request, answer, verdict.why);
   const leaked = [
