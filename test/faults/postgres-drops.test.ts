@@ -1,23 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fakeStripe } from '../fakes/stripe.js';
+import { balanceOf } from '../helpers/billing.js';
 import { createExecution, runToEnd, sendMessage, streamOf, tickerRunTypes } from '../helpers/executions.js';
 import { session, signUp } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { expectEventsWhole, expectLedgerBalanced } from './invariants.js';
+import { expectEachPaymentGrantedOnce, expectEventsWhole, expectLedgerBalanced } from './invariants.js';
+import { deliver, paidEvent, startPurchase, stripeSettings } from './payments.js';
 import { applicationName, cutRepeatedly, namedPostgresUrl, terminateBackends } from './postgres.js';
 
 // Every connection of this file's server (and of its schema's set-up) carries this name.
 const NAME = applicationName('pg-drops');
 vi.stubEnv('TEST_DATABASE_URL', namedPostgresUrl(NAME));
 
+let stripe: Awaited<ReturnType<typeof fakeStripe>>;
 let server: TestServer;
 let api: Client;
 
 beforeAll(async () => {
-  server = await startServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
+  stripe = await fakeStripe();
+  server = await startServer({
+    ...stripeSettings(stripe.url),
+    RATE_LIMIT_REST_PER_MINUTE: '100000',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  });
   api = client(server.url);
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await stripe.close();
+});
 
 /** The stream of a finished execution, replayed from the start: numbered 1.. with no gap. */
 async function expectReplayWhole(user: Awaited<ReturnType<typeof signUp>>, executionId: string) {
@@ -96,6 +108,22 @@ describe('PostgreSQL connections cut under a running service', () => {
       expect(replay).toEqual(run.live.events);
     }
     await expectEventsWhole(server.db.db);
+    await expectLedgerBalanced(server.db.db);
+  });
+
+  it('payment webhooks delivered while connections are cut: refused ones succeed on redelivery, each grants once', async () => {
+    const buyer = await signUp(api);
+    const before = (await balanceOf(api, buyer)).balance;
+    const events = (await Promise.all(Array.from({ length: 20 }, () => startPurchase(api, buyer)))).map(paidEvent);
+    const cutter = cutRepeatedly(NAME, 2);
+    const statuses = await Promise.all(events.map((payload) => deliver(server.url, payload, server.clock.now()))).finally(() =>
+      cutter.stop(),
+    );
+    for (const status of statuses) expect([200, 503]).toContain(status);
+    // Stripe sends again every delivery it did not see acknowledged, and here the others too.
+    for (const payload of events) expect(await deliver(server.url, payload, server.clock.now())).toBe(200);
+    expect((await balanceOf(api, buyer)).balance).toBe(before + 100 * events.length);
+    await expectEachPaymentGrantedOnce(server.db.db);
     await expectLedgerBalanced(server.db.db);
   });
 });

@@ -1,12 +1,12 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fakeStripe } from '../fakes/stripe.js';
-import { checkoutBody, transactionsOf } from '../helpers/billing.js';
+import { transactionsOf } from '../helpers/billing.js';
 import { createExecution, runToEnd, sendMessage } from '../helpers/executions.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { expectStoreWhole, KILL_DELAYS_MS, type KillableServer, killableServer, pause } from './kill-rounds.js';
+import { deliver, paidEvent, startPurchase, stripeSettings } from './payments.js';
 
 /**
  * SIGKILL of a real server process during each kind of write, at a spread of moments, then
@@ -14,7 +14,6 @@ import { expectStoreWhole, KILL_DELAYS_MS, type KillableServer, killableServer, 
  * artifact-crash.test.ts kill once at a chosen point and check one run; these kill in
  * rounds while many writes are in flight and check the invariants over everything stored.
  */
-const WEBHOOK_SECRET = 'whsec_test_faults';
 
 let stripe: Awaited<ReturnType<typeof fakeStripe>>;
 let server: KillableServer;
@@ -23,10 +22,7 @@ beforeAll(async () => {
   stripe = await fakeStripe();
   server = await killableServer('faultkill', {
     SIGNUP_CREDITS: '10',
-    STRIPE_SECRET_KEY: 'sk_test_faults',
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_PUBLISHABLE_KEY: 'pk_test_faults',
-    STRIPE_API_URL: stripe.url,
+    ...stripeSettings(stripe.url),
     RATE_LIMIT_REST_PER_MINUTE: '1000000',
     RATE_LIMIT_EXECUTIONS_PER_MINUTE: '1000000',
   });
@@ -35,51 +31,6 @@ afterAll(async () => {
   await server?.close();
   await stripe?.close();
 });
-
-let eventNumber = 0;
-
-/** A checkout.session.completed event for a session, as Stripe sends it. */
-function paidEvent(sessionId: string): string {
-  eventNumber += 1;
-  return JSON.stringify({
-    id: `evt_faults_${eventNumber}`,
-    object: 'event',
-    type: 'checkout.session.completed',
-    created: Math.floor(Date.now() / 1000),
-    livemode: false,
-    data: {
-      object: {
-        id: sessionId,
-        object: 'checkout.session',
-        mode: 'payment',
-        payment_status: 'paid',
-        payment_intent: `pi_${sessionId}`,
-      },
-    },
-  });
-}
-
-/** Delivers an event as Stripe does, signed now; resolves to the status, or 0 when the server is gone. */
-async function deliver(payload: string): Promise<number> {
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET });
-  return fetch(`${server.baseUrl}/api/v1/billing/webhook`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
-    body: payload,
-  }).then(
-    (response) => response.status,
-    () => 0,
-  );
-}
-
-async function startPurchase(buyer: TestUser): Promise<string> {
-  const started = await server.api.post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
-    body: checkoutBody({ packId: 'pack_100' }),
-    headers: session(buyer),
-  });
-  expect(started.status).toBe(200);
-  return started.body.checkoutUrl.split('/').pop() as string;
-}
 
 /** Runs `work` again and again until `stopped()` says so; how many times it ran. */
 async function repeatUntil(stopped: () => boolean, work: (i: number) => Promise<unknown>): Promise<number> {
@@ -101,7 +52,7 @@ describe('SIGKILL during every kind of write at once: ledger, events, artifacts'
         Array.from({ length: 7 }, () => signUp(server.api)),
       );
       if (!buyer || !streamerA || !streamerB || !writerOwner) throw new Error('sign-ups missing');
-      const events = (await Promise.all(Array.from({ length: 48 }, () => startPurchase(buyer)))).map(paidEvent);
+      const events = (await Promise.all(Array.from({ length: 48 }, () => startPurchase(server.api, buyer)))).map(paidEvent);
       const priced = await Promise.all(payers.map((payer) => createExecution(server.api, payer, 'priced-ticker', '3 20')));
       // Events: two runs streaming 20,000 messages each, far from done when the kill lands.
       const streams = [
@@ -125,7 +76,7 @@ describe('SIGKILL during every kind of write at once: ledger, events, artifacts'
         [0, 1].map((lane) =>
           repeatUntil(
             () => killed,
-            (i) => deliver(events[(2 * i + lane) % events.length] as string),
+            (i) => deliver(server.baseUrl, events[(2 * i + lane) % events.length] as string),
           ),
         ),
       );
@@ -142,7 +93,7 @@ describe('SIGKILL during every kind of write at once: ledger, events, artifacts'
       for (const { owner, run } of streams) expect(await statusOf(owner, run.id)).toBe('failed');
       expect(['completed', 'failed']).toContain(await statusOf(writerOwner, writer.id));
       // Stripe delivers again whatever it did not see acknowledged: here every event, twice.
-      for (const payload of [...events, ...events]) expect(await deliver(payload)).toBe(200);
+      for (const payload of [...events, ...events]) expect(await deliver(server.baseUrl, payload)).toBe(200);
       const grants = (await transactionsOf(server.api, buyer)).filter((row) => row.amount === 100);
       expect(grants).toHaveLength(events.length);
       await expectStoreWhole(server);
