@@ -106,4 +106,23 @@ describe.skipIf(!REDIS_SERVER)('Redis connections dropped under a distributed-mo
     await expectEventsWhole(server.db.db);
     await expectLedgerBalanced(server.db.db);
   });
+
+  it('requests in flight while connections drop are answered, never with a 500', async () => {
+    // Every request takes the rate-limit counters' connection, which is dropped every 2 ms here.
+    const owner = await signUp(api);
+    let stop = false;
+    const dropping = (async () => {
+      while (!stop) {
+        await dropConnections();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    const replies = await Promise.all(
+      Array.from({ length: 60 }, () => api.get('/api/v1/billing/balance', { headers: session(owner) })),
+    ).finally(async () => {
+      stop = true;
+      await dropping;
+    });
+    for (const reply of replies) expect([200, 503]).toContain(reply.status);
+  });
 });
