@@ -6,12 +6,12 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/database.js';
 import type { Tables } from '../../src/db/tables.js';
-import { postgresUrl } from '../helpers/database.js';
+import { engineUnderTest, postgresUrl } from '../helpers/database.js';
 import { type Client, client } from '../helpers/http.js';
 import { type ServerProcesses, serverProcesses } from '../helpers/process.js';
 import { expectArtifactsWhole, expectEachPaymentGrantedOnce, expectEventsWhole, expectLedgerBalanced } from './invariants.js';
 
-/** The built server as real processes on one PostgreSQL schema, killed and started again round after round. */
+/** The built server as real processes on one database (TEST_DB's engine), killed and started again round after round. */
 export interface KillableServer {
   api: Client;
   baseUrl: string;
@@ -41,8 +41,12 @@ async function schemaOf(tag: string): Promise<string> {
 export async function killableServer(name: string, settings: NodeJS.ProcessEnv): Promise<KillableServer> {
   const tag = `${name}${randomBytes(4).toString('hex')}`;
   const servers: ServerProcesses = await serverProcesses(tag, settings);
-  const database = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: await schemaOf(tag), poolSize: 2 });
   let running: ChildProcess = await servers.start();
+  // The engine serverProcesses chose by TEST_DB; the SQLite file exists once a server has started.
+  const database =
+    engineUnderTest() === 'postgres'
+      ? openDatabase({ kind: 'postgres', url: postgresUrl(), schema: await schemaOf(tag), poolSize: 2 })
+      : openDatabase({ kind: 'sqlite', file: path.join(servers.dataDir, 'skillet.db') });
   return {
     api: client(servers.baseUrl),
     baseUrl: servers.baseUrl,
