@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { findExecution } from '../../src/executions/executions.store.js';
 import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import type { Client } from '../helpers/http.js';
-import { anArtifact } from '../helpers/rows.js';
+import { anArtifact, anExecution } from '../helpers/rows.js';
 import type { TestApp } from '../helpers/server.js';
 
 /**
@@ -77,6 +77,9 @@ async function holdings(
   });
   const artifacts = await api.get<{ id: string }[]>('/api/v1/artifacts', { headers });
   const pending = await pendingArtifact(db, waiting.body.id, tag);
+  // A run in progress (a row only: no process to wait for), so messages to it and reruns answer 429 EXECUTION_RUNNING.
+  const owner = { id: user.user.id, email: user.email, isAdmin: false, workspaceId: user.user.personalWorkspaceId };
+  const busy = await anExecution(db.db, { user: owner, status: 'working', skill: 'empty', input: `busy ${tag}` });
   const connect = await api.post<{ requestId: string }>('/api/v1/agents/connect', {
     body: { scopes: ['read'], label: `agent ${tag}` },
     // An agent asks with the key it holds: a session has no key to narrow.
@@ -110,6 +113,7 @@ async function holdings(
     waiting.body.id,
     connect.body.requestId,
     pending,
+    busy.execution_id,
     hook.body.id,
     ...artifacts.body.map((artifact) => artifact.id),
   ];
