@@ -1,8 +1,15 @@
 import type { AppContext } from '../context.js';
 import { decrypt } from '../secrets.js';
-import { postWebhook } from './sender.js';
+import { type AttemptOutcome, postWebhook } from './sender.js';
 import { signedHeaders } from './signing.js';
-import { type AttemptRow, claimDelivery, deliveryToSend, dueDeliveryIds, recordAttempt } from './webhooks.store.js';
+import {
+  type AttemptRow,
+  claimDelivery,
+  type DeliveryToSend,
+  deliveryToSend,
+  dueDeliveryIds,
+  recordAttempt,
+} from './webhooks.store.js';
 
 type DispatchDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'keys' | 'log'>;
 
@@ -79,16 +86,38 @@ export class WebhookDispatcher {
     const nowIso = now.toISOString();
     const lockedUntil = new Date(now.getTime() + this.#deps.config.webhooks.timeoutMs + LEASE_MARGIN_MS).toISOString();
     const due = await dueDeliveryIds(this.#deps.db, nowIso, BATCH);
-    await Promise.all(
+    const settled = await Promise.allSettled(
       due.map(async (id) => {
         if (await claimDelivery(this.#deps.db, id, nowIso, lockedUntil)) await this.#attempt(id);
       }),
     );
+    // The database went away mid-pass: the claims lapse, and a later pass tries again.
+    for (const result of settled) {
+      if (result.status === 'rejected') this.#deps.log.error({ err: result.reason }, 'webhook delivery failed to be recorded');
+    }
     return due.length;
   }
 
+  /** The one POST of an attempt; anything that keeps it from being sent counts as a failed attempt. */
+  async #send(delivery: DeliveryToSend, secrets: string[], at: Date): Promise<AttemptOutcome> {
+    if (delivery.enabled !== 1) return { statusCode: null, error: 'the endpoint is disabled' };
+    try {
+      const { keys, config } = this.#deps;
+      const plain = secrets.map((sealed) => decrypt(keys.webhookSecrets, sealed));
+      return await postWebhook(new URL(delivery.url), delivery.payload, {
+        headers: { ...signedHeaders(plain, delivery.message_id, at, delivery.payload) },
+        timeoutMs: config.webhooks.timeoutMs,
+        allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
+      });
+    } catch (error) {
+      // A secret sealed under another SIGNING_SECRET, say: logged, and retried like any failure.
+      this.#deps.log.error({ err: error, deliveryId: delivery.id }, 'webhook attempt could not be made');
+      return { statusCode: null, error: 'the attempt could not be made (see the server log)' };
+    }
+  }
+
   async #attempt(deliveryId: string): Promise<void> {
-    const { db, clock, config, keys } = this.#deps;
+    const { db, clock, config } = this.#deps;
     const delivery = await deliveryToSend(db, deliveryId);
     if (!delivery) return;
     const number = delivery.attempts + 1;
@@ -102,21 +131,7 @@ export class WebhookDispatcher {
     ) {
       secrets.push(delivery.previous_secret_sealed);
     }
-    const outcome =
-      delivery.enabled === 1
-        ? await postWebhook(new URL(delivery.url), delivery.payload, {
-            headers: {
-              ...signedHeaders(
-                secrets.map((sealed) => decrypt(keys.webhookSecrets, sealed)),
-                delivery.message_id,
-                started,
-                delivery.payload,
-              ),
-            },
-            timeoutMs: config.webhooks.timeoutMs,
-            allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
-          })
-        : { statusCode: null, error: 'the endpoint is disabled' };
+    const outcome = await this.#send(delivery, secrets, started);
     const attempt: AttemptRow = {
       delivery_id: deliveryId,
       number,

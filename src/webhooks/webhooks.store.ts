@@ -156,6 +156,8 @@ export async function claimDelivery(db: Kysely<Tables>, id: string, nowIso: stri
   return Number(result.numUpdatedRows) === 1;
 }
 
+export type DeliveryToSend = NonNullable<Awaited<ReturnType<typeof deliveryToSend>>>;
+
 /** What a node needs to send a claimed delivery. */
 export function deliveryToSend(db: Kysely<Tables>, id: string) {
   return db

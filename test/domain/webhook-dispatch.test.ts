@@ -66,6 +66,29 @@ describe('webhook dispatch', () => {
     expect(receiver.received).toEqual([]);
   });
 
+  it('counts an attempt it cannot sign (a secret sealed under another signing secret) as failed, and retries it', async ({
+    ctx,
+  }) => {
+    const { receiver, workspaceId, endpoint } = await endpointWithReceiver(ctx);
+    await ctx.db
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: 'AAAA.BBBB.CCCC' })
+      .where('id', '=', endpoint.id)
+      .execute();
+    await queue(ctx, workspaceId, 1);
+    started(ctx).kick();
+    const delivery = () =>
+      ctx.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpoint.id).executeTakeFirstOrThrow();
+    await vi.waitFor(async () => expect((await delivery()).attempts).toBe(1));
+    expect(await delivery()).toMatchObject({
+      status: 'pending',
+      locked_until: null,
+      last_error: 'the attempt could not be made (see the server log)',
+    });
+    expect((await delivery()).next_attempt_at).not.toBeNull();
+    expect(receiver.received).toEqual([]);
+  });
+
   it('lets a lapsed claim of a dead node be taken over, but not a live one', async ({ ctx, domain }) => {
     const { receiver, workspaceId } = await endpointWithReceiver(ctx);
     await queue(ctx, workspaceId, 1);
