@@ -34,15 +34,16 @@ export async function terminateBackends(name: string): Promise<number> {
 }
 
 /**
- * Cuts the backends named `name` again and again, `pauseMs` apart, until stopped: a cut then
- * lands at every stage of a query sooner or later, not only between queries. Resolves to how
- * many backends were cut in all.
+ * Cuts the backends named `name` again and again, `pauseMs` apart, until stopped or `rounds`
+ * are done: a cut then lands at every stage of a query sooner or later, not only between
+ * queries. The bound keeps a loaded machine, slow to reconnect, from being starved for good.
+ * Resolves to how many backends were cut in all.
  */
-export function cutRepeatedly(name: string, pauseMs: number): { stop(): Promise<number> } {
+export function cutRepeatedly(name: string, pauseMs: number, rounds = 200): { stop(): Promise<number> } {
   let stopping = false;
   const cutting = (async () => {
     let cuts = 0;
-    while (!stopping) {
+    for (let round = 0; round < rounds && !stopping; round++) {
       cuts += await terminateBackends(name);
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
