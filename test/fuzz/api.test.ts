@@ -21,7 +21,7 @@ import { snapshotOf, twoWorkspaces } from './two-workspaces.js';
 const { operations: listed } = await servedDocument();
 
 /** Runs per route: enough to reach past validation into each handler, few enough for CI's budget. */
-const RUNS_PER_ROUTE = 150;
+const RUNS_PER_ROUTE = 400;
 
 /**
  * B's webhook points at a local port nothing listens on, so the server must take a private
@@ -85,6 +85,26 @@ describe('requests derived from /openapi.json', () => {
       exercised.add(operation.id);
     });
   }
+
+  it("A's stream signature opens A's stream and no other", async ({ server, document, world, observer }) => {
+    // Too rare a combination for the fuzzer to draw (one id, its ts and its sig), so it is spelled out.
+    const stream = operationsOf(document).find((operation) => operation.id === 'GET /executions/{executionId}/stream');
+    if (!stream) throw new Error('the stream route is not documented');
+    const open = (runId: string) => ({
+      method: 'GET',
+      url: `/executions/${runId}/stream?${world.streamSignatureOfA}`,
+      headers: {},
+      credential: "A's signature",
+      routed: true,
+    });
+    const own = await send(server, stream, open(world.a.run));
+    expect(own.status).toBe(200);
+    verify(observer, stream, open(world.a.run), own);
+    noteSent(observer, open(world.b.run));
+    const others = await send(server, stream, open(world.b.run));
+    expect(others.status).toBeGreaterThanOrEqual(400);
+    verify(observer, stream, open(world.b.run), others);
+  });
 
   it('exercised every route in the document the server serves now', ({ document, exercised }) => {
     // The tests above were named from a document read while collecting; this one is the served one.

@@ -33,6 +33,8 @@ export interface TwoWorkspaces {
   secretsOfB: string[];
   /** Strings valid somewhere: skill slugs, pack ids, agent ids, B's thread name (a name A may reuse for a thread of its own). */
   words: string[];
+  /** The query that signs A's stream URL for A's run (ts and sig). */
+  streamSignatureOfA: string;
 }
 
 /** A run started and waited for, so its artifact exists; `input` becomes its one file's text. */
@@ -149,6 +151,7 @@ export async function twoWorkspaces(api: Client, db: TestApp['db']): Promise<Two
   // A's own stream signature: the fuzzer tries it on B's runs as well as on A's.
   const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${a.run}/stream-token`, { headers: session(a.user) });
   const signed = new URL(token.body.sseUrl).searchParams;
+  const streamSignatureOfA = signed.toString();
   const words = [
     signed.get('ts') ?? '',
     signed.get('sig') ?? '',
@@ -160,5 +163,5 @@ export async function twoWorkspaces(api: Client, db: TestApp['db']): Promise<Two
     ...agents.body.agents.map((agent) => agent.id),
     ...(b.threadName ? [b.threadName] : []),
   ];
-  return { a, b, before: await snapshotOf(api, b), secretsOfB: [marker, ...b.secrets], words };
+  return { a, b, before: await snapshotOf(api, b), secretsOfB: [marker, ...b.secrets], words, streamSignatureOfA };
 }
