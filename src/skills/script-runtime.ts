@@ -236,7 +236,14 @@ export async function startScript(
           reason: `the skill printed something that is not a protocol message: ${line.slice(0, 120)}`,
         });
       }
-      await onMessage(message);
+      try {
+        await onMessage(message);
+      } catch (error) {
+        // The service could not take the message (its database refused it). Leaving the
+        // loop cuts the skill's pipe, and the skill would die of it and take the blame:
+        // the run is the service's failure, and the skill is stopped now.
+        return end({ kind: 'failed', reason: `the run broke inside the service: ${(error as Error).message}`, fault: 'service' });
+      }
     }
   };
 
