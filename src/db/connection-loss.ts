@@ -1,3 +1,5 @@
+import pg from 'pg';
+
 /** PostgreSQL's codes for a server that ended the session (57P0x) or a connection that failed (class 08). */
 const LOST_CODES = /^(57P0[123]|08...)$/;
 /** What node-postgres and the socket say when the connection went away under a query. */
@@ -26,13 +28,36 @@ const RETRY_DELAYS_MS = [0, 50, 100, 250, 500, 1000, 2000, 4000, 8000, 15_000];
  * landed while its acknowledgement was lost on the wire; PostgreSQL ends a terminated
  * session only outside a commit, so that takes a network cut at that very moment.)
  */
-export async function retryOnConnectionLoss<T>(work: () => Promise<T>): Promise<T> {
+export function retryOnConnectionLoss<T>(work: () => Promise<T>): Promise<T> {
+  return retrying(work, isConnectionLost);
+}
+
+/**
+ * True when the database answered a statement with an error (a full disk, a lock timeout,
+ * a refusing trigger): its transaction was rolled back and wrote nothing, and the same
+ * work may succeed once the cause is gone.
+ */
+export function isRefusedByDatabase(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return true;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/**
+ * Like retryOnConnectionLoss, for work that must land sooner or later (a run's closing
+ * events): also when the database refused it, since a refusal wrote nothing.
+ */
+export function retryUntilStored<T>(work: () => Promise<T>): Promise<T> {
+  return retrying(work, (error) => isConnectionLost(error) || isRefusedByDatabase(error));
+}
+
+async function retrying<T>(work: () => Promise<T>, worthRetrying: (error: unknown) => boolean): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await work();
     } catch (error) {
       const delay = RETRY_DELAYS_MS[attempt + 1];
-      if (delay === undefined || !isConnectionLost(error)) throw error;
+      if (delay === undefined || !worthRetrying(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }

@@ -2,7 +2,7 @@ import { RunOutput } from '../artifacts/run-output.js';
 import { executionCost, refundRun } from '../billing/charges.js';
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
-import { retryOnConnectionLoss } from '../db/connection-loss.js';
+import { retryOnConnectionLoss, retryUntilStored } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
 import type { Skill } from '../skills/registry.js';
 import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
@@ -66,6 +66,15 @@ async function settle(ctx: AppContext, executionId: string, output?: RunOutput):
   }
 }
 
+/**
+ * Stores a run's closing events with its new status. They must land, or the run stays
+ * working and its streams open until a restart: a write the database refused (a full disk,
+ * a lock) is tried again, as a lost connection is, since a refused transaction wrote nothing.
+ */
+function recordEnding(...args: Parameters<typeof recordEvents>) {
+  return retryUntilStored(() => recordEvents(...args));
+}
+
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
 export async function finishRun(ctx: AppContext, target: RunTarget, result: RunResult, output?: RunOutput) {
   const { executionId, workspaceId } = target;
@@ -93,7 +102,7 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
       tokenUsage: result.tokenUsage,
       ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
     };
-    await recordEvents(
+    await recordEnding(
       ctx,
       executionId,
       [{ type: 'execution.result', payload }, idle('end_turn')],
@@ -107,14 +116,14 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
     );
     signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
   } else if (ending.kind === 'stopped') {
-    await recordEvents(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
+    await recordEnding(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
     signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
     if (ending.refund) await refundRun(ctx, executionId);
     // What the run's model calls were charged stays charged, and shows as its cost.
     const cost = ending.refund ? 0 : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
     const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
-    await recordEvents(
+    await recordEnding(
       ctx,
       executionId,
       [info, idle(ending.stopReason)],

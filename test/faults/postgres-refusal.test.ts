@@ -85,4 +85,42 @@ describe('PostgreSQL refusing a running run’s writes', () => {
     await expectEventsWhole(server.db.db);
     await expectLedgerBalanced(server.db.db);
   });
+
+  it('a run whose closing events are refused for a while ends once the database takes writes again, without a restart', async () => {
+    const schema = server.db.schema;
+    if (!schema) throw new Error('the test database has no schema of its own');
+    const owner = await signUp(api);
+    const before = (await balanceOf(api, owner)).balance;
+    const created = await createExecution(api, owner, 'priced-ticker', '1000 20');
+    const live = await streamOf(api, owner, created.id);
+    expect((await sendMessage(api, owner, created.id, '1000 20')).status).toBe(200);
+    await live.waitFor(4);
+
+    // Every event refused, the closing ones too, for most of a second.
+    await asAdmin(`create function ${schema}.refuse_events() returns trigger language plpgsql as
+      $$ begin raise exception 'the disk is full (a test refusing writes)'; end $$`);
+    await asAdmin(`create trigger refuse_events before insert on ${schema}.execution_events
+      for each row execute function ${schema}.refuse_events()`);
+    try {
+      await vi.waitFor(async () => expect(await skillProcesses()).toEqual([]), { timeout: 3000, interval: 50 });
+      await new Promise((resolve) => setTimeout(resolve, 800));
+    } finally {
+      await asAdmin(`drop trigger refuse_events on ${schema}.execution_events`);
+      await asAdmin(`drop function ${schema}.refuse_events()`);
+    }
+
+    await vi.waitFor(
+      async () => {
+        const status = await api.get<{ status: string }>(`/api/v1/executions/${created.id}/status`, { headers: session(owner) });
+        expect(status.body.status).toBe('failed');
+      },
+      { timeout: 10_000, interval: 100 },
+    );
+    await live.ended;
+    expect(live.events.slice(-2).map((event) => event.type)).toEqual(['agent.info', 'session.status_idle']);
+    expect(live.events.map((event) => event.sequence)).toEqual(live.events.map((_, i) => i + 1));
+    expect((await balanceOf(api, owner)).balance).toBe(before);
+    await expectEventsWhole(server.db.db);
+    await expectLedgerBalanced(server.db.db);
+  });
 });
