@@ -2,7 +2,12 @@
  * The soak's figures from its samples: resident-memory slope and p99 drift per side, and
  * Skillet's against the baseline's.
  */
-import { percentile } from './processes.js';
+import { type MemoryReading, percentile } from './processes.js';
+
+export interface Pair<T> {
+  ours: T;
+  base: T;
+}
 
 /** One side over one sampling window. */
 export interface Sample {
@@ -129,5 +134,22 @@ export function figureRows(ours: Figures, base: Figures, spans: Spans) {
     baseline: round(baseline),
     'skillet - baseline': round(skillet - baseline),
     'skillet / baseline': withRatio && baseline > 0 ? round(skillet / baseline) : '-',
+  }));
+}
+
+/** The live heap (JavaScript heap and the buffers it owns) after a forced collection, before and after the soak. */
+export function heapRows(before: Pair<MemoryReading>, after: Pair<MemoryReading>) {
+  const mb = (bytes: number) => bytes / 1024 / 1024;
+  const rows: [string, number, number][] = [
+    ['live heap after a forced collection, before the soak (MB)', mb(before.ours.heap), mb(before.base.heap)],
+    ['live heap after a forced collection, after the soak (MB)', mb(after.ours.heap), mb(after.base.heap)],
+    ['live heap growth over the soak (MB)', mb(after.ours.heap - before.ours.heap), mb(after.base.heap - before.base.heap)],
+  ];
+  return rows.map(([figure, skillet, baseline]) => ({
+    figure,
+    skillet: round(skillet),
+    baseline: round(baseline),
+    'skillet - baseline': round(skillet - baseline),
+    'skillet / baseline': baseline > 0 ? round(skillet / baseline) : '-',
   }));
 }

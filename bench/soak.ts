@@ -14,8 +14,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { json, percentile, pinning, type Server, seedUser, startServer, stop } from './processes.js';
-import { figureRows, figuresOf, type Sample, spansFor, type Window } from './soak-figures.js';
+import {
+  json,
+  type MemoryReading,
+  memoryAfterCollection,
+  percentile,
+  pinning,
+  type Server,
+  seedUser,
+  startServer,
+  stop,
+} from './processes.js';
+import { figureRows, figuresOf, heapRows, type Pair, type Sample, spansFor, type Window } from './soak-figures.js';
 import { type Lane, MIX_DESCRIPTION, perform, primeLanes, type Side, Tally } from './soak-mix.js';
 
 const SOAK_MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
@@ -129,11 +139,6 @@ function windowOf(server: Server, side: Side, at: number): Window {
 const describe = ({ residentMb, p50, p99, errors, runs }: Sample) =>
   `rss ${residentMb} MB, p50 ${p50} ms, p99 ${p99} ms, ${errors} errors, ${runs} runs`;
 
-interface Pair<T> {
-  ours: T;
-  base: T;
-}
-
 /**
  * The open-loop schedule: operation i goes to both sides at i / rate seconds, whether or
  * not earlier ones have ended. It ends after rate × seconds operations, then waits for the
@@ -175,6 +180,15 @@ async function openLoop(servers: Pair<Server>, sides: Pair<Side>, rate: number, 
   return windows;
 }
 
+/**
+ * The live heap of both servers after a forced collection (SIGUSR2, see server.ts): taken
+ * only outside the schedule, before and after it, as a collection pauses the server. Its
+ * growth tells objects kept alive apart from resident memory the allocator holds on to.
+ */
+async function collected(servers: Pair<Server>): Promise<Pair<MemoryReading>> {
+  return { ours: await memoryAfterCollection(servers.ours), base: await memoryAfterCollection(servers.base) };
+}
+
 export async function soak(): Promise<void> {
   const seconds = SOAK_MINUTES * 60;
   const spans = spansFor(seconds);
@@ -196,10 +210,12 @@ export async function soak(): Promise<void> {
     const rate = maximum / 2;
     const loadAtStart = loadavg();
     console.log(`maximum ${round(maximum, 1)} operations/s; soaking at ${round(rate, 1)}/s for ${SOAK_MINUTES} min`);
+    const heapBefore = await collected({ ours, base });
     const windows = await openLoop({ ours, base }, sides, rate, seconds);
+    const heapAfter = await collected({ ours, base });
     const loadAtEnd = loadavg();
     const figures = { ours: figuresOf(windows.ours, spans), base: figuresOf(windows.base, spans) };
-    const rows = figureRows(figures.ours, figures.base, spans);
+    const rows = [...figureRows(figures.ours, figures.base, spans), ...heapRows(heapBefore, heapAfter)];
     const placement = pinning ? 'both servers on core 1, load generator on core 0' : 'unpinned';
     const loads = (load: number[]) => load.map((value) => value.toFixed(2)).join(' ');
     console.log(
@@ -214,7 +230,18 @@ export async function soak(): Promise<void> {
     const file = path.join(PROJECT_ROOT, '.bench', 'soak.json');
     await mkdir(path.dirname(file), { recursive: true });
     const samples = { ours: windows.ours.map((window) => window.sample), base: windows.base.map((window) => window.sample) };
-    const report = { mix: MIX_DESCRIPTION, minutes: SOAK_MINUTES, spans, maximum, rate, steps, loadAtStart, loadAtEnd };
+    const report = {
+      mix: MIX_DESCRIPTION,
+      minutes: SOAK_MINUTES,
+      spans,
+      maximum,
+      rate,
+      steps,
+      loadAtStart,
+      loadAtEnd,
+      heapBefore,
+      heapAfter,
+    };
     await writeFile(file, `${JSON.stringify({ ...report, figures, rows, samples }, null, 2)}\n`);
     console.log(`figures and every sample: ${file}`);
   } finally {
