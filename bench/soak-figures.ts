@@ -143,13 +143,23 @@ export function heapRows(before: Pair<MemoryReading>, after: Pair<MemoryReading>
   const rows: [string, number, number][] = [
     ['live heap after a forced collection, before the soak (MB)', mb(before.ours.heap), mb(before.base.heap)],
     ['live heap after a forced collection, after the soak (MB)', mb(after.ours.heap), mb(after.base.heap)],
-    ['live heap growth over the soak (MB)', mb(after.ours.heap - before.ours.heap), mb(after.base.heap - before.base.heap)],
   ];
-  return rows.map(([figure, skillet, baseline]) => ({
-    figure,
-    skillet: round(skillet),
-    baseline: round(baseline),
-    'skillet - baseline': round(skillet - baseline),
-    'skillet / baseline': baseline > 0 ? round(skillet / baseline) : '-',
-  }));
+  const growth = { ours: mb(after.ours.heap - before.ours.heap), base: mb(after.base.heap - before.base.heap) };
+  return [
+    ...rows.map(([figure, skillet, baseline]) => ({
+      figure,
+      skillet: round(skillet),
+      baseline: round(baseline),
+      'skillet - baseline': round(skillet - baseline),
+      'skillet / baseline': round(skillet / baseline),
+    })),
+    // Growths are small and of either sign, so their ratio says nothing: only the difference.
+    {
+      figure: 'live heap growth over the soak (MB)',
+      skillet: round(growth.ours),
+      baseline: round(growth.base),
+      'skillet - baseline': round(growth.ours - growth.base),
+      'skillet / baseline': '-',
+    },
+  ];
 }
