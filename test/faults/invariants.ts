@@ -73,6 +73,24 @@ export async function expectEventsWhole(db: Kysely<Tables>): Promise<void> {
       expect(closing.type, `closing event of ${id}`).toBe('session.status_idle');
     }
   }
+  await expectRunsEndedOnce(db);
+}
+
+/**
+ * A run ends once: after a session.status_idle only a new run's user.message may follow
+ * (a run ended twice, or going on after its end, shows as anything else there).
+ */
+export async function expectRunsEndedOnce(db: Kysely<Tables>): Promise<void> {
+  const after = await db
+    .selectFrom('execution_events as closing')
+    .innerJoin('execution_events as next', (join) =>
+      join.onRef('next.execution_id', '=', 'closing.execution_id').on('next.sequence', '=', sql<number>`closing.sequence + 1`),
+    )
+    .select(['closing.execution_id', 'closing.sequence', 'next.type'])
+    .where('closing.type', '=', 'session.status_idle')
+    .where('next.type', '<>', 'user.message')
+    .execute();
+  expect(after, 'events after a run ended').toEqual([]);
 }
 
 async function filesUnder(dir: string): Promise<string[]> {
