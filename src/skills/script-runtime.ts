@@ -42,6 +42,7 @@ class IdlePipes {
   #waiting = false;
   #progressAt = Date.now();
   #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
 
   constructor(private readonly cut: () => void) {}
 
@@ -67,6 +68,9 @@ class IdlePipes {
 
   /** From the skill's exit on, checks a few times per grace whether the pipes went idle. */
   watch(): void {
+    // The relay may be over before the process's exit is heard: a watch started then would
+    // never be stopped, and would hold the run's process and buffers for good.
+    if (this.#stopped) return;
     this.#progressAt = Date.now();
     this.#timer ??= setInterval(() => {
       if (!this.#waiting || Date.now() - this.#progressAt < PIPE_GRACE_MS) return;
@@ -77,6 +81,7 @@ class IdlePipes {
   }
 
   stop(): void {
+    this.#stopped = true;
     clearInterval(this.#timer);
   }
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
 import type { SkillMessage } from '../../src/skills/protocol.js';
 import { loadSkillRegistry, type SkillRegistry } from '../../src/skills/registry.js';
@@ -59,6 +59,36 @@ describe('the script runtime', () => {
       { type: 'message', text: 'tick 3 of 3' },
       { type: 'result', summary: '3 ticks, 10 ms apart' },
     ]);
+  });
+
+  it('leaves no interval running once its runs are over', async () => {
+    // A watch of the pipes started by the exit event after the relay had ended was never
+    // stopped: each run's process and buffers stayed in memory, ticking, for good.
+    const live = new Set<NodeJS.Timeout>();
+    const realSet = globalThis.setInterval;
+    const realClear = globalThis.clearInterval;
+    const setSpy = vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, ms?: number) => {
+      const timer = realSet(fn, ms);
+      live.add(timer);
+      return timer;
+    }) as typeof setInterval);
+    const clearSpy = vi.spyOn(globalThis, 'clearInterval').mockImplementation(((timer?: NodeJS.Timeout) => {
+      if (timer) live.delete(timer);
+      realClear(timer);
+    }) as typeof clearInterval);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const { started } = await run('ticker', '2 0');
+        expect(await started.finished).toEqual({ kind: 'completed' });
+      }
+      // The process's exit can be heard after its run has finished.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(live.size).toBe(0);
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+      for (const timer of live) realClear(timer);
+    }
   });
 
   it('reads ticker input "N 0" as no wait at all, and falls back on defaults for words', async () => {
