@@ -74,6 +74,21 @@ export interface AppDeps {
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
+/** How long the run queue worker may take to close once its runs are stopped. */
+const WORKER_CLOSE_MS = 5000;
+
+/** Whether `promise` settles within `ms` (it is left running either way). */
+async function settlesWithin(promise: Promise<unknown> | undefined, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve(promise).then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 const BLOB_SWEEP_INTERVAL_MS = 15 * 60_000;
 
 /** Logged request lines carry the path only: query strings can hold codes and signatures. */
@@ -184,7 +199,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes({ readiness: ops.readiness, metrics, metricsToken: config.ops.metrics.token }));
 
   let sweeper: NodeJS.Timeout | undefined;
-  let runWorker: { close(): Promise<void> } | undefined;
+  let runWorker: ReturnType<typeof startRunWorker> | undefined;
   let workerClosed: Promise<void> | undefined;
   // Once: a drain starts closing the worker, and the close then waits for that same close.
   const closeWorker = () => (workerClosed ??= runWorker?.close());
@@ -241,7 +256,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The worker stops taking jobs first; its close then waits for the runs stopped here.
     const closing = closeWorker();
     await ctx.runs.stopAll();
-    await closing;
+    // Its runs are stopped, so the worker has nothing left to wait for: a close that still
+    // does not end is stuck on a reconnecting connection, and is cut rather than waited on.
+    if (!(await settlesWithin(closing, WORKER_CLOSE_MS))) {
+      app.log.warn('the run queue worker did not close in time: its connections are cut');
+      runWorker?.cut();
+    }
     // After the runs: their last webhooks are queued by then, and the ones under way finish.
     await ctx.webhooks.close();
     await runQueue?.close();

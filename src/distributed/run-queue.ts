@@ -67,7 +67,7 @@ export function bullRunQueue(redisUrl: string, redisPrefix: string, log: Channel
  * ends the run as failed. The cluster's heartbeat lease is the second net, for when no worker
  * is left to check.
  */
-export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: string): { close(): Promise<void> } {
+export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: string): { close(): Promise<void>; cut(): void } {
   // Blocking commands wait out outages rather than fail (BullMQ requires this of a worker).
   const connection = new Redis(redisUrl, { connectionName: `${redisPrefix}worker`, maxRetriesPerRequest: null });
   connection.on('error', (error: Error) => ctx.log.warn({ err: error }, 'run queue worker connection'));
@@ -89,6 +89,14 @@ export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: s
   return {
     async close() {
       await worker.close();
+      connection.disconnect();
+    },
+    /**
+     * For a close that does not end: BullMQ's waits on its blocking connection, which can
+     * hang while that connection reconnects (Redis cut off just before the shutdown).
+     */
+    cut() {
+      void worker.disconnect().catch(() => undefined);
       connection.disconnect();
     },
   };
