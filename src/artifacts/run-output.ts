@@ -6,8 +6,7 @@ import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
-import { deleteArtifact, deleteFiles, filesOf, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
-import { removeOrphans } from './blob-collection.js';
+import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
 import type { StagedBlob } from './blob-store.js';
 import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
 
@@ -178,30 +177,6 @@ export class RunOutput {
       // Setting fixed values is safe to repeat after a lost connection.
       if (id) await retryOnConnectionLoss(() => updateArtifact(this.#ctx.db, id, failed));
     }
-  }
-
-  /**
-   * Takes back a completed artifact whose run could not be paid for: it becomes failed,
-   * loses its files, and blobs nothing else uses go.
-   */
-  async revoke(artifactId: string): Promise<void> {
-    const files = await filesOf(this.#ctx.db, [artifactId]);
-    await this.#ctx.blobs.exclusive(async () => {
-      await this.#ctx.db.transaction().execute(async (trx) => {
-        await deleteFiles(trx, artifactId);
-        await updateArtifact(trx, artifactId, {
-          status: 'failed',
-          content_size: 0,
-          manifest: null,
-          main_path: null,
-          metadata: null,
-        });
-      });
-      await removeOrphans(
-        this.#ctx,
-        files.map((file) => file.sha256),
-      );
-    });
   }
 
   #elapsed(): number {

@@ -37,18 +37,21 @@ export function retryOnConnectionLoss<T>(work: () => Promise<T>): Promise<T> {
  * a refusing trigger): its transaction was rolled back and wrote nothing, and the same
  * work may succeed once the cause is gone.
  */
-export function isRefusedByDatabase(error: unknown): boolean {
+function isRefusedByDatabase(error: unknown): boolean {
+  // A server ending the session (57P01) is a DatabaseError too, but a lost connection.
+  if (isConnectionLost(error)) return false;
   if (error instanceof pg.DatabaseError) return true;
   const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   return typeof code === 'string' && code.startsWith('SQLITE_');
 }
 
 /**
- * Like retryOnConnectionLoss, for work that must land sooner or later (a run's closing
- * events): also when the database refused it, since a refusal wrote nothing.
+ * For work that must land sooner or later (a run's closing events) and that retries its
+ * own lost connections: tried again when the database refused it, since a refusal wrote
+ * nothing. (Retrying lost connections here too would multiply the inner retries.)
  */
-export function retryUntilStored<T>(work: () => Promise<T>): Promise<T> {
-  return retrying(work, (error) => isConnectionLost(error) || isRefusedByDatabase(error));
+export function retryWhileRefused<T>(work: () => Promise<T>): Promise<T> {
+  return retrying(work, isRefusedByDatabase);
 }
 
 async function retrying<T>(work: () => Promise<T>, worthRetrying: (error: unknown) => boolean): Promise<T> {

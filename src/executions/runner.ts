@@ -2,7 +2,7 @@ import { RunOutput } from '../artifacts/run-output.js';
 import { executionCost, refundRun } from '../billing/charges.js';
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
-import { retryOnConnectionLoss, retryUntilStored } from '../db/connection-loss.js';
+import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
 import type { Skill } from '../skills/registry.js';
 import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
@@ -69,10 +69,11 @@ async function settle(ctx: AppContext, executionId: string, output?: RunOutput):
 /**
  * Stores a run's closing events with its new status. They must land, or the run stays
  * working and its streams open until a restart: a write the database refused (a full disk,
- * a lock) is tried again, as a lost connection is, since a refused transaction wrote nothing.
+ * a lock) is tried again, since a refused transaction wrote nothing; recordEvents itself
+ * tries again after a lost connection.
  */
 function recordEnding(...args: Parameters<typeof recordEvents>) {
-  return retryUntilStored(() => recordEvents(...args));
+  return retryWhileRefused(() => recordEvents(...args));
 }
 
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
