@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const silentConnections = new SilentConnections();
   const app = Fastify({
     loggerInstance: log,
-    serverFactory: serverWithFrontRoutes([streamRoute(ctx)], silentConnections, ops.observeFrontRoute),
+    serverFactory: serverWithFrontRoutes([streamRoute(ctx)], silentConnections, config.requestTimeoutMs, ops.observeFrontRoute),
     // The HTTP server names each request (a client's own well-formed x-request-id, else a
     // UUID); every log line of the request carries it as requestId.
     genReqId: requestIdOf,

@@ -43,6 +43,11 @@ export interface Config {
   environment: 'development' | 'production';
   trustProxy: boolean;
   bodyLimitBytes: number;
+  /**
+   * How long a client has to send a whole request, headers and body. Past it the request is
+   * answered 408 and its connection closed: a body trickled in a byte at a time holds nothing.
+   */
+  requestTimeoutMs: number;
   appDownloadUrl: string;
   passwordHashLogN: number;
   authTokenTtlDays: number;
@@ -461,6 +466,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 60, 1, 3600) * 1000,
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),
     passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),
     authTokenTtlDays: integer(env, 'AUTH_TOKEN_TTL_DAYS', 30, 1, 3650),

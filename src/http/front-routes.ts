@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
 import { writeFrontError } from './error-writer.js';
@@ -14,6 +14,33 @@ export type FrontRoute = (request: IncomingMessage, response: ServerResponse) =>
 
 /** Fastify's own defaults, which it applies only to servers it creates itself. */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/** Node's default: a client has this long for its headers, within the request's own deadline. */
+const HEADERS_TIMEOUT_MS = 60_000;
+/** How often Node looks for requests past their deadline (its default of 30 s would double a short one). */
+const DEADLINE_CHECK_MS = 1_000;
+
+/**
+ * A response that closes its connection when it goes out before its request's body has all
+ * arrived: a refusal by a hook that runs before the body is read (a rate limit, a missing
+ * credential). Node would otherwise keep the connection to read and discard the rest of the
+ * body, for as long as the client takes to trickle it in.
+ */
+class ClosingResponse extends ServerResponse {
+  override writeHead(
+    statusCode: number,
+    reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+    headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+  ): this {
+    if (!this.req.complete && declaresBody(this.req)) this.shouldKeepAlive = false;
+    if (typeof reasonOrHeaders === 'string') return super.writeHead(statusCode, reasonOrHeaders, headers);
+    return super.writeHead(statusCode, reasonOrHeaders);
+  }
+}
+
+function declaresBody(request: IncomingMessage): boolean {
+  if (headerValues(request, 'transfer-encoding').length > 0) return true;
+  return headerValues(request, 'content-length').some((length) => length.trim() !== '0');
+}
 
 /**
  * Connections that have not sent a request yet. Node's server.close() waits for them, and
@@ -58,10 +85,19 @@ export type FrontRouteObserver = (request: IncomingMessage, response: ServerResp
 export function serverWithFrontRoutes(
   routes: FrontRoute[],
   silent: SilentConnections,
+  requestTimeoutMs: number,
   observe?: FrontRouteObserver,
 ): FastifyServerFactory {
   return (fastifyHandler) => {
-    const server = createServer((request, response) => {
+    const options = {
+      ServerResponse: ClosingResponse,
+      // Bounds how long a request may take to arrive, body included (a slow body is not a
+      // stream: streams are responses, and an upgraded socket leaves Node's deadline list).
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(DEADLINE_CHECK_MS, requestTimeoutMs),
+    };
+    const server = createServer(options, (request, response) => {
       silent.spoke(request.socket);
       nameRequest(request, response);
       for (const route of routes) {
@@ -73,7 +109,6 @@ export function serverWithFrontRoutes(
     });
     server.on('connection', (socket: Socket) => silent.connected(socket));
     server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    server.requestTimeout = 0;
     return server;
   };
 }
