@@ -56,7 +56,7 @@ export class HeadersTooLarge extends AppError {
   readonly code = 'INVALID_INPUT';
 }
 
-/** A request whose headers did not arrive within Node's headers timeout. */
+/** A request (headers and body) that did not arrive within its deadline. */
 export class RequestTimeout extends AppError {
   readonly status = 408;
   readonly code = 'INVALID_INPUT';

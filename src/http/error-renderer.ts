@@ -44,12 +44,14 @@ function fromFramework(error: FrameworkError): AppError | null {
 function asAppError(error: unknown): { error: AppError; unexpected: boolean } {
   // A 503 is the operator's settings speaking (and was warned about at start), not a bug.
   if (error instanceof AppError) return { error, unexpected: error.status >= 500 && !(error instanceof ServiceUnavailable) };
+  // First: a client that hung up in the middle of its body is Fastify's 400 with code
+  // ECONNRESET, which the database check below would take for a lost database connection.
+  const mapped = isFrameworkError(error) ? fromFramework(error) : null;
+  if (mapped) return { error: mapped, unexpected: false };
   // The database connection went away under the request (a failover, a restart): nothing is
   // wrong with the request and it may be sent again, but the operator should hear of it.
   if (isConnectionLost(error))
     return { error: new ServiceUnavailable('The database is unreachable; try again'), unexpected: true };
-  const mapped = isFrameworkError(error) ? fromFramework(error) : null;
-  if (mapped) return { error: mapped, unexpected: false };
   return { error: new InternalError('Internal server error'), unexpected: true };
 }
 

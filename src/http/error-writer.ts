@@ -62,7 +62,8 @@ function socketSink(socket: Duplex): ErrorSink {
 /** What Node's HTTP parser refused, as one of our errors. */
 function parserError(error: NodeJS.ErrnoException) {
   if (error.code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLarge('Request headers are too large');
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RequestTimeout('The request did not arrive in time. Send it again, all at once.');
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new RequestTimeout('The request did not arrive in time. Send it again, all at once.');
   return new InvalidInput('Malformed HTTP request');
 }
 

@@ -30,6 +30,15 @@ describe('renderError', () => {
     expect(rendered.body).toEqual({ error: { code, message: error.message } });
   });
 
+  it('takes a client that hung up mid-body (Fastify: aborted, ECONNRESET, 400) for a bad request, not a lost database', () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    const rendered = renderError(aborted, 'standard');
+    expect(rendered.status).toBe(400);
+    expect(rendered.unexpected).toBe(false);
+    // The same code without a status is the database's driver speaking: still a lost connection.
+    expect(renderError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }), 'standard').status).toBe(503);
+  });
+
   it('writes a rate limit in its own envelope with Retry-After, in every family', () => {
     for (const family of ['standard', 'artifact'] as const) {
       const rendered = renderError(new RateLimited('slow down', 7), family);
