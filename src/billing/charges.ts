@@ -4,7 +4,7 @@ import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
-import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, grant, hasEntry, priceChargeOf } from './ledger.store.js';
+import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, grant, hasEntry } from './ledger.store.js';
 import type { Payer } from './payer.js';
 import { accountOf, payerOfExecution } from './standing.store.js';
 import { type BillingStanding, subscriptionModeOf } from './subscription-mode.js';
@@ -25,11 +25,6 @@ export async function requireCanExecute(ctx: Deps, caller: Payer, minimumCost: n
   if (balance < minimumCost) throw new PaymentRequired(INSUFFICIENT);
 }
 
-/** requireCanExecute for a run of an execution: one that already paid (a resume) is covered. */
-export async function requireRunCovered(ctx: Deps, caller: Payer, executionId: string, price: number): Promise<void> {
-  if (price > 0 && (await heldCharge(ctx.db, executionId)) === 0) await requireCanExecute(ctx, caller, price);
-}
-
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */
 export async function quoteRun(ctx: Deps, executionId: string, cost: number): Promise<{ userId: string; amount: number }> {
   const payer = await payerOfExecution(ctx.db, executionId);
@@ -39,8 +34,9 @@ export async function quoteRun(ctx: Deps, executionId: string, cost: number): Pr
 
 /**
  * Holds a run's price before the run starts, inside the transaction that claims it, so
- * nothing is delivered unpaid. An execution pays once: a run resumed after an interrupt
- * was paid for by its first run. False when the balance cannot cover it (nothing changes).
+ * nothing is delivered unpaid. Every run pays, the first of an execution and each one a
+ * later user.message starts after an interrupt alike: one price must not buy any number
+ * of runs. False when the balance cannot cover it (nothing changes).
  */
 export async function holdRunPrice(
   trx: Kysely<Tables>,
@@ -48,7 +44,7 @@ export async function holdRunPrice(
   executionId: string,
   nowIso: string,
 ): Promise<boolean> {
-  if (quote.amount <= 0 || (await heldCharge(trx, executionId)) > 0) return true;
+  if (quote.amount <= 0) return true;
   return chargeRun(trx, {
     userId: quote.userId,
     amount: quote.amount,
@@ -56,12 +52,6 @@ export async function holdRunPrice(
     description: `Run ${executionId}: ${quote.amount} Ds`,
     nowIso,
   });
-}
-
-/** The price an execution's run was charged at its start (0 when none). */
-async function heldCharge(db: Kysely<Tables>, executionId: string): Promise<number> {
-  const charge = await priceChargeOf(db, executionId);
-  return charge ? -charge.amount : 0;
 }
 
 /** What an execution cost in all: its price and its model calls. */
@@ -125,22 +115,26 @@ export async function chargeThreadModelTokens(
 }
 
 /**
- * Gives back what an execution was charged (its price and any model calls) when the
- * service, not the skill, failed its run (the server stopped, the sandbox could not start
- * it, its files could not be stored). Written once: a second call finds the refund there.
+ * Gives back what an execution's last run was charged (its price and any model calls) when
+ * the service, not the skill, failed it (the server stopped, the sandbox could not start
+ * it, its files could not be stored, a house model key was refused), or when the payer's
+ * own model key was refused before the run did any work. `earlier` is what the execution's
+ * earlier runs cost (each was interrupted and keeps its charge); `why` ends the ledger
+ * entry's description. Such a run ends the execution, so it is refunded once: a second
+ * call finds the refund there.
  */
-export function refundRun(ctx: Deps, executionId: string): Promise<number> {
+export function refundRun(ctx: Deps, executionId: string, run: { earlier: number; why: string }): Promise<number> {
   // Safe to repeat after a lost connection: the refund is looked for before it is written.
-  return retryOnConnectionLoss(() => refundOnce(ctx, executionId));
+  return retryOnConnectionLoss(() => refundOnce(ctx, executionId, run));
 }
 
-function refundOnce(ctx: Deps, executionId: string): Promise<number> {
+function refundOnce(ctx: Deps, executionId: string, run: { earlier: number; why: string }): Promise<number> {
   return ctx.db.transaction().execute(async (trx) => {
-    const amount = await chargedFor(trx, executionId);
+    const amount = (await chargedFor(trx, executionId)) - run.earlier;
     if (amount <= 0) return 0;
     const { userId } = await payerOfExecution(trx, executionId);
     await lockRow(trx, 'users', userId);
-    const description = `Refund of run ${executionId}: the service failed it`;
+    const description = `Refund of run ${executionId}: ${run.why}`;
     if (await hasEntry(trx, userId, description)) return 0;
     await grant(trx, {
       userId,

@@ -69,9 +69,24 @@ export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: nu
       execution_id: entry.executionId,
       payment_session_id: null,
       created_at: entry.nowIso,
+      model_call: await nextChargeNumber(trx, entry.executionId),
     })
     .execute();
   return true;
+}
+
+/**
+ * The number of an execution's next run price: 0 for its first run, else one past its last
+ * charge, since every run a user.message starts is priced and the ledger keeps one charge
+ * per execution and number.
+ */
+async function nextChargeNumber(trx: Kysely<Tables>, executionId: string): Promise<number> {
+  const row = await trx
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.max<number | null>('model_call').as('last'))
+    .where('execution_id', '=', executionId)
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
 }
 
 /**
@@ -120,16 +135,6 @@ async function debitUpTo(trx: Kysely<Tables>, userId: string, due: number, kind:
 
 export function recentTransactions(db: Kysely<Tables>, userId: string, limit: number): Promise<TransactionRow[]> {
   return db.selectFrom('transactions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
-}
-
-/** The price an execution's run was charged when it started (model call 0), if any. */
-export function priceChargeOf(db: Kysely<Tables>, executionId: string) {
-  return db
-    .selectFrom('transactions')
-    .select(['user_id', 'amount'])
-    .where('execution_id', '=', executionId)
-    .where('model_call', '=', 0)
-    .executeTakeFirst();
 }
 
 /** Everything an execution was charged, its price and its model calls (a positive number of Ds). */

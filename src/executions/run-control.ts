@@ -1,4 +1,4 @@
-import { holdRunPrice, quoteRun, requireRunCovered } from '../billing/charges.js';
+import { holdRunPrice, quoteRun, requireCanExecute } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
@@ -51,7 +51,8 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   }
   if (execution.status === 'working') throw new ExecutionRunning(BUSY);
   const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
-  await requireRunCovered(ctx, caller, executionId, skill?.price ?? 0);
+  // Every run pays its price, a later one of an interrupted execution too: refused before anything is stored.
+  await requireCanExecute(ctx, caller, skill?.price ?? 0);
   const quote = await quoteRun(ctx, executionId, skill?.price ?? 0);
   if (ctx.runQueue) return queueRun(ctx, ctx.runQueue, execution, text, quote);
   const { runsPerUser, runsPerServer } = ctx.config.executions;

@@ -13,7 +13,7 @@ import type { ActiveRun } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
-import { workingExecutionsOf } from './executions.store.js';
+import { findExecution, workingExecutionsOf } from './executions.store.js';
 
 function eventOf(message: RunMessage): NewEvent {
   switch (message.type) {
@@ -50,7 +50,13 @@ export interface RunTarget {
 type RunEnding =
   | { kind: 'completed'; cost: number; artifactId: string | undefined }
   | { kind: 'stopped' }
-  | { kind: 'failed'; reason: string; stopReason: 'error' | 'limit_reached'; refund: boolean };
+  /** `refund`: why the run's charges are given back (the end of the refund's description), when they are. */
+  | { kind: 'failed'; reason: string; stopReason: 'error' | 'limit_reached'; refund?: string };
+
+const REFUNDED_BECAUSE = {
+  service: 'the service failed it',
+  'own-key': 'your own model key was refused before it did any work',
+} as const;
 
 /**
  * Settles a run that completed: its files become its artifact. Its price was held at start
@@ -62,7 +68,7 @@ async function settle(ctx: AppContext, executionId: string, output?: RunOutput):
     return { kind: 'completed', cost, artifactId: await output?.complete(cost) };
   } catch (error) {
     const reason = `the run's files could not be stored: ${(error as Error).message}`;
-    return { kind: 'failed', reason, stopReason: 'error', refund: true };
+    return { kind: 'failed', reason, stopReason: 'error', refund: REFUNDED_BECAUSE.service };
   }
 }
 
@@ -76,6 +82,16 @@ function recordEnding(...args: Parameters<typeof recordEvents>) {
   return retryWhileRefused(() => recordEvents(...args));
 }
 
+/**
+ * Gives back what the execution's current run was charged and returns the execution's cost
+ * after it: what its earlier runs cost, as written at their ends (each was interrupted).
+ */
+async function refundLastRun(ctx: AppContext, executionId: string, why: string): Promise<number> {
+  const earlier = (await retryOnConnectionLoss(() => findExecution(ctx.db, executionId)))?.cost ?? 0;
+  await refundRun(ctx, executionId, { earlier, why });
+  return earlier;
+}
+
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
 export async function finishRun(ctx: AppContext, target: RunTarget, result: RunResult, output?: RunOutput) {
   const { executionId, workspaceId } = target;
@@ -84,9 +100,14 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
     outcome.kind === 'completed'
       ? await settle(ctx, executionId, output)
       : outcome.kind === 'failed'
-        ? { kind: 'failed', reason: outcome.reason, stopReason: 'error', refund: outcome.fault === 'service' }
+        ? {
+            kind: 'failed',
+            reason: outcome.reason,
+            stopReason: 'error',
+            ...(outcome.fault ? { refund: REFUNDED_BECAUSE[outcome.fault] } : {}),
+          }
         : outcome.kind === 'limit_reached'
-          ? { kind: 'failed', reason: outcome.reason, stopReason: 'limit_reached', refund: false }
+          ? { kind: 'failed', reason: outcome.reason, stopReason: 'limit_reached' }
           : outcome;
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
@@ -117,12 +138,17 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
     );
     signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
   } else if (ending.kind === 'stopped') {
-    await recordEnding(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt' });
+    // An interrupted run keeps its charge (it ran, and may have delivered results): the
+    // execution's cost is its runs' so far, and the next run's refund starts past it.
+    const cost = await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
+    await recordEnding(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt', cost });
     signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
-    if (ending.refund) await refundRun(ctx, executionId);
-    // What the run's model calls were charged stays charged, and shows as its cost.
-    const cost = ending.refund ? 0 : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
+    // What the run's model calls were charged stays charged, and shows as its cost; a
+    // refunded run costs nothing, and the execution what its interrupted runs before it did.
+    const cost = ending.refund
+      ? await refundLastRun(ctx, executionId, ending.refund)
+      : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
     const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
     await recordEnding(
       ctx,

@@ -17,14 +17,15 @@ export interface RunLimits {
 }
 
 /**
- * How a run ended. A failure is the skill's own unless `fault` says the service failed it
- * (it could not be started or confined); those runs are not charged. `limit_reached`: the
- * payer's credits ran out during the run.
+ * How a run ended. A failure is the skill's own unless `fault` says otherwise: `service`,
+ * the service failed it (it could not be started or confined, a house model key was
+ * refused); `own-key`, the payer's own model key was refused before the run did any work.
+ * Those runs are not charged. `limit_reached`: the payer's credits ran out during the run.
  */
 export type RunOutcome =
   | { kind: 'completed' }
   | { kind: 'stopped' }
-  | { kind: 'failed'; reason: string; fault?: 'service' }
+  | { kind: 'failed'; reason: string; fault?: 'service' | 'own-key' }
   | { kind: 'limit_reached'; reason: string };
 
 export interface TokenUsage {

@@ -48,7 +48,7 @@ describe('a priced run', () => {
     expect((await transactionsOf(api, person)).map((entry) => entry.amount)).toEqual([-2, 2]);
   });
 
-  it('holds the price while it runs, reports it as its cost, and charges an interrupted execution once', async ({ api }) => {
+  it('holds the price while it runs, and keeps it when the run is interrupted: the next run pays again', async ({ api }) => {
     const person = await signUp(api);
     const created = await createExecution(api, person, 'priced-ticker', '100 50');
     const live = await streamOf(api, person, created.id);
@@ -58,13 +58,14 @@ describe('a priced run', () => {
     expect((await interrupt(api, person, created.id)).status).toBe(200);
     const status = await api.get<{ status: string }>(`/api/v1/executions/${created.id}/status`, { headers: session(person) });
     expect(status.body.status).toBe('idle');
-    live.close();
+    await live.ended;
 
-    const resumed = await streamOf(api, person, created.id);
-    expect((await sendMessage(api, person, created.id, '2 0')).status).toBe(200);
-    await resumed.ended;
-    const result = resumed.events.find((event) => event.type === 'execution.result');
-    expect(result?.payload.cost).toBe(2);
+    // Issue 25, item 2: a run after an interrupt is a new run with its own price.
+    const resumed = await streamOf(api, person, created.id, `&lastSeq=${live.events.at(-1)?.sequence ?? 0}`);
+    const refused = await sendMessage(api, person, created.id, '2 0');
+    expect(refused.status).toBe(402);
+    resumed.close();
+    expect(resumed.events).toEqual([]);
     expect(await balanceOf(api, person)).toMatchObject({ balance: 0, totalSpent: 2 });
     expect((await transactionsOf(api, person)).map((entry) => entry.amount)).toEqual([-2, 2]);
   });
