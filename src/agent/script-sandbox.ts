@@ -5,6 +5,7 @@ import { constants } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PROJECT_ROOT } from '../paths.js';
+import { SKILL_NODE } from '../skills/node-runtime.js';
 import type { RunLimits } from '../skills/runtime.js';
 import { ENABLE_SANDBOX_HINT, namespaceArgs, type SkillSandbox } from '../skills/sandbox.js';
 import { folderUsage, killTree, type LimitBreach, watchRun } from '../skills/watchdog.js';
@@ -33,12 +34,8 @@ const PIPE_GRACE_MS = 2000;
 const MIB = 1024 * 1024;
 const PYTHON = '/usr/bin/python3';
 const BASH = ['/usr/bin/bash', '/bin/bash'].find((candidate) => existsSync(candidate));
-// Node 20 names the permission model experimental; later versions dropped the prefix.
-const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 // The model reads stderr: Node's notice that the permission model is experimental is only noise there.
 const QUIET = process.allowedNodeEnvironmentFlags.has('--disable-warning') ? ['--disable-warning=ExperimentalWarning'] : [];
-/** Room above the heap limit for Node's own data (about 50 MiB at start) before allocations fail. */
-const NODE_HEADROOM_BYTES = 128 * 1024 * 1024;
 /**
  * What python3 and bash need, read-only: the binaries, the dynamic loader and libraries, and
  * Python's standard library live under /usr (on merged-/usr systems /bin, /lib and /lib64 are
@@ -143,7 +140,7 @@ function commandFor(target: Target, args: string[], sandbox: SkillSandbox, limit
   const node = how === 'bwrap' ? (sandbox.runtimeFiles[0] ?? process.execPath) : process.execPath;
   const nodeFlags = [`--allow-fs-read=${skill}`, `--allow-fs-read=${output}`, `--allow-fs-write=${output}`];
   const interpreters: Record<Interpreter, string[]> = {
-    node: [node, PERMISSION_FLAG, ...QUIET, ...nodeFlags, `--max-old-space-size=${limits.memoryMb}`],
+    node: [node, SKILL_NODE.permissionFlag, ...QUIET, ...nodeFlags, `--max-old-space-size=${limits.memoryMb}`],
     // -E: no PYTHON* variables, -s: no user site folder, -B: no .pyc written into the skill.
     python: [PYTHON, '-E', '-s', '-B'],
     bash: [BASH ?? '/bin/bash', '--noprofile', '--norc'],
@@ -153,7 +150,7 @@ function commandFor(target: Target, args: string[], sandbox: SkillSandbox, limit
     command = [sandbox.bwrapPath, ...isolation(interpreter, sandbox, skill, output), '--chdir', output, ...command];
   }
   if (!sandbox.prlimit) return command;
-  const data = limits.memoryMb * MIB + (interpreter === 'node' ? NODE_HEADROOM_BYTES : 0);
+  const data = limits.memoryMb * MIB + (interpreter === 'node' ? SKILL_NODE.dataHeadroomBytes : 0);
   const rlimits = [`--data=${data}`, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--fsize=${limits.outputLimitBytes}`];
   return [sandbox.prlimit, ...rlimits, '--core=0', '--', ...command];
 }

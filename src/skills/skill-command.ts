@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { PROJECT_ROOT, SKILL_HARNESS } from '../paths.js';
+import { SKILL_NODE } from './node-runtime.js';
 import { namespaceArgs, type SkillSandbox } from './sandbox.js';
 
 export interface CommandLimits {
@@ -7,11 +8,6 @@ export interface CommandLimits {
   cpuSeconds: number;
   outputLimitBytes: number;
 }
-
-// Node 20 names the permission model experimental; later versions dropped the prefix.
-const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
-/** Room above the heap limit for Node's own data (about 50 MiB at start) before allocations fail. */
-const DATA_HEADROOM_BYTES = 128 * 1024 * 1024;
 
 /**
  * The command that runs one script skill: Node with the permission model (reads the skill,
@@ -26,7 +22,7 @@ export function skillCommand(
   const readable = [run.skillDir, path.dirname(SKILL_HARNESS), path.join(PROJECT_ROOT, 'node_modules')];
   const node = sandbox.runtimeFiles[0] ?? process.execPath;
   const nodeArgs = [
-    PERMISSION_FLAG,
+    SKILL_NODE.permissionFlag,
     ...[...readable, run.outputDir].map((dir) => `--allow-fs-read=${dir}`),
     `--allow-fs-write=${run.outputDir}`,
     `--max-old-space-size=${limits.memoryMb}`,
@@ -42,7 +38,7 @@ export function skillCommand(
   }
   if (!sandbox.prlimit) return command;
   const rlimits = [
-    `--data=${limits.memoryMb * 1024 * 1024 + DATA_HEADROOM_BYTES}`,
+    `--data=${limits.memoryMb * 1024 * 1024 + SKILL_NODE.dataHeadroomBytes}`,
     // SIGXCPU at the limit, SIGKILL a second later for a skill that catches it.
     `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
     `--fsize=${limits.outputLimitBytes}`,
