@@ -87,6 +87,19 @@ export async function resolveCaller(ctx: CredentialReader, request: FastifyReque
   }
 }
 
+/**
+ * Whether the credential this request was refused for is an `Authorization: Bearer` token:
+ * none of the strategies' own headers came first, and the header holds the Bearer scheme.
+ * A request that sent no credential, another scheme, or a bad API key or auth token was
+ * not refused a bearer token (RFC 6750 section 3.1 gives those no error code).
+ */
+export function refusedBearerToken(request: FastifyRequest): boolean {
+  if (!request.credentialError) return false;
+  if (CREDENTIAL_STRATEGIES.some((strategy) => strategy.header && header(request, strategy.header) !== undefined)) return false;
+  const authorization = header(request, 'authorization');
+  return authorization !== undefined && BEARER.test(authorization);
+}
+
 /** The caller of a route whose policy guaranteed one. */
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw new Unauthorized('Missing auth token');

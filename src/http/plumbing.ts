@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, NotFound, Unauthorized } from '../errors.js';
 import { strategyOf } from '../identity/credential-strategies.js';
 import { requireCallerScope, scopeForMethod } from '../oauth/scopes.js';
+import { authChallenge } from './auth-challenge.js';
 import { resolveCaller } from './credentials.js';
 import { replySink, writeError } from './error-writer.js';
 import { pathOf } from './front-routes.js';
@@ -46,7 +47,7 @@ export function installPlumbing(
     await ensureRateLimitHeaders(ctx, request, reply);
     const config = request.routeOptions.config;
     const challenge: Record<string, string> =
-      error instanceof Unauthorized && config?.authChallenge ? { 'www-authenticate': config.authChallenge } : {};
+      error instanceof Unauthorized ? { 'www-authenticate': authChallenge(request, error, ctx.config.publicUrl) } : {};
     const rendered = writeError(replySink(reply), error, config?.errorFamily ?? 'standard', challenge);
     if (rendered.unexpected) request.log.error({ err: error }, 'request failed');
     return reply;

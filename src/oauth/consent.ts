@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
-import { Forbidden, NotFound } from '../errors.js';
+import { Conflict, Forbidden, NotFound } from '../errors.js';
 import { findUser } from '../identity/users.js';
 import { listMemberships } from '../identity/workspaces.store.js';
-import { insertGrantWorkspace } from './oauth.store.js';
+import { findGrantWorkspace, insertGrantWorkspace } from './oauth.store.js';
 
 export interface WorkspaceChoice {
   id: string;
@@ -31,8 +31,10 @@ export async function requireWorkspaceChoice(ctx: Pick<AppContext, 'db' | 'clock
 }
 
 /**
- * Records the workspace chosen at consent for a grant; every token issued under the grant
- * acts there. It checks the choice itself too, so no caller can bind a foreign workspace.
+ * Records the workspace chosen at consent for a grant; every token issued under the grant,
+ * and every refresh of it, acts there for the grant's whole life. It checks the choice itself
+ * too, so no caller can bind a foreign workspace, and it never moves a grant already bound:
+ * its tokens stay where they were issued (a consent elsewhere makes a new grant).
  */
 export async function bindGrantToWorkspace(
   ctx: Pick<AppContext, 'db' | 'clock'>,
@@ -45,4 +47,8 @@ export async function bindGrantToWorkspace(
     workspace_id: binding.workspaceId,
     created_at: ctx.clock.now().toISOString(),
   });
+  const bound = await findGrantWorkspace(ctx.db, binding.grantId);
+  if (bound?.workspace_id !== binding.workspaceId || bound.user_id !== binding.userId) {
+    throw new Conflict('This app already acts in another workspace under this approval. Start the sign-in again.');
+  }
 }

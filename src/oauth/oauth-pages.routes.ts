@@ -5,7 +5,8 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { sendPage } from '../http/pages.js';
 import { checkPassword } from '../identity/users.js';
-import { bindGrantToWorkspace, requireWorkspaceChoice, workspaceChoices } from './consent.js';
+import { requireWorkspaceChoice, workspaceChoices } from './consent.js';
+import { saveConsentedGrant } from './consent-grant.js';
 import { OAUTH_PAGE_HEADERS, oauthConsentPage, oauthProblemPage, oauthSignInPage } from './oauth-pages.js';
 import { ConsentForm, InteractionParams, SignInForm } from './oauth-pages.schemas.js';
 import { resourceOfUrl, resourceUrl } from './resources.js';
@@ -38,6 +39,17 @@ export function oauthPageRoutes(ctx: AppContext, provider: Provider): FastifyPlu
     return client?.clientName ?? clientId;
   }
 
+  /**
+   * Where the browser goes after the consent page: the request's redirect_uri, which
+   * oidc-provider has matched to the client's registered ones (or its only one, when the
+   * request named none).
+   */
+  async function redirectHost(details: Details): Promise<string> {
+    const client = await provider.Client.find(String(details.params.client_id ?? ''));
+    const uri = typeof details.params.redirect_uri === 'string' ? details.params.redirect_uri : client?.redirectUris?.[0];
+    return URL.canParse(uri ?? '') ? new URL(uri ?? '').host || String(uri) : 'an address the app did not name';
+  }
+
   /** The consent page for an interaction: who asks, for what, on which resource, and where to act. */
   async function consentPage(details: Details, accountId: string, message?: string): Promise<string> {
     const resource = String(details.params.resource ?? resourceUrl(ctx.config.publicUrl, 'api'));
@@ -48,6 +60,7 @@ export function oauthPageRoutes(ctx: AppContext, provider: Provider): FastifyPlu
         .split(' ')
         .filter(Boolean),
       resource: resourceOfUrl(ctx.config.publicUrl, resource) === 'mcp' ? 'Skillet over MCP' : 'the Skillet API',
+      redirectHost: await redirectHost(details),
       workspaces: await workspaceChoices(ctx, accountId),
       ...(message ? { message } : {}),
     });
@@ -113,20 +126,7 @@ export function oauthPageRoutes(ctx: AppContext, provider: Provider): FastifyPlu
           if (!(error instanceof AppError)) throw error;
           return sendOAuthPage(reply, error.status, await consentPage(details, accountId, error.message));
         }
-        const clientId = String(details.params.client_id);
-        const grant = details.grantId
-          ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId, clientId }))
-          : new provider.Grant({ accountId, clientId });
-        const missing = details.prompt.details;
-        if (Array.isArray(missing.missingOIDCScope)) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-        const resourceScopes = missing.missingResourceScopes;
-        if (resourceScopes && typeof resourceScopes === 'object') {
-          for (const [indicator, scopes] of Object.entries(resourceScopes)) {
-            if (Array.isArray(scopes)) grant.addResourceScope(indicator, scopes.join(' '));
-          }
-        }
-        const grantId = await grant.save();
-        await bindGrantToWorkspace(ctx, { userId: accountId, grantId, workspaceId: request.body.workspace });
+        const grantId = await saveConsentedGrant(ctx, provider, details, { accountId, workspaceId: request.body.workspace });
         return finish(request, reply, { consent: { grantId } });
       },
     );

@@ -10,11 +10,22 @@ import { isOAuthScope, SCOPE_MEANINGS } from './scopes.js';
  */
 export const OAUTH_PAGE_HEADERS = pageHeaders({ styles: "'self'", formAction: null });
 
+/**
+ * Said wherever a client's name is shown. Every client registered itself (RFC 7591; Skillet
+ * has no built-in clients), so its name is only what it chose to call itself.
+ */
+const UNVERIFIED = 'This app registered itself; Skillet has not checked who made it';
+
+/** Who is asking: the name the client gave, never without the warning that nobody checked it. */
+function asker(clientName: string): SafeHtml {
+  return html`<strong>${clientName}</strong> (${UNVERIFIED})`;
+}
+
 export function oauthSignInPage(options: { uid: string; clientName: string; email?: string; message?: string }): string {
   return pageLayout(
     'Sign in',
     html`<h1>Sign in</h1>
-<p>${options.clientName} is asking to use your Skillet account. Sign in to continue.</p>
+<p>${asker(options.clientName)} is asking to use your Skillet account. Sign in to continue.</p>
 ${notice(options.message)}
 <form method="post" action="/oauth/interaction/${options.uid}/login">
 ${credentialFields(options.email)}
@@ -34,6 +45,8 @@ export function oauthConsentPage(options: {
   scopes: string[];
   /** What the token will reach, in words. */
   resource: string;
+  /** The host the browser is sent back to, with the code or the refusal. */
+  redirectHost: string;
   workspaces: WorkspaceChoice[];
   message?: string;
 }): string {
@@ -45,7 +58,8 @@ export function oauthConsentPage(options: {
   return pageLayout(
     'Allow access?',
     html`<h1>Allow access?</h1>
-<p><strong>${options.clientName}</strong> is asking to act for you on ${options.resource}.</p>
+<p>${asker(options.clientName)} is asking to act for you on ${options.resource}.</p>
+<p>Whichever you choose, you will be sent to <strong>${options.redirectHost}</strong> next. Allow only if you trust that address.</p>
 ${notice(options.message)}
 <p>It asks for:</p>
 <ul class="scopes">${scopes.length > 0 ? scopes : html`<li>no particular scope</li>`}</ul>

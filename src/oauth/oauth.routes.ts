@@ -14,6 +14,9 @@ const PROVIDER_ROUTES: readonly { method: 'GET' | 'POST' | ('GET' | 'POST')[]; u
   { method: 'POST', url: '/oauth/token' },
   { method: 'POST', url: '/oauth/revoke' },
   { method: 'POST', url: '/oauth/register' },
+  // The registration_client_uri each registration hands out (RFC 7592 read, with the
+  // registration access token); update and delete are not offered.
+  { method: 'GET', url: '/oauth/register/:clientId' },
   { method: 'GET', url: '/oauth/jwks' },
   { method: 'GET', url: '/.well-known/openid-configuration' },
 ];

@@ -64,11 +64,12 @@ export async function deleteGrantWorkspace(db: Kysely<Tables>, grantId: string):
   await db.deleteFrom('oauth_grant_workspaces').where('grant_id', '=', grantId).execute();
 }
 
+/** Records a grant's workspace once: a grant already bound keeps its binding (the caller reads it back). */
 export async function insertGrantWorkspace(db: Kysely<Tables>, row: GrantWorkspaceRow): Promise<void> {
   await db
     .insertInto('oauth_grant_workspaces')
     .values(row)
-    .onConflict((conflict) => conflict.column('grant_id').doUpdateSet({ workspace_id: row.workspace_id }))
+    .onConflict((conflict) => conflict.column('grant_id').doNothing())
     .execute();
 }
 

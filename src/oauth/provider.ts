@@ -2,6 +2,7 @@ import Provider, { type Configuration, errors } from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { findUser } from '../identity/users.js';
 import { databaseAdapter } from './adapter.js';
+import { BOUNDED_CLIENT_METADATA, validateClientMetadata } from './client-metadata.js';
 import { oauthCookieKeys, oauthSigningKey } from './keys.js';
 import { OAUTH_PAGE_HEADERS, oauthProblemPage } from './oauth-pages.js';
 import { OAUTH_SCOPES, resourceOfUrl, resourceUrl } from './resources.js';
@@ -30,7 +31,6 @@ export function createOAuthProvider(ctx: Pick<AppContext, 'db' | 'clock' | 'conf
       revocation: '/oauth/revoke',
       registration: '/oauth/register',
       jwks: '/oauth/jwks',
-      end_session: '/oauth/session/end',
       userinfo: '/oauth/userinfo',
       introspection: '/oauth/introspect',
     },
@@ -51,6 +51,12 @@ export function createOAuthProvider(ctx: Pick<AppContext, 'db' | 'clock' | 'conf
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      // Not offered (issue 25, items 11 and 12): a DPoP-bound token would need every resource
+      // server to check proofs, third parties have no Skillet sign-in session to end, and
+      // pushed authorization requests are an endpoint nothing of ours needs.
+      dPoP: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
       revocation: { enabled: true },
       // Our access tokens are for MCP and the REST API, not for an OpenID userinfo endpoint.
       userinfo: { enabled: false },
@@ -68,6 +74,12 @@ export function createOAuthProvider(ctx: Pick<AppContext, 'db' | 'clock' | 'conf
     // A refresh token for every client allowed the grant, without asking for offline_access.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
+    // Tokens outlive the browser's sign-in session: they are bound to their grant (and so to
+    // its workspace), and a later consent in that browser, which may make a new grant, must
+    // not cut off the refresh tokens of the earlier one.
+    expiresWithSession: () => false,
+    // What a client registers is bounded: its name and URIs are shown to people and stored.
+    extraClientMetadata: { properties: [...BOUNDED_CLIENT_METADATA], validator: validateClientMetadata },
     ttl: {
       AccessToken: HOUR,
       AuthorizationCode: 60,

@@ -13,6 +13,11 @@ export function resourceOfUrl(publicUrl: string, url: string): OAuthResource | n
   return null;
 }
 
+/** Where a resource's RFC 9728 metadata is served: the REST API's at the root, MCP's beside its path. */
+export function protectedResourceMetadataUrl(publicUrl: string, resource: OAuthResource): string {
+  return `${publicUrl}/.well-known/oauth-protected-resource${resource === 'mcp' ? '/mcp' : ''}`;
+}
+
 /** RFC 9728 metadata for one resource: where its tokens come from and what they may hold. */
 export function protectedResourceMetadata(publicUrl: string, resource: OAuthResource) {
   return {
