@@ -96,6 +96,37 @@ describe('item 8: a token stays in the workspace chosen when it was issued', () 
     expect(await workspaceOf(api, tokenA.access_token)).toBe(person.user.personalWorkspaceId);
   });
 
+  it('keeps token A in Personal when the same consent is posted twice at once for two workspaces', async ({ server, api }) => {
+    const person = await signUp(api);
+    const second = await createTeam(api, person, 'second');
+    const personal = person.user.personalWorkspaceId;
+    const config = await register(server);
+    const browser = new Browser(server.url);
+    const first = await authorizationUrl(config);
+    const callback = await throughThePages(server, first.url, person, {}, browser);
+    const tokenA = await oauth.authorizationCodeGrant(config, callback, { pkceCodeVerifier: first.verifier });
+
+    const { url } = await authorizationUrl(config, { prompt: 'consent' });
+    const consent = await formOf(await browser.follow(await browser.request(url.href)));
+    const posts = await Promise.all(
+      [second.id, personal, second.id].map((workspace) =>
+        browser.request(consent.action, { form: { decision: 'allow', workspace } }),
+      ),
+    );
+    for (const post of posts) expect([303, 400]).toContain(post.status);
+    expect(await workspaceOf(api, tokenA.access_token)).toBe(personal);
+    const refreshedA = await oauth.refreshTokenGrant(config, tokenA.refresh_token ?? '');
+    expect(await workspaceOf(api, refreshedA.access_token)).toBe(personal);
+    // Every grant of the client is bound once, to the workspace chosen for it.
+    const bindings = await server.db.db
+      .selectFrom('oauth_grant_workspaces')
+      .selectAll()
+      .where('user_id', '=', person.user.id)
+      .execute();
+    expect(bindings.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(bindings.map((row) => row.grant_id)).size).toBe(bindings.length);
+  });
+
   it('refuses a consent naming a workspace the person is not in, and binds nothing', async ({ server, api }) => {
     const person = await signUp(api);
     const stranger = await signUp(api);
@@ -185,6 +216,25 @@ describe('item 9: registration metadata is bounded, and the consent page does no
       expect(reply.status, JSON.stringify(metadata).slice(0, 80)).toBe(400);
       expect(reply.body.error).toBe('invalid_client_metadata');
       expect(String(reply.body.error_description)).not.toMatch(/must|schema|\//);
+    }
+  });
+
+  it('answers malformed metadata with a 400, never a 500', async ({ server }) => {
+    const malformed = [
+      { client_name: {} },
+      { client_name: Array.from({ length: 20 }, () => 'x'.repeat(500)) },
+      { redirect_uris: 'http://127.0.0.1:9/callback' },
+      { redirect_uris: [null, 7] },
+      { redirect_uris: Array.from({ length: 11 }, () => ({})) },
+      { contacts: 'x'.repeat(5000) },
+      { jwks: 'keys' },
+      { jwks: { keys: 'many' } },
+      { client_uri: 42 },
+    ];
+    for (const metadata of malformed) {
+      const reply = await registerRaw(server, metadata);
+      expect(reply.status, JSON.stringify(metadata).slice(0, 80)).toBe(400);
+      expect(['invalid_client_metadata', 'invalid_redirect_uri'], JSON.stringify(reply.body)).toContain(reply.body.error);
     }
   });
 
@@ -328,6 +378,9 @@ describe('item 13: a refused credential on /api/v1 gets a Bearer challenge', () 
       expect(reply.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid auth token' } });
       expect(reply.headers.get('www-authenticate')).toBe(challenge(server, 'Invalid auth token'));
     }
+    // What the client sent never reaches the header: the description is the server's own message.
+    const quoting = await api.get('/api/v1/me', { headers: bearer('a"b\\c,error="none"') });
+    expect(quoting.headers.get('www-authenticate')).toBe(challenge(server, 'Invalid auth token'));
     // Another scheme is not a bearer token at all (RFC 6750 3.1: no error code then).
     const basic = await api.get('/api/v1/me', { headers: { authorization: 'Basic dXNlcjpwYXNz' } });
     expect(basic.status).toBe(401);
