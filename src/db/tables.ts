@@ -69,6 +69,8 @@ export interface ThreadApprovalsTable {
   created_at: string;
   decided_at: string | null;
   decided_by: string | null;
+  /** The person whose turn asked (the turn's payer); null on approvals stored before it was kept. */
+  requested_by: string | null;
 }
 
 /** A run a thread's agent started: its end is told to the thread. */

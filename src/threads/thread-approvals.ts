@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { ControlMessage } from '../executions/control-messages.js';
 import type { Caller } from '../identity/callers.js';
+import type { ThreadRef } from './thread-records.js';
 import { existingThread, recordInThread } from './threads.js';
 import { approvalOf, decidePendingApproval, insertApproval, type ThreadApprovalRow } from './threads.store.js';
 
@@ -37,9 +38,19 @@ function decidedOf(row: ThreadApprovalRow, threadId: string): DecidedApproval {
 }
 
 /**
- * Answers an approval the caller's thread asked for. The row is the truth (the update that
- * takes it out of `pending` is the check, so of two answers one wins and the other gets
- * 409); the announcement only wakes the waiting turn sooner, on whichever node it runs.
+ * Whether the caller may answer this approval: the person whose turn asked for it (who pays
+ * for what it starts), or an owner or admin of the workspace. Threads are the workspace's,
+ * so any member may see the approval's id; seeing it is not being asked.
+ */
+function mayAnswer(caller: Caller, row: ThreadApprovalRow): boolean {
+  return row.requested_by === caller.userId || caller.role === 'owner' || caller.role === 'admin';
+}
+
+/**
+ * Answers an approval the caller's thread asked for. Anyone else is told it does not exist,
+ * as for an unknown id. The row is the truth (the update that takes it out of `pending` is
+ * the check, so of two answers one wins and the other gets 409); the announcement only
+ * wakes the waiting turn sooner, on whichever node it runs.
  */
 export async function decideApproval(
   ctx: AppContext,
@@ -49,7 +60,7 @@ export async function decideApproval(
 ): Promise<DecidedApproval> {
   const thread = await existingThread(ctx, caller, place.agentId, place.threadId);
   const row = await approvalOf(ctx.db, thread.id, place.approvalId);
-  if (!row) throw new NotFound('Approval not found');
+  if (!row || !mayAnswer(caller, row)) throw new NotFound('Approval not found');
   const nowIso = ctx.clock.now().toISOString();
   const decided = await decidePendingApproval(ctx.db, row.id, {
     status: approved ? 'approved' : 'denied',
@@ -69,11 +80,12 @@ export async function decideApproval(
  */
 export async function requestThreadApproval(
   ctx: AppContext,
-  threadRowId: string,
+  thread: Pick<ThreadRef, 'id' | 'userId'>,
   request: { tool: string; label: string; input: Record<string, unknown> },
   signal: AbortSignal,
 ): Promise<boolean> {
   signal.throwIfAborted();
+  const threadRowId = thread.id;
   const approvalId = randomUUID();
   await insertApproval(ctx.db, {
     id: approvalId,
@@ -84,6 +96,7 @@ export async function requestThreadApproval(
     created_at: ctx.clock.now().toISOString(),
     decided_at: null,
     decided_by: null,
+    requested_by: thread.userId,
   });
   const channel = approvalChannel(approvalId);
   return new Promise<boolean>((resolve, reject) => {

@@ -151,7 +151,7 @@ async function runOneTurn(ctx: AppContext, turns: NodeTurns, thread: ThreadRef, 
       if (records.some((record) => record.type === 'agent.turn_end')) ended = true;
       return (await recordInThread(ctx, thread.id, records, through)).map(({ frame: _frame, ...stored }) => stored);
     },
-    requestApproval: (request, signal) => requestThreadApproval(ctx, thread.id, request, signal),
+    requestApproval: (request, signal) => requestThreadApproval(ctx, thread, request, signal),
   };
   try {
     await turns.runTurn(ctx, thread, history, sink, controller.signal);
