@@ -9,6 +9,7 @@ import {
   type Turn,
 } from './conversation.js';
 import { ModelBudget } from './model-budget.js';
+import { modelCallFailure } from './model-call-failures.js';
 import type { ModelRoute } from './model-route.js';
 import { runAgentTool, type ToolContext, toolLabel } from './tools.js';
 
@@ -118,7 +119,7 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
       });
     } catch (error) {
       if (signal.aborted) return end(abortedOutcome(signal));
-      if (error instanceof ModelCallFailed) return end({ kind: 'failed', reason: `The model call failed: ${error.message}` });
+      if (error instanceof ModelCallFailed) return end(modelCallFailure(error, route, call));
       throw error;
     }
     queue.push({ type: 'model_call', usage: reply.usage });

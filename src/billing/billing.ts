@@ -14,9 +14,14 @@ type Reads = Pick<AppContext, 'db' | 'clock'>;
 /** What starting a checkout uses: the reads, the provider, and the app's own link scheme. */
 type Checkout = Pick<AppContext, 'db' | 'clock' | 'payments' | 'config'>;
 
-/** Whether a user may start a priced run: credits left, or a standing that does not need them. */
+/**
+ * Whether a user may start a priced run: they are not debited at all (an admin, a site
+ * license), or they have credits. A BYOK key pays only for model tokens, never a skill's
+ * price, and a subscription pays through the credits it grants: neither is enough alone,
+ * or the view would promise runs that the server refuses with 402.
+ */
 function canExecute(balance: number, isAdmin: boolean, mode: SubscriptionMode): boolean {
-  return balance > 0 || isAdmin || mode !== 'paygmode';
+  return balance > 0 || isAdmin || mode === 'sitelicense';
 }
 
 /** The standing as stored now (a purchase may have changed it since the credential was cached). */

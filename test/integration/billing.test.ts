@@ -318,7 +318,7 @@ describe('BYOK', () => {
     expect(row.byok_sealed).not.toContain('AAAA');
     expect((await api.get<{ tier: string }>('/api/v1/billing/subscription/tier', { headers })).body.tier).toBe('byokmode');
     expect((await api.get<{ tier: string }>('/api/v1/me', { headers })).body.tier).toBe('byokmode');
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 0, canExecute: true });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 0, canExecute: false });
     await createKey(api, person);
     const second = await api.post('/api/v1/keys', { body: { label: 'two' }, headers });
     expect([second.status, second.body]).toEqual([403, standard('FORBIDDEN')]);

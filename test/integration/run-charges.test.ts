@@ -30,7 +30,7 @@ describe('a priced run', () => {
     expect(await balanceOf(api, person)).toMatchObject({ balance: 0 });
     const stored = await api.put('/api/v1/byok', { body: { key: `sk-fake${'f'.repeat(40)}` }, headers: session(person) });
     expect(stored.status).toBe(200);
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 0, canExecute: true });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 0, canExecute: false });
 
     const created = await api.post('/api/v1/executions', {
       body: { skill_slug: 'priced-ticker', input: '3 0' },

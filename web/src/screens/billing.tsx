@@ -31,7 +31,7 @@ function BalanceSection({ balance, error }: { balance: Balance | undefined; erro
           <p class={balance.canExecute ? 'billing-can' : 'billing-cannot'}>
             {balance.canExecute
               ? 'You can run skills.'
-              : 'You cannot run skills yet: buy a pack below or add your own model key.'}
+              : 'You cannot run priced skills yet: buy a pack below (your own model key pays only for model use).'}
           </p>
         </>
       )}
