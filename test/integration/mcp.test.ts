@@ -291,13 +291,19 @@ describe('who may use MCP', () => {
     }
   });
 
-  it('leaves /api/v1 as it was: a bearer API key there is still an invalid auth token, with no challenge', async ({ api }) => {
+  it("leaves /api/v1 as it was: a bearer API key there is still an invalid auth token, with the REST API's challenge", async ({
+    server,
+    api,
+  }) => {
     const person = await signUp(api);
     const { key } = await createKey(api, person);
     const reply = await api.get('/api/v1/me', { headers: { authorization: `Bearer ${key}` } });
     expect(reply.status).toBe(401);
     expect(reply.body).toEqual({ error: { code: 'UNAUTHORIZED', message: 'Invalid auth token' } });
-    expect(reply.headers.get('www-authenticate')).toBeNull();
+    // Issue 25 item 13: every 401 there carries RFC 6750's challenge, naming the REST API's metadata, not MCP's.
+    expect(reply.headers.get('www-authenticate')).toBe(
+      `Bearer realm="skillet", error="invalid_token", error_description="Invalid auth token", resource_metadata="${server.url}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it('refuses a browser Origin other than PUBLIC_URL, and takes its own', async ({ server, api }) => {
