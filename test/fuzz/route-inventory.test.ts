@@ -43,6 +43,8 @@ const NOT_DOCUMENTED: Record<string, string> = {
   'POST /oauth/token': "the OAuth provider's own endpoint: oauth.test.ts, oauth-fuzz.test.ts",
   'POST /oauth/revoke': "the OAuth provider's own endpoint: oauth.test.ts",
   'POST /oauth/register': "the OAuth provider's dynamic client registration: oauth.test.ts, oauth-fuzz.test.ts",
+  'GET /oauth/register/:clientId':
+    "the OAuth provider's registration_client_uri (RFC 7592 read, its registration token): oauth-third-party.test.ts",
   'GET /oauth/jwks': "the OAuth provider's signing keys",
   'GET /oauth/interaction/:uid': 'the OAuth sign-in page (HTML): oauth-refusals.test.ts',
   'POST /oauth/interaction/:uid/login': 'a form post of the OAuth sign-in page: oauth-refusals.test.ts',
