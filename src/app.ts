@@ -14,6 +14,7 @@ import { publicFileRoutes } from './artifacts/public-files.routes.js';
 import { recoverArtifacts } from './artifacts/recovery.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { checkoutPageRoutes } from './billing/checkout-page.routes.js';
+import { releaseHoldsOfNode } from './billing/model-holds.js';
 import { webhookRoutes } from './billing/webhook.routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -209,6 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await ops.start();
     const abandoned = await failAbandonedRuns(ctx);
     if (abandoned > 0) app.log.warn({ abandoned }, 'ended runs cut off by the last shutdown');
+    const heldCalls = await releaseHoldsOfNode(ctx);
+    if (heldCalls > 0) app.log.warn({ heldCalls }, 'let go of credits held for model calls cut off by the last shutdown');
     // Deliveries queued before a restart (or by another node) are picked up from here on.
     ctx.webhooks.start();
     ctx.webhooks.kick();

@@ -87,6 +87,10 @@ export interface Config {
     runsPerServer: number;
   };
   agent: AgentSettings;
+  threads: {
+    /** Thread turns one person may have asked for or running at once, across workspaces and nodes. */
+    turnsPerUser: number;
+  };
   billing: {
     /** Ds granted to each new user (as a purchase transaction). */
     signupCredits: number;
@@ -496,6 +500,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),
     },
     agent: agentSettings(env),
+    threads: { turnsPerUser: integer(env, 'THREAD_TURNS_PER_USER', 2, 1, 10_000) },
     billing: {
       signupCredits: integer(env, 'SIGNUP_CREDITS', 0, 0, 1_000_000),
       appScheme: appScheme(env),

@@ -75,6 +75,12 @@ export class RateLimited extends AppError {
   }
 }
 
+/** More of something under way at once than one person may have (thread turns: THREAD_TURNS_PER_USER). */
+export class TooManyAtOnce extends AppError {
+  readonly status = 429;
+  readonly code = 'TOO_MANY_AT_ONCE';
+}
+
 export class InternalError extends AppError {
   readonly status = 500;
   readonly code = 'INTERNAL_ERROR';

@@ -8,7 +8,7 @@ import {
   type ToolSpec,
   type Turn,
 } from './conversation.js';
-import { ModelBudget } from './model-budget.js';
+import { ModelBudget, outOfCreditsReason } from './model-budget.js';
 import { modelCallFailure } from './model-call-failures.js';
 import type { ModelRoute } from './model-route.js';
 import { runAgentTool, type ToolContext, toolLabel } from './tools.js';
@@ -72,9 +72,9 @@ function blockMessage(block: ContentBlock): RunMessage | undefined {
 
 /**
  * The agent loop: the model answers, its tool calls are run and answered, until it ends its
- * turn. Model calls on the house key are charged as they are made; a call starts only while
- * the balance covers what the last one cost (at least 1 Ds), so a run stops before it
- * overdraws rather than after.
+ * turn. A model call on the house key starts only once an upper bound of its cost is held
+ * against the payer's credits (model-budget.ts), and is charged as soon as it is answered,
+ * so a run stops before it overdraws rather than after, whatever else the payer runs.
  */
 export async function runAgent(run: AgentRun): Promise<RunResult> {
   const { settings, route, account, signal } = run;
@@ -89,19 +89,14 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
 
   for (let call = 1; call <= settings.maxTurns; call++) {
     if (signal.aborted) return end(abortedOutcome(signal));
-    const refusal = await budget.refusal();
-    if (refusal === 'tokens') {
+    const refusal = await budget.reserve({ system: run.system, turns, tools: run.tools });
+    if (refusal?.kind === 'tokens') {
       return end({
         kind: 'failed',
         reason: `the run used its limit of ${settings.maxRunTokens} model tokens (AGENT_MAX_RUN_TOKENS)`,
       });
     }
-    if (refusal === 'credits') {
-      return end({
-        kind: 'limit_reached',
-        reason: 'Out of credits: the next model call could not be paid for. Buy a credit pack to go on.',
-      });
-    }
+    if (refusal?.kind === 'credits') return end({ kind: 'limit_reached', reason: outOfCreditsReason(refusal) });
     let reply: Awaited<ReturnType<ModelClient['call']>>;
     try {
       reply = await run.client.call({
@@ -118,6 +113,7 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
         },
       });
     } catch (error) {
+      await budget.release();
       if (signal.aborted) return end(abortedOutcome(signal));
       if (error instanceof ModelCallFailed) return end(modelCallFailure(error, route, call));
       throw error;

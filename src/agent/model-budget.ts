@@ -1,18 +1,52 @@
 import type { AgentSettings } from '../config.js';
 import type { RunAccount, TokenUsage } from '../skills/runtime.js';
+import type { ToolSpec, Turn } from './conversation.js';
 import { TokenMeter, tokenCost } from './model-prices.js';
 import type { ModelRoute } from './model-route.js';
 
+/** What a model call sends, as far as its cost goes. */
+export interface CallRequest {
+  system: string;
+  turns: Turn[];
+  tools: ToolSpec[];
+}
+
+/** Why a call may not be made: the run's token cap, or credits (with what the call needed and what was free). */
+export type Refusal = { kind: 'tokens' } | { kind: 'credits'; needed: number; free: number };
+
+/** Tokens a vendor adds around a request of its own (tool-use instructions, message framing). */
+const FRAMING_TOKENS = 1000;
+
+/**
+ * An upper bound on what a call can cost, in whole Ds, at least 1: its output cap
+ * (AGENT_MAX_OUTPUT_TOKENS, thinking included) at the output price, plus its input at the
+ * input price, counted as one token per byte of the request (the system prompt, the
+ * conversation and the tool specs as JSON, UTF-8) plus FRAMING_TOKENS. A token is never
+ * shorter than a byte, so the input is never under-counted; text runs about four bytes a
+ * token, so the input part is about four times what it will cost.
+ */
+export function callCostBound(settings: AgentSettings, model: string, request: CallRequest): number {
+  const bytes =
+    Buffer.byteLength(request.system) +
+    Buffer.byteLength(JSON.stringify(request.turns)) +
+    Buffer.byteLength(JSON.stringify(request.tools));
+  const usage = { input_tokens: bytes + FRAMING_TOKENS, output_tokens: settings.maxOutputTokens };
+  return Math.max(1, Math.ceil(tokenCost(settings.prices, model, usage) - 1e-9));
+}
+
 /**
  * What one agent run (a skill's run, or a thread's turn) may still spend on model calls:
- * its token cap, and on the house key the payer's credits. A call starts only while the
- * balance covers what the last one cost (at least 1 Ds), so a run stops before it
- * overdraws rather than after; each call is charged as soon as it is answered.
+ * its token cap, and on the house key the payer's credits. Before each call an upper bound
+ * of its cost is held against the payer's balance, counting every other hold in flight (the
+ * payer's other runs and turns, on any node); a call that cannot be held is not made. After
+ * the call its actual cost is charged and the hold let go, in one transaction. So
+ * concurrent calls can never together spend more than the balance.
  */
 export class ModelBudget {
   readonly used: TokenUsage = { input_tokens: 0, output_tokens: 0 };
   readonly #meter = new TokenMeter();
-  #lastDue = 1;
+  /** The hold of the call under way, until it is settled or let go. */
+  #hold: string | undefined;
 
   private constructor(
     private readonly settings: AgentSettings,
@@ -21,24 +55,44 @@ export class ModelBudget {
     private readonly charged: boolean,
   ) {}
 
-  /** Calls on the payer's own key, and payers who are not charged, cost nothing. */
+  /** Calls on the payer's own key, and payers who are not charged, cost nothing and hold nothing. */
   static async open(settings: AgentSettings, route: ModelRoute, account: RunAccount): Promise<ModelBudget> {
     return new ModelBudget(settings, route, account, !route.ownKey && (await account.isCharged()));
   }
 
-  /** Before a call: why it may not be made (the token cap, or credits), or undefined. */
-  async refusal(): Promise<'tokens' | 'credits' | undefined> {
-    if (this.used.input_tokens + this.used.output_tokens >= this.settings.maxRunTokens) return 'tokens';
-    if (this.charged && (await this.account.spendable()) < Math.max(1, this.#lastDue)) return 'credits';
-    return undefined;
+  /** Before a call: holds what it may cost; why it may not be made (nothing is held then), or undefined. */
+  async reserve(request: CallRequest): Promise<Refusal | undefined> {
+    if (this.used.input_tokens + this.used.output_tokens >= this.settings.maxRunTokens) return { kind: 'tokens' };
+    if (!this.charged) return undefined;
+    const needed = callCostBound(this.settings, this.route.model, request);
+    this.#hold = await this.account.hold(needed);
+    if (this.#hold !== undefined) return undefined;
+    return { kind: 'credits', needed, free: Math.max(0, await this.account.spendable()) };
   }
 
-  /** After a call: counts its tokens and charges it; true when the balance could not cover it all. */
+  /** After a call: counts its tokens, charges it and lets its hold go; true when the balance could not cover it all. */
   async settle(usage: TokenUsage): Promise<boolean> {
     this.used.input_tokens += usage.input_tokens;
     this.used.output_tokens += usage.output_tokens;
     if (!this.charged) return false;
-    this.#lastDue = this.#meter.add(tokenCost(this.settings.prices, this.route.model, usage));
-    return (await this.account.charge(this.#lastDue)) > 0;
+    const hold = this.#hold;
+    this.#hold = undefined;
+    const due = this.#meter.add(tokenCost(this.settings.prices, this.route.model, usage));
+    return (await this.account.charge(due, hold)) > 0;
   }
+
+  /** A call that failed or was stopped: its hold is let go, nothing charged. */
+  async release(): Promise<void> {
+    const hold = this.#hold;
+    this.#hold = undefined;
+    if (hold !== undefined) await this.account.release(hold);
+  }
+}
+
+/** The reason a run or turn ends with when its next call could not be held. */
+export function outOfCreditsReason(refusal: { needed: number; free: number }): string {
+  return (
+    `Out of credits: the next model call needs up to ${refusal.needed} Ds and ${refusal.free} Ds are free ` +
+    '(credits held for your other runs and replies under way come back when they finish). Buy a credit pack to go on.'
+  );
 }

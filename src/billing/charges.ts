@@ -4,6 +4,7 @@ import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
+import { releaseHold, spendableOf } from './credit-holds.store.js';
 import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, grant, hasEntry } from './ledger.store.js';
 import type { Payer } from './payer.js';
 import { accountOf, payerOfExecution } from './standing.store.js';
@@ -64,19 +65,28 @@ export function isExempt(payer: { isAdmin: boolean; standing: BillingStanding },
   return payer.isAdmin || subscriptionModeOf(payer.standing, now) === 'sitelicense';
 }
 
-/** What a user can still spend, in Ds. */
-export async function spendableBy(ctx: Deps, userId: string): Promise<number> {
-  return (await accountOf(ctx.db, userId)).balance;
+/** What a user can still spend, in Ds: the balance less what is held for model calls under way. */
+export function spendableBy(ctx: Deps, userId: string): Promise<number> {
+  return spendableOf(ctx.db, userId);
 }
 
 /**
  * Charges the next model call of an execution `due` Ds to its payer, never below a zero
- * balance. The ledger numbers the call after the execution's earlier ones, so a run resumed
- * after an interrupt goes on counting. Returns the Ds that could not be taken.
+ * balance, and lets the call's hold go in the same transaction. The ledger numbers the call
+ * after the execution's earlier ones, so a run resumed after an interrupt goes on counting.
+ * Returns the Ds that could not be taken.
  */
-export async function chargeModelTokens(ctx: Deps, userId: string, executionId: string, due: number): Promise<number> {
-  if (due <= 0) return 0;
+export async function chargeModelTokens(
+  ctx: Deps,
+  userId: string,
+  executionId: string,
+  due: number,
+  holdId?: string,
+): Promise<number> {
+  if (due <= 0 && holdId === undefined) return 0;
   return ctx.db.transaction().execute(async (trx) => {
+    if (holdId !== undefined) await releaseHold(trx, holdId);
+    if (due <= 0) return 0;
     const taken = await chargeModelCall(trx, {
       userId,
       due,
@@ -90,8 +100,9 @@ export async function chargeModelTokens(ctx: Deps, userId: string, executionId: 
 
 /**
  * Charges a model call of an agent thread's turn `due` Ds to the turn's payer, never below
- * a zero balance. A thread is no execution: the row names the thread in its description
- * (the agent and the client's thread id, then the row id) and has no execution id. Returns the Ds that could not be taken.
+ * a zero balance, and lets the call's hold go in the same transaction. A thread is no
+ * execution: the row names the thread in its description (the agent and the client's
+ * thread id, then the row id) and has no execution id. Returns the Ds that could not be taken.
  */
 export async function chargeThreadModelTokens(
   ctx: Deps,
@@ -100,10 +111,13 @@ export async function chargeThreadModelTokens(
   due: number,
   /** How the person knows the thread ("assistant/<threadId>"), shown beside its row id. */
   label?: string,
+  holdId?: string,
 ): Promise<number> {
-  if (due <= 0) return 0;
+  if (due <= 0 && holdId === undefined) return 0;
   const named = label === undefined ? threadRowId : `${label} (${threadRowId})`;
   return ctx.db.transaction().execute(async (trx) => {
+    if (holdId !== undefined) await releaseHold(trx, holdId);
+    if (due <= 0) return 0;
     const taken = await chargeUsageUpTo(trx, {
       userId,
       due,

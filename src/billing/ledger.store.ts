@@ -47,8 +47,9 @@ export async function grant(trx: Kysely<Tables>, entry: Entry & { amount: number
 
 /**
  * Charges a run. The balance check and the debit are one conditional update, so two runs
- * of one user in different workspaces cannot both spend the same credits. Returns whether
- * it was charged (false: not enough credits, and nothing changed).
+ * of one user in different workspaces cannot both spend the same credits, nor the credits
+ * held for model calls under way (credit-holds.store.ts). Returns whether it was charged
+ * (false: not enough credits, and nothing changed).
  */
 export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: number; executionId: string }): Promise<boolean> {
   if (!(entry.amount > 0)) throw new Error('a charge must be positive');
@@ -56,7 +57,7 @@ export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: nu
     .updateTable('users')
     .set((eb) => ({ balance: eb('balance', '-', entry.amount), total_spent: eb('total_spent', '+', entry.amount) }))
     .where('id', '=', entry.userId)
-    .where('balance', '>=', entry.amount)
+    .where((eb) => eb(eb('balance', '-', eb.ref('held')), '>=', entry.amount))
     .executeTakeFirst();
   if (Number(debited.numUpdatedRows) !== 1) return false;
   await trx

@@ -1,14 +1,16 @@
 import type { AppContext } from '../context.js';
 import { type ModelProvider, ownModelKey } from './byok.js';
 import { chargeModelTokens, isExempt, spendableBy } from './charges.js';
+import { holdCredits, releaseCredits } from './model-holds.js';
 import { payerOfExecution } from './standing.store.js';
 
 /**
  * The account one execution's run is paid from, as a runtime sees it: the payer's own model
- * key, whether they pay at all, what they can spend, and charging a model call. The payer
+ * key, whether they pay at all, what they can spend, holding credits for a model call and
+ * charging it. The payer
  * of an execution never changes, so it is looked up once per run.
  */
-export function runAccount(ctx: Pick<AppContext, 'db' | 'clock' | 'keys'>, executionId: string) {
+export function runAccount(ctx: Pick<AppContext, 'db' | 'clock' | 'keys' | 'config'>, executionId: string) {
   let payer: ReturnType<typeof payerOfExecution> | undefined;
   const payerOnce = () => {
     payer ??= payerOfExecution(ctx.db, executionId);
@@ -20,6 +22,8 @@ export function runAccount(ctx: Pick<AppContext, 'db' | 'clock' | 'keys'>, execu
     },
     isCharged: async () => !isExempt(await payerOnce(), ctx.clock.now()),
     spendable: async () => spendableBy(ctx, (await payerOnce()).userId),
-    charge: async (due: number) => chargeModelTokens(ctx, (await payerOnce()).userId, executionId, due),
+    hold: async (amount: number) => holdCredits(ctx, (await payerOnce()).userId, `run ${executionId}`, amount),
+    release: (holdId: string) => releaseCredits(ctx, holdId),
+    charge: async (due: number, holdId?: string) => chargeModelTokens(ctx, (await payerOnce()).userId, executionId, due, holdId),
   };
 }

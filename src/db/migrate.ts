@@ -13,6 +13,7 @@ import { runOwnerMigration } from './migrations/0009-run-owner.js';
 import { clusterMigration } from './migrations/0010-cluster.js';
 import { agentThreadsMigration } from './migrations/0011-agent-threads.js';
 import { outboundWebhooksMigration } from './migrations/0012-outbound-webhooks.js';
+import { creditHoldsMigration } from './migrations/0013-credit-holds.js';
 import { approvalAskersMigration } from './migrations/0014-approval-askers.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
@@ -31,6 +32,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0010-cluster': clusterMigration(types),
     '0011-agent-threads': agentThreadsMigration(types),
     '0012-outbound-webhooks': outboundWebhooksMigration(types),
+    '0013-credit-holds': creditHoldsMigration(types),
     '0014-approval-askers': approvalAskersMigration,
   };
 }

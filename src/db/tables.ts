@@ -34,6 +34,29 @@ export interface Tables {
   webhook_messages: WebhookMessagesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  credit_holds: CreditHoldsTable;
+  thread_turn_claims: ThreadTurnClaimsTable;
+}
+
+/** Credits held for a house-key model call under way (billing/credit-holds.store.ts). */
+export interface CreditHoldsTable {
+  id: string;
+  user_id: string;
+  amount: number;
+  /** What the hold is for, as people read it in logs: "run <execution id>" or "turn <thread row id>". */
+  owner: string;
+  /** The node whose call holds it: at that node's start, its holds are let go. */
+  node_id: string;
+  /** After this no call can still be waiting on it, so anyone may let it go. */
+  expires_at: string;
+  created_at: string;
+}
+
+/** A person's thread turn asked for or running, counted against THREAD_TURNS_PER_USER (threads/turn-claims.store.ts). */
+export interface ThreadTurnClaimsTable {
+  thread_id: string;
+  user_id: string;
+  claimed_at: string;
 }
 
 /** An agent thread: one per workspace, agent and the client's thread id. */
@@ -184,6 +207,8 @@ export interface UsersTable {
   balance: Generated<number>;
   /** The sum of the user's charges, as a positive number. */
   total_spent: Generated<number>;
+  /** Credits held for model calls under way: not spent, but not spendable either (the sum of their credit_holds). */
+  held: Generated<number>;
   subscription_expires_at: string | null;
   site_license_until: string | null;
   /** The BYOK key, sealed (AES-256-GCM); never returned. */

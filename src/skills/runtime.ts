@@ -57,10 +57,14 @@ export interface RunAccount {
   ownModelKey(): Promise<{ provider: ModelProvider; key: string } | undefined>;
   /** Whether the payer is charged at all (admins and site-license holders are not). */
   isCharged(): Promise<boolean>;
-  /** Ds the payer can still spend. */
+  /** Ds the payer can still spend: the balance less what is held for model calls under way. */
   spendable(): Promise<number>;
-  /** Charges a model call `due` Ds, never below zero; resolves to the Ds it could not take. */
-  charge(due: number): Promise<number>;
+  /** Holds `amount` Ds for a model call about to start; the hold's id, or undefined when it cannot be covered. */
+  hold(amount: number): Promise<string | undefined>;
+  /** Lets a hold go unused (its call failed or was stopped). */
+  release(holdId: string): Promise<void>;
+  /** Charges a model call `due` Ds, never below zero, letting its hold go with it; resolves to the Ds it could not take. */
+  charge(due: number, holdId?: string): Promise<number>;
 }
 
 export interface RunRequest {

@@ -7,7 +7,7 @@ import {
   type ToolSpec,
   type Turn,
 } from '../agent/conversation.js';
-import { ModelBudget } from '../agent/model-budget.js';
+import { ModelBudget, outOfCreditsReason } from '../agent/model-budget.js';
 import type { ModelRoute } from '../agent/model-route.js';
 import type { AgentSettings } from '../config.js';
 import type { RunAccount } from '../skills/runtime.js';
@@ -119,9 +119,9 @@ const textOf = (content: ContentBlock[]) => content.flatMap((block) => (block.ty
 
 /**
  * One turn of a thread's agent: the model answers, its tool calls are run and answered,
- * until it ends its turn. Like a skill run's loop (agent-loop.ts), model calls on the house
- * key are charged as they are made, and a call starts only while the balance covers what
- * the last one cost (at least 1 Ds), so a turn stops before it overdraws rather than after.
+ * until it ends its turn. Like a skill run's loop (agent-loop.ts), a model call on the house
+ * key starts only once an upper bound of its cost is held against the payer's credits, and
+ * is charged as soon as it is answered, so a turn stops before it overdraws rather than after.
  * Each answer's text is appended as agent.chunk records while it streams, then as one
  * agent.message; each tool call ends in a tool.result record.
  */
@@ -140,13 +140,11 @@ export async function runTurnLoop(run: ThreadTurnRun): Promise<TurnEnding> {
   for (let call = 1; call <= settings.maxTurns; call++) {
     if (signal.aborted) return stopped();
     queue.throwIfFailed();
-    const refusal = await budget.refusal();
-    if (refusal === 'tokens') {
+    const refusal = await budget.reserve({ system: run.system, turns, tools: run.tools });
+    if (refusal?.kind === 'tokens') {
       return end('limit_reached', `The turn used its limit of ${settings.maxRunTokens} model tokens (AGENT_MAX_RUN_TOKENS)`);
     }
-    if (refusal === 'credits') {
-      return end('limit_reached', 'Out of credits: the next model call could not be paid for. Buy a credit pack to go on.');
-    }
+    if (refusal?.kind === 'credits') return end('limit_reached', outOfCreditsReason(refusal));
     messageId = randomUUID();
     const chunks = new ChunkStream(queue, messageId);
     let reply: Awaited<ReturnType<ModelClient['call']>>;
@@ -165,6 +163,7 @@ export async function runTurnLoop(run: ThreadTurnRun): Promise<TurnEnding> {
         },
       });
     } catch (error) {
+      await budget.release();
       if (signal.aborted) return stopped();
       if (error instanceof ModelCallFailed) return end('error', `The model call failed: ${error.message}`);
       throw error;

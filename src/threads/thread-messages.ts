@@ -7,11 +7,22 @@ import { THREAD_STREAM_HEADERS, ThreadStream } from './thread-stream.js';
 import { wakeThread } from './thread-turns.js';
 import { openThread, recordInThread, requireThreadAccess } from './threads.js';
 import { lastThreadSequence, type ThreadRow } from './threads.store.js';
+import { claimThreadTurn, dropThreadTurnClaim } from './turn-claims.js';
 
-/** Stores a person's message in the thread and asks for a turn; returns the stored sequence. */
-async function postToThread(ctx: AppContext, caller: Caller, thread: ThreadRow, text: string) {
+/**
+ * Stores a person's message in the thread and asks for a turn; returns the stored sequence.
+ * `claimed`: the turn claim made for this message (claimThreadTurn), taken back if the
+ * message cannot be stored.
+ */
+async function postToThread(ctx: AppContext, caller: Caller, thread: ThreadRow, text: string, claimed: boolean) {
   const messageId = randomUUID();
-  const [stored] = await recordInThread(ctx, thread.id, [{ type: 'user.message', messageId, text }]);
+  let stored: Awaited<ReturnType<typeof recordInThread>>[number] | undefined;
+  try {
+    [stored] = await recordInThread(ctx, thread.id, [{ type: 'user.message', messageId, text }]);
+  } catch (error) {
+    if (claimed) await dropThreadTurnClaim(ctx, caller, thread).catch(() => undefined);
+    throw error;
+  }
   wakeThread(ctx, thread, caller.userId);
   return { messageId, sequence: stored?.sequence ?? 0 };
 }
@@ -25,7 +36,8 @@ export async function sendThreadMessage(
 ): Promise<{ messageId: string; threadId: string }> {
   await requireThreadAccess(ctx, caller, agentId, body.resourceId);
   const thread = await openThread(ctx, caller, agentId, body.threadId);
-  const { messageId } = await postToThread(ctx, caller, thread, body.message);
+  const claimed = await claimThreadTurn(ctx, caller, thread);
+  const { messageId } = await postToThread(ctx, caller, thread, body.message, claimed);
   return { messageId, threadId: thread.thread_id };
 }
 
@@ -63,10 +75,20 @@ export async function serveThreadSubscription(
   await new ThreadStream(ctx, response, subscription.thread.id, subscription.after).open();
 }
 
-/** The thread a chat message goes to: the one named, or a new one. */
-export async function threadToChat(ctx: AppContext, caller: Caller, agentId: string, threadId: string | undefined) {
+/**
+ * The thread a chat message goes to (the one named, or a new one), with the turn that will
+ * answer it claimed: refused (429) before the stream starts when the person has their most
+ * turns under way.
+ */
+export async function threadToChat(
+  ctx: AppContext,
+  caller: Caller,
+  agentId: string,
+  threadId: string | undefined,
+): Promise<{ thread: ThreadRow; claimed: boolean }> {
   await requireThreadAccess(ctx, caller, agentId);
-  return openThread(ctx, caller, agentId, threadId ?? randomUUID());
+  const thread = await openThread(ctx, caller, agentId, threadId ?? randomUUID());
+  return { thread, claimed: await claimThreadTurn(ctx, caller, thread) };
 }
 
 /**
@@ -79,14 +101,19 @@ export async function serveChat(
   caller: Caller,
   response: ServerResponse,
   headers: Record<string, string>,
-  thread: ThreadRow,
+  chat: { thread: ThreadRow; claimed: boolean },
   message: string,
 ): Promise<void> {
+  const { thread, claimed } = chat;
   startStream(response, { ...headers, 'x-thread-id': thread.thread_id });
   response.write(`data: ${JSON.stringify({ type: 'thread', threadId: thread.thread_id, agentId: thread.agent_id })}\n\n`);
   const stream = new ThreadStream(ctx, response, thread.id, await lastThreadSequence(ctx.db, thread.id));
   await stream.open();
-  if (stream.closed) return;
-  const { sequence } = await postToThread(ctx, caller, thread, message);
+  if (stream.closed) {
+    // The client left before its message was stored: no turn will answer it.
+    if (claimed) await dropThreadTurnClaim(ctx, caller, thread);
+    return;
+  }
+  const { sequence } = await postToThread(ctx, caller, thread, message, claimed);
   stream.endAfterTurnThrough(sequence);
 }

@@ -7,6 +7,8 @@ import { decodeThreadFrame, isTurnInput } from './thread-frames.js';
 import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from './thread-records.js';
 import { recordInThread, threadRefOf } from './threads.js';
 import { releaseLease, type ThreadRow, threadFrames } from './threads.store.js';
+import { endThreadTurnClaims } from './turn-claims.js';
+import { TURN_LEASE_PREFIX } from './turn-claims.store.js';
 
 /** Runs one turn: the agent's (thread-agent.ts), or a test's stand-in. */
 export type TurnRunner = typeof runThreadTurn;
@@ -47,7 +49,7 @@ export function useTurnRunner(ctx: AppContext, runTurn: TurnRunner): void {
   turnsOf(ctx).runTurn = runTurn;
 }
 
-const leaseName = (threadRowId: string) => `thread-turn:${threadRowId}`;
+const leaseName = (threadRowId: string) => `${TURN_LEASE_PREFIX}${threadRowId}`;
 
 async function historyOf(ctx: AppContext, threadRowId: string): Promise<(StoredThreadRecord & { through?: number })[]> {
   return (await threadFrames(ctx.db, threadRowId)).map((frame) => decodeThreadFrame(frame));
@@ -124,7 +126,12 @@ async function driveThread(ctx: AppContext, turns: NodeTurns, thread: ThreadRow,
       }
       // Input stored while the lease was held went unanswered if its sender could not take it.
       // The drive is let go in the same step as this check, so a wake after it starts a new one.
-      if (!unanswered(await historyOf(ctx, thread.id)) && !drive.again) return;
+      const checkedAt = ctx.clock.now();
+      if (!unanswered(await historyOf(ctx, thread.id)) && !drive.again) {
+        // Every turn asked for up to the check has run: its senders may ask for more.
+        await endThreadTurnClaims(ctx, thread.id, checkedAt);
+        return;
+      }
     }
   } finally {
     turns.drives.delete(thread.id);

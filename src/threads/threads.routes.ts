@@ -84,9 +84,9 @@ export function threadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       { config: user, schema: { params: AgentParams, body: ChatBody, response: { 200: ThreadEventStream } } },
       async (request, reply) => {
         const caller = callerOf(request);
-        const thread = await threadToChat(ctx, caller, request.params.agentId, request.body.threadId);
+        const chat = await threadToChat(ctx, caller, request.params.agentId, request.body.threadId);
         const headers = takeOver(reply);
-        await serveChat(ctx, caller, reply.raw, headers, thread, request.body.message).catch(streamFailed(reply));
+        await serveChat(ctx, caller, reply.raw, headers, chat, request.body.message).catch(streamFailed(reply));
       },
     );
 

@@ -14,11 +14,19 @@ export const HOUSE_ANTHROPIC_KEY = `sk-ant-house-${'a'.repeat(24)}`;
 export const HOUSE_OPENAI_KEY = `sk-house-${'b'.repeat(24)}`;
 
 /**
+ * What each new user starts with on an agent test server: at 1 Ds a token, a call's credit
+ * hold (its output cap plus a byte per token of its request, model-budget.ts) is thousands
+ * of Ds, which this covers many times over.
+ */
+export const AGENT_CREDITS = 1_000_000;
+
+/**
  * Settings of a server whose house keys reach the fake vendors. Every token costs 1 Ds, so
  * a test reads a run's token cost straight off the usage it planned.
  */
 export function agentEnv(vendors: { anthropic: string; openai: string }, extra: Env = {}): Env {
   return {
+    SIGNUP_CREDITS: String(AGENT_CREDITS),
     ANTHROPIC_API_KEY: HOUSE_ANTHROPIC_KEY,
     ANTHROPIC_BASE_URL: vendors.anthropic,
     ANTHROPIC_MODEL: 'claude-test',

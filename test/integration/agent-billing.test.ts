@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import {
+  AGENT_CREDITS,
   eventOf,
   HOUSE_OPENAI_KEY,
   infoOf,
@@ -43,7 +44,7 @@ describe('routing model calls', () => {
       cost: 2,
       tokenUsage: { input_tokens: 50, output_tokens: 50 },
     });
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 998 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS - 2 });
   });
 
   it('sends any other sk- key to the OpenAI-compatible server, whatever the skill names', async ({ api, openai, person }) => {
@@ -59,7 +60,7 @@ describe('routing model calls', () => {
       cost: 0,
       tokenUsage: { input_tokens: 40, output_tokens: 10 },
     });
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 1000 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS });
   });
 
   it('charges house keys at the price table, on the provider the skill names', async ({ api, openai, person }) => {
@@ -68,8 +69,8 @@ describe('routing model calls', () => {
     const events = await runAgent(api, person, 'agent-gpt', 'hello');
     expect(openai.requests[before]?.headers.authorization).toBe(`Bearer ${HOUSE_OPENAI_KEY}`);
     expect(eventOf(events, 'execution.result')?.payload).toMatchObject({ cost: 10 });
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 990, totalSpent: 10 });
-    expect(await ledgerSum(api, person)).toBe(990);
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS - 10, totalSpent: 10 });
+    expect(await ledgerSum(api, person)).toBe(AGENT_CREDITS - 10);
   });
 
   it('without any key, ends with error and says how to add one, refunding the price', async ({ ownServer }) => {
@@ -78,7 +79,7 @@ describe('routing model calls', () => {
     const events = await runAgent(api, person, 'agent-priced', 'count');
     expect(stopReasonOf(events)).toBe('error');
     expect(infoOf(events)).toMatch(/PUT \/api\/v1\/byok/);
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 1000 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS });
   });
 });
 
@@ -101,39 +102,51 @@ describe('an execution run again after an interrupt', () => {
     await again.ended;
     expect(stopReasonOf(again.events)).toBe('end_turn');
     expect(eventOf(again.events, 'execution.result')?.payload).toMatchObject({ cost: 3 + 5 });
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 1000 - 8 });
-    expect(await ledgerSum(api, person)).toBe(1000 - 8);
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS - 8 });
+    expect(await ledgerSum(api, person)).toBe(AGENT_CREDITS - 8);
   });
 });
 
+/**
+ * Prices that keep a call's credit hold small: output at 1 Ds a token under a 16-token cap,
+ * input at 1 Ds per thousand tokens, so a call's hold is about 21 Ds (16, plus its request
+ * in thousands of bytes and the vendor's framing).
+ */
+const CHEAP_INPUT = {
+  MODEL_PRICES: JSON.stringify({ 'claude-test': { input: 1000, output: 1_000_000 } }),
+  AGENT_MAX_OUTPUT_TOKENS: '16',
+};
+
 describe('running out of credits', () => {
-  it('stops before a call the balance cannot cover, never below zero', async ({ anthropic, ownServer }) => {
-    const api = await ownServer({ SIGNUP_CREDITS: '3' });
+  it('stops before a call whose hold the balance cannot cover, never below zero', async ({ anthropic, ownServer }) => {
+    const api = await ownServer({ ...CHEAP_INPUT, SIGNUP_CREDITS: '30' });
     const person = await signUp(api);
     const before = anthropic.requests.length;
-    // The first call costs 2 and asks for a tool; a second would cost about as much, and 1 Ds is left.
+    // The first call costs 17 and asks for a tool; the next needs about 21 held, and 13 Ds are left.
     anthropic.plan({
       kind: 'reply',
       blocks: [{ type: 'tool_use', id: 't1', name: 'list_files', input: {} }],
-      usage: { input: 1, output: 1 },
+      usage: { input: 1000, output: 16 },
     });
     const events = await runAgent(api, person, 'agent-plain', 'go');
     expect(stopReasonOf(events)).toBe('limit_reached');
+    expect(infoOf(events)).toMatch(/^Out of credits: the next model call needs up to \d+ Ds and 13 Ds are free/);
     expect(anthropic.requests.length - before).toBe(1);
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 1 });
-    expect(await ledgerSum(api, person)).toBe(1);
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 13 });
+    expect(await ledgerSum(api, person)).toBe(13);
   });
 
-  it('takes a call that costs more than the balance down to zero and ends with limit_reached', async ({
+  it('takes a call the vendor counts above its hold down to zero and ends with limit_reached', async ({
     anthropic,
     ownServer,
   }) => {
-    const api = await ownServer({ SIGNUP_CREDITS: '3' });
+    const api = await ownServer({ ...CHEAP_INPUT, SIGNUP_CREDITS: '30' });
     const person = await signUp(api);
-    anthropic.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'Expensive.' }], usage: { input: 4, output: 1 } });
+    // 100,000 input tokens (100 Ds): far more than the request's bytes, which the hold counted.
+    anthropic.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'Expensive.' }], usage: { input: 100_000, output: 1 } });
     const events = await runAgent(api, person, 'agent-plain', 'go');
     expect(stopReasonOf(events)).toBe('limit_reached');
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 0, totalSpent: 3 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 0, totalSpent: 30 });
     expect(await ledgerSum(api, person)).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import {
+  AGENT_CREDITS,
   cancel,
   eventOf,
   HOUSE_ANTHROPIC_KEY,
@@ -42,7 +43,7 @@ describe('an agent skill on the house Anthropic key', () => {
       tokenUsage: { input_tokens: 3, output_tokens: 2 },
     });
     expect(stopReasonOf(events)).toBe('end_turn');
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 995, totalSpent: 5 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS - 5, totalSpent: 5 });
 
     const request = anthropic.requests[before];
     expect(request?.headers.authorization).toBe(`Bearer ${HOUSE_ANTHROPIC_KEY}`);

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { agentEnv, HOUSE_ANTHROPIC_KEY, withAgentServer } from '../helpers/agent.js';
+import { AGENT_CREDITS, agentEnv, HOUSE_ANTHROPIC_KEY, withAgentServer } from '../helpers/agent.js';
 import { balanceOf, transactionsOf } from '../helpers/billing.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
@@ -36,7 +36,7 @@ describe("an agent thread's model calls", () => {
     expect(end).toMatchObject({ stopReason: 'end_turn' });
     expect(anthropic.requests[before]?.headers.authorization).toBe(`Bearer ${HOUSE_ANTHROPIC_KEY}`);
 
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 985, totalSpent: 15 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS - 15, totalSpent: 15 });
     const [charge] = await transactionsOf(api, person);
     expect(charge).toMatchObject({
       amount: -15,
@@ -44,7 +44,7 @@ describe("an agent thread's model calls", () => {
       executionId: null,
       description: expect.stringMatching(new RegExp(`^Agent thread assistant/${threadId} \\(.+\\), model call: 15 Ds$`)),
     });
-    expect(await ledgerSum(api, person)).toBe(985);
+    expect(await ledgerSum(api, person)).toBe(AGENT_CREDITS - 15);
   });
 
   it("ride on the person's own key at no charge, to that key's provider", async ({ api, server, anthropic, openai, person }) => {
@@ -56,7 +56,7 @@ describe("an agent thread's model calls", () => {
     expect(records.find((record) => record.type === 'agent.message')).toMatchObject({ text: 'Free for you.' });
     expect(openai.requests[beforeOpenAI]?.headers.authorization).toBe(`Bearer ${OWN_OPENAI_KEY}`);
     expect(anthropic.requests.length).toBe(beforeAnthropic);
-    expect(await balanceOf(api, person)).toMatchObject({ balance: 1000, totalSpent: 0 });
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS, totalSpent: 0 });
     expect(await transactionsOf(api, person)).not.toContainEqual(expect.objectContaining({ type: 'usage' }));
   });
 

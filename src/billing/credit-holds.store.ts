@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Tables } from '../db/tables.js';
+
+/**
+ * Credits held for house-key model calls under way. `users.held` is the sum of a user's
+ * holds; a hold is taken only while the balance less everything already held covers it,
+ * in one conditional update, so concurrent calls (on any node, on either engine) can never
+ * together hold more than the balance. Holds are not transactions: the ledger shows only
+ * what a call was charged when it settled. Every function runs inside the caller's
+ * transaction, so the sum and its rows never disagree.
+ */
+
+export interface NewHold {
+  id: string;
+  userId: string;
+  amount: number;
+  owner: string;
+  nodeId: string;
+  nowIso: string;
+  expiresIso: string;
+}
+
+/** Holds `amount` of the user's credits; false (nothing changed) when the balance less what is held cannot cover it. */
+export async function takeHold(trx: Kysely<Tables>, hold: NewHold): Promise<boolean> {
+  if (!(hold.amount > 0)) throw new Error('a hold must be positive');
+  await releaseExpiredHolds(trx, hold.userId, hold.nowIso);
+  const taken = await trx
+    .updateTable('users')
+    .set((eb) => ({ held: eb('held', '+', hold.amount) }))
+    .where('id', '=', hold.userId)
+    .where((eb) => eb(eb('balance', '-', eb.ref('held')), '>=', hold.amount))
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) !== 1) return false;
+  await trx
+    .insertInto('credit_holds')
+    .values({
+      id: hold.id,
+      user_id: hold.userId,
+      amount: hold.amount,
+      owner: hold.owner,
+      node_id: hold.nodeId,
+      expires_at: hold.expiresIso,
+      created_at: hold.nowIso,
+    })
+    .execute();
+  return true;
+}
+
+/** Lets a hold go; nothing when it is gone already (released, or swept as expired). */
+export async function releaseHold(trx: Kysely<Tables>, holdId: string): Promise<void> {
+  const row = await trx.selectFrom('credit_holds').select(['user_id', 'amount']).where('id', '=', holdId).executeTakeFirst();
+  if (!row) return;
+  // Only the deleter gives the amount back: a sweep racing this release cannot give it twice.
+  const deleted = await trx.deleteFrom('credit_holds').where('id', '=', holdId).executeTakeFirst();
+  if (Number(deleted.numDeletedRows) !== 1) return;
+  await trx
+    .updateTable('users')
+    .set((eb) => ({ held: eb('held', '-', row.amount) }))
+    .where('id', '=', row.user_id)
+    .execute();
+}
+
+/** Lets go of the user's holds whose calls can no longer be waiting on them. */
+async function releaseExpiredHolds(trx: Kysely<Tables>, userId: string, nowIso: string): Promise<void> {
+  const expired = await trx
+    .selectFrom('credit_holds')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('expires_at', '<', nowIso)
+    .execute();
+  for (const { id } of expired) await releaseHold(trx, id);
+}
+
+/** The ids of the holds a node took: at its start, none of its calls is still under way. */
+export async function holdsOfNode(db: Kysely<Tables>, nodeId: string): Promise<string[]> {
+  return (await db.selectFrom('credit_holds').select('id').where('node_id', '=', nodeId).execute()).map((row) => row.id);
+}
+
+/** What a user can spend now: the balance less what is held for calls under way. */
+export async function spendableOf(db: Kysely<Tables>, userId: string): Promise<number> {
+  const row = await db.selectFrom('users').select(['balance', 'held']).where('id', '=', userId).executeTakeFirstOrThrow();
+  return row.balance - row.held;
+}
