@@ -1,4 +1,5 @@
 import type { Turn } from '../agent/conversation.js';
+import { withoutNotificationTags } from './thread-notification-text.js';
 import type { StoredThreadRecord, ThreadRecord } from './thread-records.js';
 
 /**
@@ -14,9 +15,10 @@ const LEFT_OUT = '[Earlier messages of this thread are left out.]';
 function lineOf(record: ThreadRecord): { role: 'user' | 'assistant'; text: string } | undefined {
   switch (record.type) {
     case 'user.message':
-      return { role: 'user', text: record.text };
+      // Only the service's notifications may look like one.
+      return { role: 'user', text: withoutNotificationTags(record.text) };
     case 'notification':
-      // Stored already wrapped in <notification>…</notification>.
+      // Stored already wrapped in <notification>…</notification>, its body encoded.
       return { role: 'user', text: record.text };
     case 'agent.message':
       return { role: 'assistant', text: record.text };

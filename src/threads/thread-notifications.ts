@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import { decodeFrame } from '../executions/event-codec.js';
+import { notificationText } from './thread-notification-text.js';
 import { threadRunOf } from './thread-runs.store.js';
 import { wakeThread } from './thread-turns.js';
 import { recordInThread } from './threads.js';
@@ -30,10 +31,9 @@ export async function notifyThreadOfRunEnd(ctx: AppContext, executionId: string)
   if (execution.status !== 'completed' && execution.status !== 'failed') return;
   const { summary, reason } = await endingOf(ctx, executionId);
   const what = `Run ${executionId} of ${execution.skill_slug}`;
-  const text =
-    execution.status === 'completed'
-      ? `<notification>${what} completed: ${summary}</notification>`
-      : `<notification>${what} failed: ${reason || 'no reason was given'}</notification>`;
+  const text = notificationText(
+    execution.status === 'completed' ? `${what} completed: ${summary}` : `${what} failed: ${reason || 'no reason was given'}`,
+  );
   await recordInThread(ctx, thread.id, [{ type: 'notification', text, executionId }]);
   wakeThread(ctx, thread, link.user_id);
 }

@@ -28,7 +28,7 @@ export type ThreadRecord =
   | { type: 'tool.approval_request'; approvalId: string; tool: string; label: string; input: Record<string, unknown> }
   /** What became of a tool call: run (with a short result), denied, or failed. */
   | { type: 'tool.result'; callId: string; tool: string; status: 'ok' | 'denied' | 'error'; summary: string }
-  /** A background event, such as a run the thread started ending; `text` is wrapped in <notification>. */
+  /** A background event, such as a run the thread started ending; `text` is made by notificationText (wrapped, its body encoded). */
   | { type: 'notification'; text: string; executionId?: string }
   /** The agent's turn ended; `stopReason` as for runs (end_turn, error, limit_reached). */
   | { type: 'agent.turn_end'; messageId: string; stopReason: 'end_turn' | 'error' | 'limit_reached'; reason?: string };
