@@ -78,6 +78,15 @@ describe('item 8: a token stays in the workspace chosen when it was issued', () 
     expect(await workspaceOf(api, refreshedB.access_token)).toBe(second.id);
     const againB = await oauth.refreshTokenGrant(config, refreshedB.refresh_token ?? '');
     expect(await workspaceOf(api, againB.access_token)).toBe(second.id);
+
+    // Consenting again in the same workspace adds to the grant already there rather than making another.
+    const bindings = () =>
+      server.db.db.selectFrom('oauth_grant_workspaces').select('grant_id').where('user_id', '=', person.user.id).execute();
+    const before = await bindings();
+    expect(before).toHaveLength(3);
+    const tokenD = await consentAgain(server, config, browser, personal);
+    expect(await workspaceOf(api, tokenD.access_token)).toBe(personal);
+    expect(await bindings()).toEqual(before);
   });
 
   it('keeps the scopes asked for when a consent in another workspace starts a grant of its own', async ({ server, api }) => {
