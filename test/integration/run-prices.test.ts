@@ -152,6 +152,39 @@ describe('an execution run again after an interrupt', () => {
     expect(await historyCostOf(api, person, created.id)).toBe(3 * PRICE);
   });
 
+  it('charges each started run once when interrupts race the messages that start them', async ({ api }) => {
+    const person = await signUp(api);
+    const created = await createExecution(api, person, 'priced-ticker', '200 20');
+    let started = 0;
+    for (let round = 1; round <= 4; round++) {
+      const [message, stop] = await Promise.all([
+        sendMessage(api, person, created.id, '200 20'),
+        interrupt(api, person, created.id),
+      ]);
+      expect(message.status, `round ${round}`).toBe(200);
+      started += 1;
+      // The interrupt either came first (409: nothing was running) or stopped the new run.
+      expect([200, 409], `round ${round}`).toContain(stop.status);
+      if (stop.status === 409) expect((await interrupt(api, person, created.id)).status).toBe(200);
+      await expect.poll(() => statusOf(api, person, created.id)).toBe('idle');
+    }
+    expect(await chargesOf(api, person, created.id)).toEqual(Array.from({ length: started }, () => -PRICE));
+    expect(await balanceOf(api, person)).toMatchObject({ balance: 10 - started * PRICE });
+    expect(await ledgerSum(api, person)).toBe(10 - started * PRICE);
+    expect(await historyCostOf(api, person, created.id)).toBe(started * PRICE);
+    // Every run the store holds ended once, with the interrupt's idle after its running.
+    const stream = await streamOf(api, person, created.id);
+    const idles = () => stream.events.filter((event) => event.type === 'session.status_idle').length;
+    await expect.poll(idles).toBe(started);
+    stream.close();
+    const endings = stream.events.filter(
+      (event) => event.type === 'session.status_idle' || event.type === 'session.status_running',
+    );
+    expect(endings.map((event) => event.type)).toEqual(
+      Array.from({ length: started }, () => ['session.status_running', 'session.status_idle']).flat(),
+    );
+  });
+
   it("is a stranger's 404, and charges the stranger nothing", async ({ api }) => {
     const owner = await signUp(api);
     const stranger = await signUp(api);
