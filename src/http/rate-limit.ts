@@ -74,8 +74,8 @@ function refusalOf(decision: RateDecision, message: string): RateLimited | null 
 }
 
 /** On every routed request: the headers go straight onto the reply, with nothing in between. */
-async function enforce(ctx: Limiter, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> {
-  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime());
+async function enforce(ctx: Limiter, reply: FastifyReply, key: string, rule: RateRule, message: string, hits = 1): Promise<void> {
+  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime(), hits);
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
   reply.header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
@@ -121,6 +121,16 @@ export async function limitRequest(
     return;
   }
   await enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, REST_LIMIT_MESSAGE);
+}
+
+/**
+ * The messages of an MCP JSON-RPC batch past its first, which was counted with its request
+ * before the body was read: each message counts, in the same window, and a batch the
+ * allowance cannot hold whole is refused whole (the 429 with its headers), before any of it runs.
+ */
+export async function limitMcpBatch(ctx: Limiter, request: FastifyRequest, reply: FastifyReply, messages: number): Promise<void> {
+  if (messages <= 1) return;
+  await enforce(ctx, reply, mcpKey(request), rulesOf(ctx.config).mcp, MCP_LIMIT_MESSAGE, messages - 1);
 }
 
 /**

@@ -3,8 +3,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Forbidden } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
+import { limitMcpBatch } from '../http/rate-limit.js';
 import type { Caller } from '../identity/callers.js';
 import { originAllowed, requireMcpAccess } from './access.js';
+import { BATCH_REFUSAL, batchAllowed, batchOf } from './batches.js';
 import { mcpServerFor } from './tools.js';
 
 /** The request as the SDK's web-standard handler takes it, with the body text Fastify read. */
@@ -64,6 +66,13 @@ export function mcpRoutes(ctx: AppContext): FastifyPluginAsync {
       }
       const caller = callerOf(request);
       requireMcpAccess(ctx, caller);
+      // A batch is refused on revisions without batches, and otherwise counts a request per
+      // message; either way before any of it runs.
+      const batch = batchOf(request.body);
+      if (batch) {
+        if (!batchAllowed(request.headers['mcp-protocol-version'], batch)) return reply.code(400).send(BATCH_REFUSAL);
+        await limitMcpBatch(ctx, request, reply, batch.length);
+      }
       // Who is calling is settled above; the SDK only carries this through. The secret
       // itself stays out of it.
       const authInfo: AuthInfo = { token: '', clientId: caller.credentialId, scopes: [] };

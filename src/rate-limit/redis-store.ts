@@ -37,6 +37,7 @@ local kind = ARGV[2]
 local limit = tonumber(ARGV[3])
 local period = tonumber(ARGV[4])
 local now = tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
 local stored = redis.call('GET', KEYS[1]) or ''
 
 if kind == 'window' then
@@ -45,9 +46,9 @@ if kind == 'window' then
   if not (resetAt and resetAt > now) then
     hits, resetAt = 0, now + period
   end
-  local allowed = hits < limit
+  local allowed = hits + (n - 1) < limit
   if allowed and count then
-    hits = hits + 1
+    hits = hits + n
     save('w ' .. fmt(hits) .. ' ' .. fmt(resetAt), resetAt, now)
   end
   local resetMs = resetAt - now
@@ -59,7 +60,7 @@ end
 local span = limit * period
 local tat = tonumber(string.match(stored, '^b (%S+)$')) or now
 if not (tat > now) then tat = now end
-local nextTat = tat + period
+local nextTat = tat + period * n
 local allowAt = nextTat - span
 local allowed = now >= allowAt
 if allowed and count then
@@ -93,18 +94,18 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.#prefix = options.prefix ?? 'skillet:rl:';
   }
 
-  async consume(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
-    return this.#hit(key, rule, nowMs, true);
+  async consume(key: string, rule: RateRule, nowMs: number, hits = 1): Promise<RateDecision> {
+    return this.#hit(key, rule, nowMs, hits, true);
   }
 
   async peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
-    return this.#hit(key, rule, nowMs, false);
+    return this.#hit(key, rule, nowMs, 1, false);
   }
 
-  async #hit(key: string, rule: RateRule, nowMs: number, count: boolean): Promise<RateDecision> {
+  async #hit(key: string, rule: RateRule, nowMs: number, hits: number, count: boolean): Promise<RateDecision> {
     const [limit, period] = rule.kind === 'window' ? [rule.limit, rule.windowMs] : [rule.capacity, rule.intervalMs];
     // String(n) is JavaScript's shortest exact form, which Lua's tonumber reads back to the same double.
-    const args = [count ? '1' : '0', rule.kind, String(limit), String(period), String(nowMs)];
+    const args = [count ? '1' : '0', rule.kind, String(limit), String(period), String(nowMs), String(hits)];
     const reply = await this.#eval(this.#prefix + key, args);
     if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[0] !== 'number') {
       throw new Error(`Unexpected reply from the rate-limit script: ${JSON.stringify(reply)}`);

@@ -22,8 +22,11 @@ export interface RateDecision {
 }
 
 export interface RateLimitStore {
-  /** Counts a hit (when allowed) and says whether it was within the rule. */
-  consume(key: string, rule: RateRule, nowMs: number): Promise<RateDecision>;
+  /**
+   * Counts `hits` (default 1) when all of them are within the rule, and none otherwise: a
+   * request that stands for several (a JSON-RPC batch) is allowed whole or refused whole.
+   */
+  consume(key: string, rule: RateRule, nowMs: number, hits?: number): Promise<RateDecision>;
   /** Reports what a hit would get, without counting one. */
   peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision>;
 }
@@ -36,20 +39,20 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #entries = new Map<string, Entry>();
   #lastSweep = 0;
 
-  async consume(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
-    return this.#hit(key, rule, nowMs, true);
+  async consume(key: string, rule: RateRule, nowMs: number, hits = 1): Promise<RateDecision> {
+    return this.#hit(key, rule, nowMs, hits, true);
   }
 
   async peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
-    return this.#hit(key, rule, nowMs, false);
+    return this.#hit(key, rule, nowMs, 1, false);
   }
 
-  #hit(key: string, rule: RateRule, nowMs: number, count: boolean): RateDecision {
+  #hit(key: string, rule: RateRule, nowMs: number, hits: number, count: boolean): RateDecision {
     this.#sweep(nowMs);
     const entry = this.#entries.get(key);
     return rule.kind === 'window'
-      ? this.#window(key, rule, entry?.kind === 'window' ? entry : undefined, nowMs, count)
-      : this.#bucket(key, rule, entry?.kind === 'bucket' ? entry : undefined, nowMs, count);
+      ? this.#window(key, rule, entry?.kind === 'window' ? entry : undefined, nowMs, hits, count)
+      : this.#bucket(key, rule, entry?.kind === 'bucket' ? entry : undefined, nowMs, hits, count);
   }
 
   #window(
@@ -57,12 +60,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
     rule: Extract<RateRule, { kind: 'window' }>,
     entry: Extract<Entry, { kind: 'window' }> | undefined,
     nowMs: number,
+    hits: number,
     count: boolean,
   ): RateDecision {
     const live = entry && entry.resetAt > nowMs ? entry : { kind: 'window' as const, count: 0, resetAt: nowMs + rule.windowMs };
-    const allowed = live.count < rule.limit;
+    // The last of the hits must be within the limit (for one hit: count < limit, as always).
+    const allowed = live.count + (hits - 1) < rule.limit;
     if (allowed && count) {
-      live.count += 1;
+      live.count += hits;
       this.#entries.set(key, live);
     }
     const resetMs = live.resetAt - nowMs;
@@ -80,11 +85,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     rule: Extract<RateRule, { kind: 'bucket' }>,
     entry: Extract<Entry, { kind: 'bucket' }> | undefined,
     nowMs: number,
+    hits: number,
     count: boolean,
   ): RateDecision {
     const span = rule.capacity * rule.intervalMs;
     const tat = Math.max(entry?.tat ?? nowMs, nowMs);
-    const nextTat = tat + rule.intervalMs;
+    const nextTat = tat + rule.intervalMs * hits;
     const allowAt = nextTat - span;
     const allowed = nowMs >= allowAt;
     const settledTat = allowed ? nextTat : tat;

@@ -92,6 +92,17 @@ describe.each([
       expect((await store.consume('b', window, 30)).remaining).toBe(1);
     });
 
+    test('counts several hits at once when all fit, and none when any would not', async () => {
+      const store = open();
+      const five: RateRule = { kind: 'window', limit: 5, windowMs: 60_000 };
+      expect(brief(await store.consume('k', five, 0, 3))).toEqual([true, 2, 60_000, 0]);
+      expect(brief(await store.consume('k', five, 1000, 3))).toEqual([false, 2, 59_000, 59_000]);
+      expect(brief(await store.peek('k', five, 1000))).toEqual([true, 2, 59_000, 0]);
+      expect(brief(await store.consume('k', five, 2000, 2))).toEqual([true, 0, 58_000, 0]);
+      expect(brief(await store.consume('k', five, 3000))).toEqual([false, 0, 57_000, 57_000]);
+      expect(brief(await store.consume('k', five, 60_000, 6))).toEqual([false, 5, 60_000, 60_000]);
+    });
+
     test('keeps the count and the end of a running window when its rule changes', async () => {
       const store = open();
       for (let i = 0; i < 3; i++) await store.consume('k', window, 0);
@@ -147,6 +158,13 @@ describe.each([
       expect(brief(await store.peek('a', bucket, 0))).toEqual([false, 0, 5000, 1000]);
       expect(brief(await store.peek('a', bucket, 0))).toEqual([false, 0, 5000, 1000]);
       expect(brief(await store.consume('b', bucket, 0))).toEqual([true, 4, 1000, 0]);
+    });
+
+    test('takes several hits at once when the bucket holds them all, and none otherwise', async () => {
+      const store = open();
+      expect(brief(await store.consume('k', bucket, 0, 3))).toEqual([true, 2, 3000, 0]);
+      expect(brief(await store.consume('k', bucket, 0, 3))).toEqual([false, 2, 3000, 1000]);
+      expect(brief(await store.consume('k', bucket, 1000, 3))).toEqual([true, 0, 5000, 0]);
     });
 
     test('keeps its schedule when the capacity changes', async () => {
