@@ -1,6 +1,6 @@
-import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { openSqlite } from './sqlite-driver.js';
 import { attachReader } from './sqlite-reader.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Tables } from './tables.js';
@@ -38,11 +38,11 @@ function pgTypes(): pg.CustomTypesConfig {
 
 export function openDatabase(target: DatabaseTarget): Database {
   if (target.kind === 'sqlite') {
-    const sqlite = new SQLite(target.file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('synchronous = NORMAL');
+    const sqlite = openSqlite(target.file, { readonly: false });
+    sqlite.exec('PRAGMA journal_mode = WAL');
+    sqlite.exec('PRAGMA foreign_keys = ON');
+    sqlite.exec('PRAGMA busy_timeout = 5000');
+    sqlite.exec('PRAGMA synchronous = NORMAL');
     const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     const detachReader = attachReader(db, target.file);
     return {

@@ -1,5 +1,5 @@
-import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import { openSqlite, type SqlitePrepared } from './sqlite-driver.js';
 import type { Tables } from './tables.js';
 
 /** Runs read statements synchronously. */
@@ -19,10 +19,10 @@ const readers = new WeakMap<Kysely<Tables>, DirectReader>();
  * use it directly; everything else goes through Kysely and the writer.
  */
 export function attachReader(db: Kysely<Tables>, file: string): () => void {
-  const connection = new SQLite(file, { readonly: true, fileMustExist: true });
-  connection.pragma('busy_timeout = 5000');
-  const statements = new Map<string, SQLite.Statement>();
-  const statementFor = (sql: string): SQLite.Statement => {
+  const connection = openSqlite(file, { readonly: true });
+  connection.exec('PRAGMA busy_timeout = 5000');
+  const statements = new Map<string, SqlitePrepared>();
+  const statementFor = (sql: string): SqlitePrepared => {
     let statement = statements.get(sql);
     if (!statement) {
       statement = connection.prepare(sql);
@@ -31,8 +31,8 @@ export function attachReader(db: Kysely<Tables>, file: string): () => void {
     return statement;
   };
   readers.set(db, {
-    first: (sql, parameters) => statementFor(sql).get(...parameters),
-    all: (sql, parameters) => statementFor(sql).all(...parameters),
+    first: (sql, parameters) => statementFor(sql).get(parameters),
+    all: (sql, parameters) => statementFor(sql).all(parameters),
   });
   return () => {
     readers.delete(db);

@@ -1,5 +1,5 @@
-import type SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { SqliteConnection } from './sqlite-driver.js';
 
 const MAX_STATEMENTS = 1000;
 
@@ -8,7 +8,7 @@ const MAX_STATEMENTS = 1000;
  * running a point lookup. Statements are keyed by their SQL text, so a query built the
  * same way reuses the compiled statement; the map is bounded, oldest out first.
  */
-export function withStatementCache(database: SQLite.Database): SqliteDatabase {
+export function withStatementCache(database: SqliteConnection): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
   return {
     close: () => {
