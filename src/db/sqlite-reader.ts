@@ -21,6 +21,7 @@ const readers = new WeakMap<Kysely<Tables>, DirectReader>();
 export function attachReader(db: Kysely<Tables>, file: string): () => void {
   const connection = openSqlite(file, { readonly: true });
   connection.exec('PRAGMA busy_timeout = 5000');
+  connection.exec('PRAGMA cache_size = -16000');
   const statements = new Map<string, SqlitePrepared>();
   const statementFor = (sql: string): SqlitePrepared => {
     let statement = statements.get(sql);

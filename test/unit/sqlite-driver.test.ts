@@ -52,13 +52,14 @@ describe(`SQLite on Node ${process.versions.node}`, () => {
     expect(sqliteDriver()).toBe(expectedDriver);
   });
 
-  it('runs in WAL mode with foreign keys, a 5 s busy timeout and synchronous NORMAL', async () => {
+  it('runs in WAL mode with foreign keys, a 5 s busy timeout, synchronous NORMAL and a 16 MB page cache', async () => {
     const pragma = async (name: string) =>
       Object.values((await sql.raw(`pragma ${name}`).execute(database.db)).rows[0] as object)[0];
     expect(await pragma('journal_mode')).toBe('wal');
     expect(await pragma('foreign_keys')).toBe(1);
     expect(await pragma('busy_timeout')).toBe(5000);
     expect(await pragma('synchronous')).toBe(1);
+    expect(await pragma('cache_size')).toBe(-16000);
   });
 
   it('hands back numbers, text and nulls as numbers, strings and null, and counts what a write changed', async () => {
