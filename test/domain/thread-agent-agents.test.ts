@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { findThreadAgent, listThreadAgents, runThreadTurn } from '../../src/threads/thread-agent.js';
+import { AGENT_CREDITS } from '../helpers/agent.js';
 import { aUser } from '../helpers/rows.js';
 import { aThread, historyOf, MemorySink, said, withThreadAgent } from './thread-agent-fixture.js';
 
@@ -18,7 +19,7 @@ describe('the agents of a workspace', () => {
   });
 
   it("answer an agent skill's thread with its instructions and its model", async ({ agentCtx, openai }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user, 'agent-gpt');
     const before = openai.requests.length;
     openai.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'As the skill.' }] });
@@ -34,7 +35,7 @@ describe('the agents of a workspace', () => {
   });
 
   it('use the workspace tools through the OpenAI-compatible API too', async ({ agentCtx, openai }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user, 'agent-gpt');
     const before = openai.requests.length;
     openai.plan(

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { runThreadTurn } from '../../src/threads/thread-agent.js';
 import type { ThreadRecord } from '../../src/threads/thread-records.js';
+import { AGENT_CREDITS } from '../helpers/agent.js';
 import { aTeam, aUser } from '../helpers/rows.js';
 import { aThread, historyOf, MemorySink, said, withThreadAgent } from './thread-agent-fixture.js';
 
@@ -25,8 +26,8 @@ class FailingOnceSink extends MemorySink {
 
 describe('a turn that cannot go on', () => {
   it('starts no run when the person left the workspace before approving it', async ({ agentCtx, anthropic }) => {
-    const owner = await aUser(agentCtx.db, { credits: 100 });
-    const member = await aUser(agentCtx.db, { credits: 100 });
+    const owner = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
+    const member = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const team = await aTeam(agentCtx.db, { owner, members: [{ user: member, role: 'member' }] });
     const thread = await aThread(agentCtx, member, 'assistant', team.id);
     anthropic.plan(
@@ -58,8 +59,8 @@ describe('a turn that cannot go on', () => {
     agentCtx,
     anthropic,
   }) => {
-    const owner = await aUser(agentCtx.db, { credits: 100 });
-    const gone = await aUser(agentCtx.db, { credits: 100 });
+    const owner = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
+    const gone = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const team = await aTeam(agentCtx.db, { owner });
     const thread = await aThread(agentCtx, gone, 'assistant', team.id);
     const before = anthropic.requests.length;
@@ -80,7 +81,7 @@ describe('a turn that cannot go on', () => {
     agentCtx,
     anthropic,
   }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const before = anthropic.requests.length;
     anthropic.plan({

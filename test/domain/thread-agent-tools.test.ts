@@ -4,6 +4,7 @@ import { insertFiles, updateArtifact } from '../../src/artifacts/artifacts.store
 import type { AppContext } from '../../src/context.js';
 import { runThreadTurn } from '../../src/threads/thread-agent.js';
 import { threadRunOf } from '../../src/threads/thread-runs.store.js';
+import { AGENT_CREDITS } from '../helpers/agent.js';
 import { anArtifact, anExecution, aTeam, aUser } from '../helpers/rows.js';
 import { aThread, historyOf, MemorySink, runEnded, said, withThreadAgent } from './thread-agent-fixture.js';
 
@@ -62,7 +63,7 @@ describe('start_run', () => {
     agentCtx,
     anthropic,
   }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const before = anthropic.requests.length;
     anthropic.plan(
@@ -107,7 +108,7 @@ describe('start_run', () => {
   });
 
   it('starts nothing when the person denies it, and tells the model so', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const before = anthropic.requests.length;
     anthropic.plan(
@@ -128,7 +129,7 @@ describe('start_run', () => {
   });
 
   it('does not ask about a skill the workspace does not have', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     anthropic.plan(
       {
@@ -146,7 +147,7 @@ describe('start_run', () => {
   });
 
   it('ends the turn when it is aborted while the approval is awaited, starting nothing', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     anthropic.plan({
       kind: 'reply',
@@ -176,7 +177,7 @@ describe('the reading tools', () => {
     agentCtx,
     anthropic,
   }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const stranger = await aUser(agentCtx.db);
     const theirs = await anExecution(agentCtx.db, { user: stranger, status: 'completed' });
     const ours = await anExecution(agentCtx.db, { user, status: 'completed' });
@@ -207,7 +208,7 @@ describe('the reading tools', () => {
     agentCtx,
     anthropic,
   }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const team = await aTeam(agentCtx.db, { owner: user });
     const artifact = await aTextArtifact(agentCtx, user, '# Notes\nThe answer is 42.');
     const thread = await aThread(agentCtx, user, 'assistant', team.id);
@@ -253,7 +254,7 @@ describe('the reading tools', () => {
 
 describe('stopping a turn', () => {
   it('ends it with a turn end when the signal aborts mid-answer', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const before = anthropic.requests.length;
     anthropic.plan({ kind: 'hang', blocks: [{ type: 'text', text: 'I will never finish this sentence' }], afterEvents: 3 });

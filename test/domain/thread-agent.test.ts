@@ -3,7 +3,7 @@ import { storeByokKey } from '../../src/billing/byok.js';
 import { chargeThreadModelTokens } from '../../src/billing/charges.js';
 import type { AppContext } from '../../src/context.js';
 import { runThreadTurn } from '../../src/threads/thread-agent.js';
-import { HOUSE_ANTHROPIC_KEY } from '../helpers/agent.js';
+import { AGENT_CREDITS, HOUSE_ANTHROPIC_KEY } from '../helpers/agent.js';
 import { aUser } from '../helpers/rows.js';
 import { aThread, historyOf, ledgerOf, MemorySink, said, withThreadAgent } from './thread-agent-fixture.js';
 
@@ -23,9 +23,25 @@ function withoutHouseKeys(ctx: AppContext): AppContext {
   };
 }
 
+/**
+ * Output tokens at 1 Ds each, input free, and an output cap of `cap`: every call's credit
+ * hold (model-budget.ts) is exactly `cap` Ds, so a test can set a balance around it.
+ */
+function withCallBound(ctx: AppContext, cap: number): AppContext {
+  const prices = { 'claude-test': { input: 0, output: 1_000_000 }, 'gpt-test': { input: 0, output: 1_000_000 } };
+  return { ...ctx, config: { ...ctx.config, agent: { ...ctx.config.agent, prices, maxOutputTokens: cap } } };
+}
+
+/** What a user has held for calls under way: the users.held column and the hold rows. */
+async function heldBy(ctx: AppContext, userId: string) {
+  const user = await ctx.db.selectFrom('users').select('held').where('id', '=', userId).executeTakeFirstOrThrow();
+  const holds = await ctx.db.selectFrom('credit_holds').select('id').where('user_id', '=', userId).execute();
+  return { held: Number(user.held), holds: holds.length };
+}
+
 describe('a thread turn', () => {
   it('streams a plain reply as chunks, then the message, then the turn end', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const sink = new MemorySink();
     const reply = 'Hello! I can list the skills of this workspace, run them and read what they wrote.';
@@ -49,7 +65,7 @@ describe('a thread turn', () => {
   });
 
   it('hands on text while the answer is still streaming', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const sink = new MemorySink();
     // message_start, ping, content_block_start, then three 4-character deltas; then nothing.
@@ -80,7 +96,7 @@ describe('a thread turn', () => {
     agentCtx,
     anthropic,
   }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const before = anthropic.requests.length;
     anthropic.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'It finished.' }] });
@@ -116,7 +132,7 @@ describe('a thread turn', () => {
 describe('the limits of a turn', () => {
   it('ends with limit_reached at AGENT_MAX_TURNS model calls', async ({ agentCtx, anthropic }) => {
     const ctx: AppContext = { ...agentCtx, config: { ...agentCtx.config, agent: { ...agentCtx.config.agent, maxTurns: 2 } } };
-    const user = await aUser(ctx.db, { credits: 100 });
+    const user = await aUser(ctx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(ctx, user);
     const before = anthropic.requests.length;
     const listing = (id: string) => ({
@@ -144,14 +160,14 @@ describe('paying for a turn', () => {
     agentCtx,
     anthropic,
   }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(agentCtx, user);
     const before = anthropic.requests.length;
     anthropic.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'Sure.' }], usage: { input: 20, output: 7 } });
     await runThreadTurn(agentCtx, thread, historyOf(said('hi')), new MemorySink(), new AbortController().signal);
     expect(anthropic.requests[before]?.headers.authorization).toBe(`Bearer ${HOUSE_ANTHROPIC_KEY}`);
     const ledger = await ledgerOf(agentCtx, user.id);
-    expect(ledger.balance).toBe(73);
+    expect(ledger.balance).toBe(AGENT_CREDITS - 27);
     expect(ledger.sum).toBe(ledger.balance);
     expect(ledger.rows.at(-1)).toMatchObject({
       amount: -27,
@@ -162,7 +178,7 @@ describe('paying for a turn', () => {
   });
 
   it("costs nothing on the payer's own key, and goes to that key's provider", async ({ agentCtx, anthropic, openai }) => {
-    const user = await aUser(agentCtx.db, { credits: 100 });
+    const user = await aUser(agentCtx.db, { credits: AGENT_CREDITS });
     await storeByokKey(agentCtx, user.id, OWN_OPENAI_KEY);
     const thread = await aThread(agentCtx, user);
     const [beforeOpenAI, beforeAnthropic] = [openai.requests.length, anthropic.requests.length];
@@ -172,7 +188,7 @@ describe('paying for a turn', () => {
     expect(sink.of('agent.message')).toMatchObject([{ text: 'On your key.' }]);
     expect(openai.requests[beforeOpenAI]?.headers.authorization).toBe(`Bearer ${OWN_OPENAI_KEY}`);
     expect(anthropic.requests.length).toBe(beforeAnthropic);
-    expect((await ledgerOf(agentCtx, user.id)).balance).toBe(100);
+    expect((await ledgerOf(agentCtx, user.id)).balance).toBe(AGENT_CREDITS);
   });
 
   it('works on an own key with no house keys at all', async ({ agentCtx, anthropic }) => {
@@ -190,7 +206,7 @@ describe('paying for a turn', () => {
 
   it('ends the turn with an error telling how to add a key when there is none', async ({ agentCtx, anthropic }) => {
     const ctx = withoutHouseKeys(agentCtx);
-    const user = await aUser(ctx.db, { credits: 100 });
+    const user = await aUser(ctx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(ctx, user);
     const before = anthropic.requests.length;
     const sink = new MemorySink();
@@ -223,9 +239,10 @@ describe('paying for a turn', () => {
     expect(anthropic.requests.length).toBe(before);
   });
 
-  it('starts no call the balance does not cover at what the last one cost', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 20 });
-    const thread = await aThread(agentCtx, user);
+  it('starts no call whose upper cost the free balance cannot hold', async ({ agentCtx, anthropic }) => {
+    const ctx = withCallBound(agentCtx, 10);
+    const user = await aUser(ctx.db, { credits: 14 });
+    const thread = await aThread(ctx, user);
     const before = anthropic.requests.length;
     anthropic.plan({
       kind: 'reply',
@@ -233,28 +250,38 @@ describe('paying for a turn', () => {
       usage: { input: 10, output: 5 },
     });
     const sink = new MemorySink();
-    await runThreadTurn(agentCtx, thread, historyOf(said('what can I run?')), sink, new AbortController().signal);
+    await runThreadTurn(ctx, thread, historyOf(said('what can I run?')), sink, new AbortController().signal);
     expect(sink.records.map((record) => record.type)).toEqual(['tool.result', 'agent.turn_end']);
     expect(sink.of('agent.turn_end')).toMatchObject([
-      { stopReason: 'limit_reached', reason: expect.stringMatching(/Out of credits/) },
+      {
+        stopReason: 'limit_reached',
+        reason: expect.stringContaining('Out of credits: the next model call needs up to 10 Ds and 9 Ds are free'),
+      },
     ]);
     expect(anthropic.requests.length).toBe(before + 1);
-    expect(await ledgerOf(agentCtx, user.id)).toMatchObject({ balance: 5, sum: 5 });
+    expect(await ledgerOf(ctx, user.id)).toMatchObject({ balance: 9, sum: 9 });
+    expect(await heldBy(ctx, user.id)).toEqual({ held: 0, holds: 0 });
   });
 
-  it('takes the balance to zero, never below, when a call costs more than is left', async ({ agentCtx, anthropic }) => {
-    const user = await aUser(agentCtx.db, { credits: 10 });
-    const thread = await aThread(agentCtx, user);
-    anthropic.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'A long answer.' }], usage: { input: 20, output: 7 } });
+  it('takes the balance to zero, never below, when a vendor reports more than the call could cost', async ({
+    agentCtx,
+    anthropic,
+  }) => {
+    const ctx = withCallBound(agentCtx, 10);
+    const user = await aUser(ctx.db, { credits: 10 });
+    const thread = await aThread(ctx, user);
+    // 27 output tokens past a cap of 10: the hold covered 10, the charge stops at the balance.
+    anthropic.plan({ kind: 'reply', blocks: [{ type: 'text', text: 'A long answer.' }], usage: { input: 20, output: 27 } });
     const sink = new MemorySink();
-    await runThreadTurn(agentCtx, thread, historyOf(said('tell me everything')), sink, new AbortController().signal);
+    await runThreadTurn(ctx, thread, historyOf(said('tell me everything')), sink, new AbortController().signal);
     expect(sink.records.map((record) => record.type)).toEqual(['agent.chunk', 'agent.message', 'agent.turn_end']);
     expect(sink.of('agent.turn_end')).toMatchObject([
       { stopReason: 'limit_reached', reason: expect.stringMatching(/Out of credits/) },
     ]);
-    const ledger = await ledgerOf(agentCtx, user.id);
+    const ledger = await ledgerOf(ctx, user.id);
     expect(ledger).toMatchObject({ balance: 0, sum: 0 });
     expect(ledger.rows.at(-1)).toMatchObject({ amount: -10, type: 'usage', execution_id: null });
+    expect(await heldBy(ctx, user.id)).toEqual({ held: 0, holds: 0 });
   });
 
   it('lets concurrent thread charges take no more than the balance between them', async ({ agentCtx }) => {

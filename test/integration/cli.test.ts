@@ -79,6 +79,8 @@ describe('skillet migrate', () => {
         '0010-cluster',
         '0011-agent-threads',
         '0012-outbound-webhooks',
+        '0013-credit-holds',
+        '0014-approval-askers',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
