@@ -15,15 +15,22 @@ type Deps = Pick<AppContext, 'db' | 'clock'>;
 const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack first';
 
 /**
- * Refuses a priced run for someone whose balance cannot cover its price (402
- * INSUFFICIENT_CREDITS). A skill's price is paid in credits whatever the mode: a BYOK key
- * only makes model tokens free. Admins and site-license holders are not charged.
+ * Refuses a priced run for someone whose free credits (the balance less what is held for
+ * model calls under way) cannot cover its price (402 INSUFFICIENT_CREDITS), as the price's
+ * own charge would. A skill's price is paid in credits whatever the mode: a BYOK key only
+ * makes model tokens free. Admins and site-license holders are not charged.
  */
 export async function requireCanExecute(ctx: Deps, caller: Payer, minimumCost: number): Promise<void> {
   if (minimumCost <= 0 || caller.isAdmin) return;
-  const { balance, standing } = await accountOf(ctx.db, caller.userId);
+  const { balance, held, standing } = await accountOf(ctx.db, caller.userId);
   if (subscriptionModeOf(standing, ctx.clock.now()) === 'sitelicense') return;
   if (balance < minimumCost) throw new PaymentRequired(INSUFFICIENT);
+  if (balance - held < minimumCost) {
+    throw new PaymentRequired(
+      `Not enough free credits to run this skill: ${held} Ds are held for your runs and replies under way. ` +
+        'Wait for them to finish, or buy a credit pack',
+    );
+  }
 }
 
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */

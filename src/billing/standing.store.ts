@@ -16,10 +16,10 @@ export async function standingOf(db: Kysely<Tables>, userId: string): Promise<Bi
 export async function accountOf(db: Kysely<Tables>, userId: string) {
   const row = await db
     .selectFrom('users')
-    .select(['balance', 'total_spent', 'subscription_expires_at', 'site_license_until', 'byok_provider'])
+    .select(['balance', 'held', 'total_spent', 'subscription_expires_at', 'site_license_until', 'byok_provider'])
     .where('id', '=', userId)
     .executeTakeFirstOrThrow();
-  return { balance: row.balance, totalSpent: row.total_spent, standing: standingOfRow(row) };
+  return { balance: row.balance, held: row.held, totalSpent: row.total_spent, standing: standingOfRow(row) };
 }
 
 /** The user an execution belongs to, with what decides whether their runs are charged. */

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import { describe, expect } from 'vitest';
+import { requireCanExecute } from '../../src/billing/charges.js';
+import { takeHold } from '../../src/billing/credit-holds.store.js';
 import { chargeRun, grant, recentTransactions, takeBack } from '../../src/billing/ledger.store.js';
 import type { Tables } from '../../src/db/tables.js';
 import { findUserById } from '../../src/identity/users.store.js';
@@ -83,5 +85,39 @@ describe('the ledger', () => {
         .execute((trx) => chargeRun(trx, { userId: user.id, amount: -1, executionId: 'x', description: 'x', nowIso: NOW })),
     ).rejects.toThrow('a charge must be positive');
     expect(await books(db, user.id)).toEqual({ balance: 0, sum: 0 });
+  });
+
+  it('refuses a priced run when credits held for model calls under way leave too little free, and says so', async ({
+    ctx,
+    db,
+  }) => {
+    const user = await aUser(db, { credits: 5 });
+    const payer = { userId: user.id, isAdmin: false };
+    const hold = (id: string, amount: number) =>
+      db
+        .transaction()
+        .execute((trx) =>
+          takeHold(trx, {
+            id,
+            userId: user.id,
+            amount,
+            owner: 'turn t1',
+            nodeId: 'node-1',
+            nowIso: NOW,
+            expiresIso: '2099-01-01T00:00:00.000Z',
+          }),
+        );
+    expect(await hold('h1', 3)).toBe(true);
+    await expect(requireCanExecute(ctx, payer, 2)).resolves.toBeUndefined();
+    expect(await hold('h2', 1)).toBe(true);
+    await expect(requireCanExecute(ctx, payer, 2)).rejects.toMatchObject({
+      code: 'INSUFFICIENT_CREDITS',
+      message:
+        'Not enough free credits to run this skill: 4 Ds are held for your runs and replies under way. Wait for them to finish, or buy a credit pack',
+    });
+    await expect(requireCanExecute(ctx, payer, 6)).rejects.toMatchObject({
+      message: 'Not enough credits to run this skill: buy a credit pack first',
+    });
+    await expect(requireCanExecute(ctx, { ...payer, isAdmin: true }, 6)).resolves.toBeUndefined();
   });
 });
