@@ -5,7 +5,7 @@ import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
 import { releaseHold, spendableOf } from './credit-holds.store.js';
-import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, grant, hasEntry } from './ledger.store.js';
+import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, hasEntry, refundToExecution } from './ledger.store.js';
 import type { Payer } from './payer.js';
 import { accountOf, payerOfExecution } from './standing.store.js';
 import { type BillingStanding, subscriptionModeOf } from './subscription-mode.js';
@@ -157,13 +157,7 @@ function refundOnce(ctx: Deps, executionId: string, run: { earlier: number; why:
     await lockRow(trx, 'users', userId);
     const description = `Refund of run ${executionId}: ${run.why}`;
     if (await hasEntry(trx, userId, description)) return 0;
-    await grant(trx, {
-      userId,
-      amount,
-      description,
-      paymentSessionId: null,
-      nowIso: ctx.clock.now().toISOString(),
-    });
+    await refundToExecution(trx, { userId, amount, description, executionId, nowIso: ctx.clock.now().toISOString() });
     return amount;
   });
 }

@@ -46,6 +46,32 @@ export async function grant(trx: Kysely<Tables>, entry: Entry & { amount: number
 }
 
 /**
+ * Gives an execution's run back what it was charged: a purchase row of the execution, with
+ * the execution's next charge number, so what the execution was charged, net, leaves it out
+ * (a run refunded and then run again is not counted, nor refunded, twice).
+ */
+export async function refundToExecution(
+  trx: Kysely<Tables>,
+  entry: Entry & { amount: number; executionId: string },
+): Promise<void> {
+  if (!(entry.amount > 0)) throw new Error('a refund must be positive');
+  await addToBalance(trx, entry.userId, entry.amount);
+  await trx
+    .insertInto('transactions')
+    .values({
+      user_id: entry.userId,
+      amount: entry.amount,
+      type: 'purchase',
+      description: entry.description,
+      execution_id: entry.executionId,
+      payment_session_id: null,
+      created_at: entry.nowIso,
+      model_call: await nextChargeNumber(trx, entry.executionId),
+    })
+    .execute();
+}
+
+/**
  * Charges a run. The balance check and the debit are one conditional update, so two runs
  * of one user in different workspaces cannot both spend the same credits, nor the credits
  * held for model calls under way (credit-holds.store.ts). Returns whether it was charged
@@ -138,7 +164,7 @@ export function recentTransactions(db: Kysely<Tables>, userId: string, limit: nu
   return db.selectFrom('transactions').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
 }
 
-/** Everything an execution was charged, its price and its model calls (a positive number of Ds). */
+/** What an execution was charged, its prices and its model calls, less its refunds (a positive number of Ds). */
 export async function chargedFor(db: Kysely<Tables>, executionId: string): Promise<number> {
   const row = await db
     .selectFrom('transactions')

@@ -1,6 +1,10 @@
+/** Who stopped a run: a person (an interrupt, a cancel) or this node shutting down. */
+export type StopCause = 'person' | 'shutdown';
+
 /** A run in progress in this process. */
 export interface ActiveRun {
-  stop(): void;
+  /** Stops the run; the first stop's cause is the one its end records. */
+  stop(cause?: StopCause): void;
   /** Settles once the run's closing events are stored. */
   settled: Promise<void>;
 }
@@ -78,7 +82,7 @@ export class ActiveRuns {
   /** Stops every run in progress and waits until each has stored its closing events. */
   async stopAll(): Promise<void> {
     const runs = [...this.#runs.values()];
-    for (const run of runs) run.stop();
+    for (const run of runs) run.stop('shutdown');
     await Promise.allSettled(runs.map((run) => run.settled));
   }
 }

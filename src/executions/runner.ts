@@ -9,7 +9,7 @@ import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type S
 import { runtimeFor } from '../skills/runtimes.js';
 import { notifyThreadOfRunEnd } from '../threads/thread-notifications.js';
 import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
-import type { ActiveRun } from './active-runs.js';
+import type { ActiveRun, StopCause } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
@@ -49,9 +49,13 @@ export interface RunTarget {
 
 type RunEnding =
   | { kind: 'completed'; cost: number; artifactId: string | undefined }
-  | { kind: 'stopped' }
+  /** `refund`: set when the service stopped the run (it was shutting down), not a person. */
+  | { kind: 'stopped'; refund?: string }
   /** `refund`: why the run's charges are given back (the end of the refund's description), when they are. */
   | { kind: 'failed'; reason: string; stopReason: 'error' | 'limit_reached'; refund?: string };
+
+const SHUTDOWN_STOP =
+  'The server was shut down before this run finished, so it was stopped; it costs you nothing. Send your message again to run it.';
 
 const REFUNDED_BECAUSE = {
   service: 'the service failed it',
@@ -93,7 +97,13 @@ async function refundLastRun(ctx: AppContext, executionId: string, why: string):
 }
 
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
-export async function finishRun(ctx: AppContext, target: RunTarget, result: RunResult, output?: RunOutput) {
+export async function finishRun(
+  ctx: AppContext,
+  target: RunTarget,
+  result: RunResult,
+  output?: RunOutput,
+  stoppedBy: StopCause = 'person',
+) {
   const { executionId, workspaceId } = target;
   const { outcome } = result;
   const ending: RunEnding =
@@ -108,7 +118,9 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
           }
         : outcome.kind === 'limit_reached'
           ? { kind: 'failed', reason: outcome.reason, stopReason: 'limit_reached' }
-          : outcome;
+          : stoppedBy === 'shutdown'
+            ? { kind: 'stopped', refund: `the server shut down before it finished (${ctx.clock.now().toISOString()})` }
+            : { kind: 'stopped' };
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
   let webhooksQueued = false;
@@ -138,10 +150,16 @@ export async function finishRun(ctx: AppContext, target: RunTarget, result: RunR
     );
     signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
   } else if (ending.kind === 'stopped') {
-    // An interrupted run keeps its charge (it ran, and may have delivered results): the
-    // execution's cost is its runs' so far, and the next run's refund starts past it.
-    const cost = await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
-    await recordEnding(ctx, executionId, [idle('interrupt')], { status: 'idle', stop_reason: 'interrupt', cost });
+    // A run a person interrupted keeps its charge (it ran, and may have delivered results):
+    // the execution's cost is its runs' so far, and the next run's refund starts past it.
+    // One the server stopped on its way down is refunded: no one asked for that stop, and
+    // running it again costs a new price.
+    const cost = ending.refund
+      ? await refundLastRun(ctx, executionId, ending.refund)
+      : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
+    const closing: NewEvent[] = [idle('interrupt')];
+    if (ending.refund) closing.unshift({ type: 'agent.info', payload: { message: SHUTDOWN_STOP } });
+    await recordEnding(ctx, executionId, closing, { status: 'idle', stop_reason: 'interrupt', cost });
     signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
   } else {
     // What the run's model calls were charged stays charged, and shows as its cost; a
@@ -202,8 +220,12 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     await failWithoutRun(ctx, target, reason, output);
     return;
   }
+  let stoppedBy: StopCause = 'person';
   const run: ActiveRun = {
-    stop: () => stopping.abort(),
+    stop: (cause = 'person') => {
+      if (!stopping.signal.aborted) stoppedBy = cause;
+      stopping.abort();
+    },
     settled: started.finished
       // A runtime that breaks (its store write failed, say) still ends its run, as the service's fault.
       .catch((error: unknown) =>
@@ -213,7 +235,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
           fault: 'service',
         }),
       )
-      .then((result) => finishRun(ctx, target, result, output))
+      .then((result) => finishRun(ctx, target, result, output, stoppedBy))
       // Only when the database stayed away past every retry: the run stays working until
       // this node restarts (or, in a cluster, stops beating), and the process lives on.
       .catch((error: unknown) => ctx.log.error({ err: error, executionId }, 'a run ended but its end could not be stored'))

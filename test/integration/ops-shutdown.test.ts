@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { balanceOf, transactionsOf } from '../helpers/billing.js';
 import { createExecution, sendMessage, streamOf } from '../helpers/executions.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { withServerPerTest } from '../helpers/fixtures.js';
@@ -60,6 +61,34 @@ describe('graceful shutdown (app.drain, what SIGTERM calls before close)', () =>
       payload: { stop_reason: { type: 'interrupt' } },
     });
     expect(await statusOf(api, person, run.id)).toBe('idle');
+  });
+
+  it('gives back what a run it stopped cost, and says so: the person did not stop it', async ({ api, server }) => {
+    const person = await signUp(api);
+    const { balance } = await balanceOf(api, person);
+    const run = await startedRun(api, person, 'priced-ticker', '100 100');
+    expect((await balanceOf(api, person)).balance).toBe(balance - 2);
+
+    await server.app.drain(200);
+    await run.stream.ended;
+    expect(run.stream.events.slice(-2)).toMatchObject([
+      { type: 'agent.info', payload: { message: expect.stringContaining('it costs you nothing') } },
+      { type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } },
+    ]);
+    expect((await balanceOf(api, person)).balance).toBe(balance);
+    const [refund] = await transactionsOf(api, person);
+    expect(refund).toMatchObject({
+      type: 'purchase',
+      amount: 2,
+      executionId: run.id,
+      description: expect.stringMatching(/^Refund of run .*: the server shut down before it finished/),
+    });
+    const execution = await server.db.db
+      .selectFrom('executions')
+      .select(['status', 'cost'])
+      .where('execution_id', '=', run.id)
+      .executeTakeFirstOrThrow();
+    expect(execution).toEqual({ status: 'idle', cost: 0 });
   });
 
   it('with nothing running, ends at once', async ({ server }) => {
