@@ -94,19 +94,17 @@ describe('the ledger', () => {
     const user = await aUser(db, { credits: 5 });
     const payer = { userId: user.id, isAdmin: false };
     const hold = (id: string, amount: number) =>
-      db
-        .transaction()
-        .execute((trx) =>
-          takeHold(trx, {
-            id,
-            userId: user.id,
-            amount,
-            owner: 'turn t1',
-            nodeId: 'node-1',
-            nowIso: NOW,
-            expiresIso: '2099-01-01T00:00:00.000Z',
-          }),
-        );
+      db.transaction().execute((trx) =>
+        takeHold(trx, {
+          id,
+          userId: user.id,
+          amount,
+          owner: 'turn t1',
+          nodeId: 'node-1',
+          nowIso: NOW,
+          expiresIso: '2099-01-01T00:00:00.000Z',
+        }),
+      );
     expect(await hold('h1', 3)).toBe(true);
     await expect(requireCanExecute(ctx, payer, 2)).resolves.toBeUndefined();
     expect(await hold('h2', 1)).toBe(true);
