@@ -14,18 +14,21 @@ export const OAUTH_PAGE_HEADERS = pageHeaders({ styles: "'self'", formAction: nu
  * Said wherever a client's name is shown. Every client registered itself (RFC 7591; Skillet
  * has no built-in clients), so its name is only what it chose to call itself.
  */
-const UNVERIFIED = 'This app registered itself; Skillet has not checked who made it';
+const UNVERIFIED = 'this app registered itself, and Skillet has not checked who made it or whether its name is true.';
 
-/** Who is asking: the name the client gave, never without the warning that nobody checked it. */
-function asker(clientName: string): SafeHtml {
-  return html`<strong>${clientName}</strong> (${UNVERIFIED})`;
+/**
+ * Who is asking and what for: the name the client gave, in the same paragraph as the warning
+ * that nobody checked it, so the name is never read without it.
+ */
+function asker(clientName: string, asking: string): SafeHtml {
+  return html`<p><strong>${clientName}</strong> ${asking}<br><strong>Unverified:</strong> ${UNVERIFIED}</p>`;
 }
 
 export function oauthSignInPage(options: { uid: string; clientName: string; email?: string; message?: string }): string {
   return pageLayout(
     'Sign in',
     html`<h1>Sign in</h1>
-<p>${asker(options.clientName)} is asking to use your Skillet account. Sign in to continue.</p>
+${asker(options.clientName, 'is asking to use your Skillet account. Sign in to continue.')}
 ${notice(options.message)}
 <form method="post" action="/oauth/interaction/${options.uid}/login">
 ${credentialFields(options.email)}
@@ -58,7 +61,7 @@ export function oauthConsentPage(options: {
   return pageLayout(
     'Allow access?',
     html`<h1>Allow access?</h1>
-<p>${asker(options.clientName)} is asking to act for you on ${options.resource}.</p>
+${asker(options.clientName, `is asking to act for you on ${options.resource}.`)}
 <p>Whichever you choose, you will be sent to <strong>${options.redirectHost}</strong> next. Allow only if you trust that address.</p>
 ${notice(options.message)}
 <p>It asks for:</p>

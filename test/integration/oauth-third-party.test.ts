@@ -175,7 +175,7 @@ async function pagesOf(server: TestServer, config: oauth.Configuration, person: 
   return { signIn: signIn.html, consent: consent.html };
 }
 
-const UNVERIFIED = 'This app registered itself; Skillet has not checked who made it';
+const UNVERIFIED = 'this app registered itself, and Skillet has not checked who made it';
 
 describe('item 9: registration metadata is bounded, and the consent page does not trust the name', () => {
   it('refuses a 50,000-character client_name with invalid_client_metadata', async ({ server }) => {
