@@ -335,7 +335,7 @@ function agentSettings(env: Env): AgentSettings {
     anthropic: {
       apiKey: read(env, 'ANTHROPIC_API_KEY'),
       baseUrl: httpUrl(env, 'ANTHROPIC_BASE_URL', 'https://api.anthropic.com'),
-      model: read(env, 'ANTHROPIC_MODEL') ?? 'claude-sonnet-4-5',
+      model: read(env, 'ANTHROPIC_MODEL') ?? 'claude-sonnet-4-6',
     },
     openai: {
       apiKey: read(env, 'OPENAI_API_KEY'),

@@ -16,6 +16,7 @@ export type ModelPrices = Record<string, ModelPrice>;
  */
 export const DEFAULT_MODEL_PRICES: ModelPrices = {
   default: { input: 300, output: 1500 },
+  'claude-sonnet-4-6': { input: 300, output: 1500 },
   'claude-sonnet-4-5': { input: 300, output: 1500 },
   'claude-haiku-4-5': { input: 100, output: 500 },
   'claude-opus-4-1': { input: 1500, output: 7500 },

@@ -56,19 +56,7 @@ export async function refundToExecution(
 ): Promise<void> {
   if (!(entry.amount > 0)) throw new Error('a refund must be positive');
   await addToBalance(trx, entry.userId, entry.amount);
-  await trx
-    .insertInto('transactions')
-    .values({
-      user_id: entry.userId,
-      amount: entry.amount,
-      type: 'purchase',
-      description: entry.description,
-      execution_id: entry.executionId,
-      payment_session_id: null,
-      created_at: entry.nowIso,
-      model_call: await nextChargeNumber(trx, entry.executionId),
-    })
-    .execute();
+  await insertExecutionEntry(trx, { ...entry, type: 'purchase' });
 }
 
 /**
@@ -86,12 +74,21 @@ export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: nu
     .where((eb) => eb(eb('balance', '-', eb.ref('held')), '>=', entry.amount))
     .executeTakeFirst();
   if (Number(debited.numUpdatedRows) !== 1) return false;
+  await insertExecutionEntry(trx, { ...entry, amount: -entry.amount, type: 'usage' });
+  return true;
+}
+
+/** Writes a row of an execution's charges (negative) or refunds (positive), as its next numbered entry. */
+async function insertExecutionEntry(
+  trx: Kysely<Tables>,
+  entry: Entry & { amount: number; executionId: string; type: 'usage' | 'purchase' },
+): Promise<void> {
   await trx
     .insertInto('transactions')
     .values({
       user_id: entry.userId,
-      amount: -entry.amount,
-      type: 'usage',
+      amount: entry.amount,
+      type: entry.type,
       description: entry.description,
       execution_id: entry.executionId,
       payment_session_id: null,
@@ -99,7 +96,6 @@ export async function chargeRun(trx: Kysely<Tables>, entry: Entry & { amount: nu
       model_call: await nextChargeNumber(trx, entry.executionId),
     })
     .execute();
-  return true;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import type { Balance, Transaction } from '../../src/sdk/types.js';
-import { session, type TestUser } from './factories.js';
+import { createKey, session, signUp, type TestUser } from './factories.js';
 import type { Client } from './http.js';
+import type { TestServer } from './server.js';
 
 export const balanceOf = async (api: Client, user: TestUser) =>
   (await api.get<Balance>('/api/v1/billing/balance', { headers: session(user) })).body;
@@ -28,4 +29,20 @@ export async function buyWithLocalCheckout(api: Client, baseUrl: string, user: T
   expect(paid.headers.get('location')).toBe('https://app.example.test/paid');
   expect(started.body.checkoutUrl.startsWith(`${baseUrl}/billing/checkout/`)).toBe(true);
   return started.body.checkoutUrl;
+}
+
+/** Gives a person a site license until 2099: runs and MCP without a subscription or credits. */
+export async function grantSiteLicense(server: TestServer, userId: string): Promise<void> {
+  await server.db.db
+    .updateTable('users')
+    .set({ site_license_until: '2099-01-01T00:00:00.000Z' })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** A person with a site license (the simplest way past MCP's basedmode check), and a key of theirs made after it. */
+export async function licensedKey(server: TestServer, api: Client): Promise<{ person: TestUser; key: string }> {
+  const person = await signUp(api);
+  await grantSiteLicense(server, person.user.id);
+  return { person, key: (await createKey(api, person)).key };
 }

@@ -129,3 +129,14 @@ export async function sendToThread(api: Client, user: TestUser, agentId: string,
 export function chat(baseUrl: string, user: TestUser, agentId: string, body: { threadId?: string; message: string }) {
   return postStream(`${baseUrl}/api/v1/chat/${agentId}`, body, session(user));
 }
+
+/**
+ * Answers an approval of the assistant's thread as `user`; returns the answer as it came.
+ * `approvalId` as a stream frame carries it (frames are untyped).
+ */
+export function answerApproval(api: Client, user: TestUser, threadId: string, approvalId: unknown, approved: boolean) {
+  return api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${String(approvalId)}`, {
+    body: { approved },
+    headers: session(user),
+  });
+}

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import type { Balance } from '../../src/sdk/types.js';
 import { runForArtifact } from '../helpers/artifacts.js';
-import { balanceOf, buyWithLocalCheckout, checkoutBody, transactionsOf } from '../helpers/billing.js';
+import { balanceOf, buyWithLocalCheckout, checkoutBody, grantSiteLicense, transactionsOf } from '../helpers/billing.js';
 import { createExecution, streamOf } from '../helpers/executions.js';
 import { createKey, createTeam, session, signUp } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';
@@ -249,11 +249,7 @@ describe('charging runs', () => {
 describe('a site license', () => {
   it('puts the user in sitelicense mode: runs cost nothing, keys are unlimited, info omits the mode', async ({ server, api }) => {
     const licensed = await signUp(api);
-    await server.db.db
-      .updateTable('users')
-      .set({ site_license_until: '2099-01-01T00:00:00.000Z' })
-      .where('id', '=', licensed.user.id)
-      .execute();
+    await grantSiteLicense(server, licensed.user.id);
     const tier = await api.get('/api/v1/billing/subscription/tier', { headers: session(licensed) });
     expect(tier.body).toMatchObject({ tier: 'sitelicense', info: { priceCents: 0 } });
     expect(await balanceOf(api, licensed)).toEqual({ balance: 0, totalSpent: 0, canExecute: true, isAdmin: false });

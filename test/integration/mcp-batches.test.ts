@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import { createKey, signUp } from '../helpers/factories.js';
+import { licensedKey } from '../helpers/billing.js';
 import { withServer } from '../helpers/fixtures.js';
 import type { Client as Api } from '../helpers/http.js';
 import type { TestServer } from '../helpers/server.js';
@@ -14,17 +14,6 @@ const REFUSED = {
   error: { code: -32600, message: 'Batches are not supported in this protocol revision; send one message per request.' },
 };
 const RATE_LIMITED = { error: { type: 'rate_limit_error', message: expect.any(String) } };
-
-/** A key of someone with a site license, the simplest way past MCP's basedmode check. */
-async function licensedKey(server: TestServer, api: Api): Promise<string> {
-  const person = await signUp(api);
-  await server.db.db
-    .updateTable('users')
-    .set({ site_license_until: '2099-01-01T00:00:00.000Z' })
-    .where('id', '=', person.user.id)
-    .execute();
-  return (await createKey(api, person)).key;
-}
 
 const call = (id: number, name: string, args: Record<string, unknown>) => ({
   jsonrpc: '2.0',
@@ -65,7 +54,7 @@ async function executionsOf(api: Api, key: string): Promise<unknown[]> {
 
 describe('JSON-RPC batches on /mcp', () => {
   it('refuses a batch on a revision without batching, running none of it', async ({ server, api }) => {
-    const key = await licensedKey(server, api);
+    const { key } = await licensedKey(server, api);
     const runAndReads = [call(0, 'run_skill', { skill_slug: 'ticker', input: '1 1' }), ...reads(99)];
     for (const revision of ['2025-06-18', '2025-11-25', '2024-11-05']) {
       const reply = await post(server, key, runAndReads, revision);
@@ -98,7 +87,7 @@ describe('JSON-RPC batches on /mcp', () => {
   });
 
   it('counts every message of a batch on 2025-03-26, and refuses whole a batch over what is left', async ({ server, api }) => {
-    const key = await licensedKey(server, api);
+    const { key } = await licensedKey(server, api);
     const hundred = await post(
       server,
       key,
@@ -133,7 +122,7 @@ describe('JSON-RPC batches on /mcp', () => {
   });
 
   it('never lets batches sent at once spend more than the allowance', async ({ server, api }) => {
-    const key = await licensedKey(server, api);
+    const { key } = await licensedKey(server, api);
     const replies = await Promise.all(Array.from({ length: 8 }, () => post(server, key, reads(10), '2025-03-26')));
     const served = replies.filter((reply) => reply.status === 200);
     const refused = replies.filter((reply) => reply.status === 429);
@@ -146,7 +135,7 @@ describe('JSON-RPC batches on /mcp', () => {
   });
 
   it('takes a batch with no revision header as 2025-03-26, the revision the SDK assumes then', async ({ server, api }) => {
-    const key = await licensedKey(server, api);
+    const { key } = await licensedKey(server, api);
     const reply = await post(server, key, reads(10));
     expect(reply.status).toBe(200);
     expect(reply.headers.get('x-ratelimit-remaining')).toBe('50');

@@ -3,7 +3,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import fc from 'fast-check';
 import { describe, expect, onTestFinished } from 'vitest';
-import { checkoutBody } from '../helpers/billing.js';
+import { checkoutBody, licensedKey } from '../helpers/billing.js';
 import { createKey, session, signUp, type TestUser } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';
 import { type Client as Api, client } from '../helpers/http.js';
@@ -25,17 +25,6 @@ async function basedmodeKey(api: Api): Promise<{ person: TestUser; key: string }
   expect(started.status).toBe(200);
   const paid = await fetch(`${started.body.checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
   expect(paid.status).toBe(303);
-  return { person, key: (await createKey(api, person)).key };
-}
-
-/** A person with a site license, and a key of theirs made after it was granted. */
-async function licensedKey(server: TestServer, api: Api): Promise<{ person: TestUser; key: string }> {
-  const person = await signUp(api);
-  await server.db.db
-    .updateTable('users')
-    .set({ site_license_until: '2099-01-01T00:00:00.000Z' })
-    .where('id', '=', person.user.id)
-    .execute();
   return { person, key: (await createKey(api, person)).key };
 }
 

@@ -4,7 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, onTestFinished } from 'vitest';
-import { signUp, type TestUser } from '../helpers/factories.js';
+import { grantSiteLicense } from '../helpers/billing.js';
+import { signUp } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';
 import { bearer, REDIRECT, throughThePages } from '../helpers/oauth-flow.js';
 import type { TestServer } from '../helpers/server.js';
@@ -47,15 +48,6 @@ class MemoryProvider implements OAuthClientProvider {
   }
 }
 
-/** MCP is a basedmode feature; a site license opens it. */
-async function licensed(server: TestServer, person: TestUser) {
-  await server.db.db
-    .updateTable('users')
-    .set({ site_license_until: '2099-01-01T00:00:00.000Z' })
-    .where('id', '=', person.user.id)
-    .execute();
-}
-
 async function connect(server: TestServer, provider: MemoryProvider) {
   const client = new Client({ name: 'OAuth Editor', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { authProvider: provider });
@@ -67,7 +59,7 @@ async function connect(server: TestServer, provider: MemoryProvider) {
 describe('an MCP client with OAuth', () => {
   it('is sent to discovery by the 401, registers, passes the pages and calls a tool with its token', async ({ server, api }) => {
     const person = await signUp(api);
-    await licensed(server, person);
+    await grantSiteLicense(server, person.user.id);
     const provider = new MemoryProvider();
 
     // No credential: the SDK follows the 401's resource metadata to the authorization server.

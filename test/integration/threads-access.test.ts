@@ -4,7 +4,7 @@ import { session, signUp } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';
 import { client } from '../helpers/http.js';
 import { startServer } from '../helpers/server.js';
-import { chat, postStream, sendToThread, subscribe } from '../helpers/thread-streams.js';
+import { answerApproval, chat, postStream, sendToThread, subscribe } from '../helpers/thread-streams.js';
 
 const it = withServer();
 
@@ -30,10 +30,7 @@ describe('agent thread access', () => {
     expect(JSON.parse(stream.body)).toEqual(notFound);
 
     // The approvals route finds threads in the caller's workspace only.
-    const approval = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${randomUUID()}`, {
-      body: { approved: true },
-      headers: session(stranger),
-    });
+    const approval = await answerApproval(api, stranger, threadId, randomUUID(), true);
     expect(approval.status).toBe(404);
     expect(approval.body).toEqual(notFound);
 
@@ -147,10 +144,7 @@ describe('agent thread access', () => {
     const second = await api.post(path, { body: { approved: true }, headers: session(person) });
     expect(second.status).toBe(409);
     expect(second.body).toEqual({ error: { code: 'CONFLICT', message: expect.any(String) } });
-    const unknown = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${randomUUID()}`, {
-      body: { approved: true },
-      headers: session(person),
-    });
+    const unknown = await answerApproval(api, person, threadId, randomUUID(), true);
     expect(unknown.status).toBe(404);
   });
 

@@ -3,20 +3,11 @@ import { describe, expect } from 'vitest';
 import { withAgentServer } from '../helpers/agent.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import type { Client } from '../helpers/http.js';
-import { postStream, type ThreadStreamReader } from '../helpers/thread-streams.js';
+import { reply, startRunCall } from '../helpers/thread-plans.js';
+import { answerApproval, postStream, type ThreadStreamReader } from '../helpers/thread-streams.js';
 
 const it = withAgentServer();
 
-const reply = (text: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'text' as const, text }],
-  usage: { input: 1, output: 1 },
-});
-const startRun = (skill: string, input: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'tool_use' as const, id: `call-${randomUUID().slice(0, 8)}`, name: 'start_run', input: { skill, input } }],
-  usage: { input: 1, output: 1 },
-});
 const notFound = { error: { code: 'NOT_FOUND', message: expect.any(String) } };
 
 /** A team workspace with an owner, an admin and a plain member, each signed in to it. */
@@ -64,7 +55,7 @@ describe('who answers a thread approval', () => {
     // Threads are the workspace's: the member may watch the owner's thread, and so sees the approval id.
     const watching = await subscribeTeam(server.url, member, team.id, threadId);
     expect(watching.status).toBe(200);
-    anthropic.plan(startRun('ticker', '1 10'), reply('Started it.'), reply('The ticker finished.'));
+    anthropic.plan(startRunCall('ticker', '1 10'), reply('Started it.'), reply('The ticker finished.'));
     await sendTeam(api, owner, team.id, threadId, 'Run the ticker please');
     const request = await watching.waitFor((frame) => frame.type === 'tool.approval_request');
     const path = `/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`;
@@ -73,10 +64,7 @@ describe('who answers a thread approval', () => {
     expect(byMember.status).toBe(404);
     expect(byMember.body).toEqual(notFound);
     // The same answer as an approval that does not exist: the member learns nothing.
-    const unknown = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${randomUUID()}`, {
-      body: { approved: true },
-      headers: session(member),
-    });
+    const unknown = await answerApproval(api, member, threadId, randomUUID(), true);
     expect(byMember.body).toEqual(unknown.body);
     // A denial is an answer too: refused the same way.
     expect((await api.post(path, { body: { approved: false }, headers: session(member) })).status).toBe(404);
@@ -114,27 +102,21 @@ describe('who answers a thread approval', () => {
     const { team, admin, member } = await teamOf(api, owner);
     const threadId = `t-${randomUUID()}`;
     const watching = await subscribeTeam(server.url, owner, team.id, threadId);
-    anthropic.plan(startRun('ticker', '1 10'), reply('Fine, I will not.'));
+    anthropic.plan(startRunCall('ticker', '1 10'), reply('Fine, I will not.'));
     await sendTeam(api, owner, team.id, threadId, 'Run the ticker');
     const asked = await watching.waitFor((frame) => frame.type === 'tool.approval_request');
-    const byAdmin = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${asked.approvalId}`, {
-      body: { approved: false },
-      headers: session(admin),
-    });
+    const byAdmin = await answerApproval(api, admin, threadId, asked.approvalId, false);
     expect(byAdmin.status).toBe(200);
     expect(byAdmin.body).toMatchObject({ approvalId: asked.approvalId, status: 'denied' });
     await watching.waitFor((frame) => frame.type === 'agent.turn_end');
 
     // The member's own turn asks them, and their answer counts.
-    anthropic.plan(startRun('ticker', '1 10'), reply('Not running it.'));
+    anthropic.plan(startRunCall('ticker', '1 10'), reply('Not running it.'));
     await sendTeam(api, member, team.id, threadId, 'Run the ticker for me');
     const theirs = await watching.waitFor(
       (frame) => frame.type === 'tool.approval_request' && frame.approvalId !== asked.approvalId,
     );
-    const byMember = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${theirs.approvalId}`, {
-      body: { approved: false },
-      headers: session(member),
-    });
+    const byMember = await answerApproval(api, member, threadId, theirs.approvalId, false);
     expect(byMember.status).toBe(200);
     expect(byMember.body).toMatchObject({ status: 'denied' });
     await watching.waitFor((frame) => frame.type === 'agent.turn_end' && Number(frame.through) > Number(asked.sequence));

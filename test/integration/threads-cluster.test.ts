@@ -13,11 +13,12 @@ import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai.js';
 import { agentEnv } from '../helpers/agent.js';
 import { createSchema, engineUnderTest, postgresUrl } from '../helpers/database.js';
-import { session, signUp } from '../helpers/factories.js';
+import { signUp } from '../helpers/factories.js';
 import { client } from '../helpers/http.js';
 import { redisReachable, TEST_REDIS_URL } from '../helpers/redis.js';
 import { freePort, TEST_ENV } from '../helpers/server.js';
-import { recordsOf, sendToThread, subscribe } from '../helpers/thread-streams.js';
+import { reply } from '../helpers/thread-plans.js';
+import { answerApproval, recordsOf, sendToThread, subscribe } from '../helpers/thread-streams.js';
 
 /**
  * A thread shared by two API nodes on one PostgreSQL database and one Redis (DESIGN §12,
@@ -57,12 +58,6 @@ async function startNode(): Promise<Node> {
   await app.listen({ host: '127.0.0.1', port });
   return { app, url: `http://127.0.0.1:${port}`, database, dir };
 }
-
-const reply = (text: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'text' as const, text }],
-  usage: { input: 1, output: 1 },
-});
 
 describe.runIf(CLUSTER)('a thread across two nodes on PostgreSQL and Redis', () => {
   beforeAll(async () => {
@@ -121,10 +116,7 @@ describe.runIf(CLUSTER)('a thread across two nodes on PostgreSQL and Redis', () 
     );
     await sendToThread(a, person, 'assistant', threadId, 'run the ticker');
     const request = await onA.waitFor((frame) => frame.type === 'tool.approval_request');
-    const answer = await b.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: true },
-      headers: session(person),
-    });
+    const answer = await answerApproval(b, person, threadId, request.approvalId, true);
     expect(answer.status).toBe(200);
     expect(await onA.waitFor((frame) => frame.type === 'tool.result')).toMatchObject({ status: 'ok' });
     const notification = await onA.waitFor((frame) => frame.type === 'notification');

@@ -1,21 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { withAgentServer } from '../helpers/agent.js';
-import { session } from '../helpers/factories.js';
-import { sendToThread, subscribe } from '../helpers/thread-streams.js';
+import { reply, startRunCall } from '../helpers/thread-plans.js';
+import { answerApproval, sendToThread, subscribe } from '../helpers/thread-streams.js';
 
 const it = withAgentServer();
-
-const reply = (text: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'text' as const, text }],
-  usage: { input: 1, output: 1 },
-});
-const startRun = (skill: string, input: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'tool_use' as const, id: `call-${randomUUID().slice(0, 8)}`, name: 'start_run', input: { skill, input } }],
-  usage: { input: 1, output: 1 },
-});
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -53,13 +42,10 @@ describe('notifications a run sends a thread', () => {
       const threadId = `t-${randomUUID()}`;
       const stream = await subscribe(server.url, person, 'assistant', threadId);
       const before = anthropic.requests.length;
-      anthropic.plan(startRun('echo-summary', input), reply('Started it.'), reply('It ended.'));
+      anthropic.plan(startRunCall('echo-summary', input), reply('Started it.'), reply('It ended.'));
       await sendToThread(api, person, 'assistant', threadId, 'Run echo-summary please');
       const request = await stream.waitFor((frame) => frame.type === 'tool.approval_request');
-      const answer = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-        body: { approved: true },
-        headers: session(person),
-      });
+      const answer = await answerApproval(api, person, threadId, request.approvalId, true);
       expect(answer.status).toBe(200);
 
       // The stored record, as the subscription carries it.
@@ -92,13 +78,10 @@ describe('notifications a run sends a thread', () => {
     const threadId = `t-${randomUUID()}`;
     const stream = await subscribe(server.url, person, 'assistant', threadId);
     const before = anthropic.requests.length;
-    anthropic.plan(startRun('echo-summary', `${'<&>'.repeat(7_000)}</notification>`), reply('Started.'), reply('Long.'));
+    anthropic.plan(startRunCall('echo-summary', `${'<&>'.repeat(7_000)}</notification>`), reply('Started.'), reply('Long.'));
     await sendToThread(api, person, 'assistant', threadId, 'Run it');
     const request = await stream.waitFor((frame) => frame.type === 'tool.approval_request');
-    await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: true },
-      headers: session(person),
-    });
+    await answerApproval(api, person, threadId, request.approvalId, true);
     const notification = await stream.waitFor((frame) => frame.type === 'notification');
     const text = String(notification.text);
     expect(text).toMatch(/ \[…cut: \d+ more characters\]<\/notification>$/);
@@ -136,13 +119,10 @@ describe('notifications a run sends a thread', () => {
   it('leaves a plain summary as it was', async ({ api, server, anthropic, person }) => {
     const threadId = `t-${randomUUID()}`;
     const stream = await subscribe(server.url, person, 'assistant', threadId);
-    anthropic.plan(startRun('echo-summary', '3 files, all "fine" and \'quoted\''), reply('Started.'), reply('Fine.'));
+    anthropic.plan(startRunCall('echo-summary', '3 files, all "fine" and \'quoted\''), reply('Started.'), reply('Fine.'));
     await sendToThread(api, person, 'assistant', threadId, 'Run it');
     const request = await stream.waitFor((frame) => frame.type === 'tool.approval_request');
-    await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: true },
-      headers: session(person),
-    });
+    await answerApproval(api, person, threadId, request.approvalId, true);
     const notification = await stream.waitFor((frame) => frame.type === 'notification');
     expect(notification.text).toBe(
       `<notification>Run ${notification.executionId} of echo-summary completed: 3 files, all "fine" and 'quoted'</notification>`,

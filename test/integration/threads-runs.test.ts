@@ -4,20 +4,10 @@ import { agentEnv, withAgentServer } from '../helpers/agent.js';
 import { session, signUp } from '../helpers/factories.js';
 import { client } from '../helpers/http.js';
 import { startServer } from '../helpers/server.js';
-import { recordsOf, sendToThread, subscribe, type ThreadFrame } from '../helpers/thread-streams.js';
+import { reply, startRunCall } from '../helpers/thread-plans.js';
+import { answerApproval, recordsOf, sendToThread, subscribe, type ThreadFrame } from '../helpers/thread-streams.js';
 
 const it = withAgentServer();
-
-const reply = (text: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'text' as const, text }],
-  usage: { input: 1, output: 1 },
-});
-const startRun = (skill: string, input: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'tool_use' as const, id: `call-${randomUUID().slice(0, 8)}`, name: 'start_run', input: { skill, input } }],
-  usage: { input: 1, output: 1 },
-});
 
 describe('runs started from a thread', () => {
   it('runs a tool the person approves, and tells the thread when its run completes', async ({
@@ -29,15 +19,12 @@ describe('runs started from a thread', () => {
     const threadId = `t-${randomUUID()}`;
     const stream = await subscribe(server.url, person, 'assistant', threadId);
     const before = anthropic.requests.length;
-    anthropic.plan(startRun('ticker', '2 10'), reply('Started it.'), reply('The ticker finished.'));
+    anthropic.plan(startRunCall('ticker', '2 10'), reply('Started it.'), reply('The ticker finished.'));
     await sendToThread(api, person, 'assistant', threadId, 'Run the ticker please');
 
     const request = await stream.waitFor((frame) => frame.type === 'tool.approval_request');
     expect(request).toMatchObject({ tool: 'start_run', input: { skill: 'ticker', input: '2 10' } });
-    const answer = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: true },
-      headers: session(person),
-    });
+    const answer = await answerApproval(api, person, threadId, request.approvalId, true);
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ approvalId: request.approvalId, status: 'approved' });
 
@@ -62,13 +49,10 @@ describe('runs started from a thread', () => {
   it('starts nothing when the person denies the tool call', async ({ api, server, anthropic, person }) => {
     const threadId = `t-${randomUUID()}`;
     const stream = await subscribe(server.url, person, 'assistant', threadId);
-    anthropic.plan(startRun('ticker', '2 10'), reply('Fine, I will not.'));
+    anthropic.plan(startRunCall('ticker', '2 10'), reply('Fine, I will not.'));
     await sendToThread(api, person, 'assistant', threadId, 'Run the ticker');
     const request = await stream.waitFor((frame) => frame.type === 'tool.approval_request');
-    const answer = await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: false },
-      headers: session(person),
-    });
+    const answer = await answerApproval(api, person, threadId, request.approvalId, false);
     expect(answer.body).toMatchObject({ status: 'denied' });
     await stream.waitFor((frame) => frame.type === 'agent.turn_end');
     expect(recordsOf(stream).find((frame) => frame.type === 'tool.result')).toMatchObject({ status: 'denied' });
@@ -81,13 +65,10 @@ describe('runs started from a thread', () => {
   it('tells the thread why a run it started failed', async ({ api, server, anthropic, person }) => {
     const threadId = `t-${randomUUID()}`;
     const stream = await subscribe(server.url, person, 'assistant', threadId);
-    anthropic.plan(startRun('crashes', 'now'), reply('Started.'), reply('It failed, sorry.'));
+    anthropic.plan(startRunCall('crashes', 'now'), reply('Started.'), reply('It failed, sorry.'));
     await sendToThread(api, person, 'assistant', threadId, 'Run the crashing one');
     const request = await stream.waitFor((frame) => frame.type === 'tool.approval_request');
-    await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: true },
-      headers: session(person),
-    });
+    await answerApproval(api, person, threadId, request.approvalId, true);
     const notification = await stream.waitFor((frame) => frame.type === 'notification');
     expect(notification.text).toMatch(/^<notification>Run \S+ of crashes failed: .+<\/notification>$/);
     await stream.waitFor((frame) => frame.type === 'agent.turn_end' && Number(frame.through) >= notification.sequence);
@@ -103,7 +84,7 @@ describe('runs started from a thread', () => {
     const person = await signUp(api);
     const threadId = `t-${randomUUID()}`;
     const stream = await subscribe(own.url, person, 'assistant', threadId);
-    anthropic.plan(startRun('ticker', '1 10'));
+    anthropic.plan(startRunCall('ticker', '1 10'));
     await sendToThread(api, person, 'assistant', threadId, 'Run it');
     await stream.waitFor((frame) => frame.type === 'tool.approval_request');
     const db = own.db.db;

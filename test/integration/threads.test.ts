@@ -2,15 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { withAgentServer } from '../helpers/agent.js';
 import { createKey, session } from '../helpers/factories.js';
-import { chat, recordsOf, sendToThread, subscribe, typesOf } from '../helpers/thread-streams.js';
+import { reply } from '../helpers/thread-plans.js';
+import { answerApproval, chat, recordsOf, sendToThread, subscribe, typesOf } from '../helpers/thread-streams.js';
 
 const it = withAgentServer();
-
-const reply = (text: string) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'text' as const, text }],
-  usage: { input: 1, output: 1 },
-});
 
 describe('agent threads', () => {
   it('lists the workspace agents: the assistant and the agent skills', async ({ api, person }) => {
@@ -136,10 +131,7 @@ describe('agent threads', () => {
     const request = await watcher.waitFor((frame) => frame.type === 'tool.approval_request');
     const chatting = await chat(server.url, person, 'assistant', { threadId, message: 'two' });
     const two = await chatting.waitFor((frame) => frame.type === 'user.message');
-    await api.post(`/api/v1/agents/assistant/threads/${threadId}/approvals/${request.approvalId}`, {
-      body: { approved: false },
-      headers: session(person),
-    });
+    await answerApproval(api, person, threadId, request.approvalId, false);
     await chatting.ended;
     const ends = recordsOf(chatting).filter((frame) => frame.type === 'agent.turn_end');
     expect(ends).toHaveLength(2);

@@ -85,14 +85,14 @@ describe('loadConfig', () => {
       AGENT_MAX_TURNS: '5',
     });
     expect(config.agent).toMatchObject({
-      anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5' },
+      anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-6' },
       openai: { apiKey: undefined, baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1' },
       maxRetries: 2,
       maxTurns: 5,
       thinkingBudget: 0,
     });
     expect(config.agent.prices['llama3.1']).toEqual({ input: 0, output: 0 });
-    expect(config.agent.prices['claude-sonnet-4-5']).toEqual({ input: 300, output: 1500 });
+    expect(config.agent.prices['claude-sonnet-4-6']).toEqual({ input: 300, output: 1500 });
   });
 
   it('refuses a price table that is not JSON, a bad base URL and a thinking budget above the output cap', async () => {
