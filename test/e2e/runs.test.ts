@@ -235,6 +235,22 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('running
     expectNoPageErrors(app);
   });
 
+  test('resuming an interrupted run of a priced skill names the price it costs again', async ({ openPage, api }) => {
+    const { app, token } = await signedIn(openPage, viewport);
+    await app.page.goto('/app/skills/priced-ticker');
+    const id = await submitRun(app, '60 300');
+    await app.page.getByText('tick 2 of 60').waitFor();
+    await app.page.getByRole('button', { name: 'Interrupt' }).click();
+    await app.page.getByText('Interrupted', { exact: true }).waitFor();
+    await app.page.getByText("that starts a new run, which costs the skill's price again (2 Ds)").waitFor();
+    await app.page.getByLabel('Follow-up message').fill('1 1');
+    await app.page.getByRole('button', { name: 'Resume (2 Ds)' }).click();
+    await app.page.getByText('Completed', { exact: true }).waitFor();
+    expect(await serverStatus(api, token, id)).toBe('completed');
+    await expectAccessible(app, 'run-resume-priced');
+    expectNoPageErrors(app);
+  });
+
   test('a run that fails says so, with the reason the server gave', async ({ openPage, api }) => {
     const { app, token } = await signedIn(openPage, viewport);
     await app.page.goto('/app/skills/crashes');

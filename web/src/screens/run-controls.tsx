@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { messageOf, post } from '../api';
 import { Notice, useAction } from '../ui';
 import { sendMessage } from './run-start';
+import { findSkill } from './skills-api';
 
 interface CancelAnswer {
   success: boolean;
@@ -44,17 +45,43 @@ export function RunningControls({ id, onCancelled }: { id: string; onCancelled: 
   );
 }
 
+/** The price of a run of the skill, once known (undefined while loading, or when it cannot be found). */
+function useSkillPrice(slug: string | undefined): number | undefined {
+  const [price, setPrice] = useState<number | undefined>();
+  useEffect(() => {
+    let current = true;
+    setPrice(undefined);
+    if (slug === undefined) return;
+    findSkill(slug).then(
+      (skill) => current && setPrice(skill?.price),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [slug]);
+  return price;
+}
+
+/** What resuming says: each run a message starts is paid for, so a priced skill says so before it is pressed. */
+function resumeHint(price: number | undefined): string {
+  if (price === undefined || price === 0) return 'The run was stopped. Send a message to resume it.';
+  return `The run was stopped. Send a message to resume it: that starts a new run, which costs the skill's price again (${price} Ds).`;
+}
+
 /**
  * The message that starts an idle execution: the first run of one never started, or the
  * resume of one interrupted. The stream is opened first, so the run it starts is watched.
  */
 export function MessageForm({
   id,
+  skillSlug,
   phase,
   ensureOpen,
   onSent,
 }: {
   id: string;
+  skillSlug: string | undefined;
   phase: 'new' | 'interrupted';
   ensureOpen: () => Promise<void>;
   onSent: () => void;
@@ -63,6 +90,7 @@ export function MessageForm({
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const resuming = phase === 'interrupted';
+  const price = useSkillPrice(resuming ? skillSlug : undefined);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -82,12 +110,10 @@ export function MessageForm({
     <form class="card" onSubmit={submit}>
       <label for="run-message">{resuming ? 'Follow-up message' : 'Input'}</label>
       <textarea id="run-message" required value={text} onInput={(input) => setText(input.currentTarget.value)} />
-      <p class="hint">
-        {resuming ? 'The run was stopped. Send a message to resume it.' : 'This run has not started. Send its input to start it.'}
-      </p>
+      <p class="hint">{resuming ? resumeHint(price) : 'This run has not started. Send its input to start it.'}</p>
       {error && <Notice kind="error">{error}</Notice>}
       <button type="submit" class="primary" disabled={busy || text.trim() === ''}>
-        {resuming ? 'Resume' : 'Start'}
+        {resuming ? (price ? `Resume (${price} Ds)` : 'Resume') : 'Start'}
       </button>
     </form>
   );

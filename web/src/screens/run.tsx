@@ -120,7 +120,13 @@ export function RunScreen({ id }: { id: string }) {
         {startError && <Notice kind="error">{startError}</Notice>}
       </section>
       {(phase === 'new' || phase === 'interrupted') && (
-        <MessageForm id={id} phase={phase} ensureOpen={stream.ensureOpen} onSent={() => setCancelled(false)} />
+        <MessageForm
+          id={id}
+          skillSlug={status.data?.skillSlug}
+          phase={phase}
+          ensureOpen={stream.ensureOpen}
+          onSent={() => setCancelled(false)}
+        />
       )}
       <RunResult events={stream.events} />
       <RunArtifacts events={stream.events} />
