@@ -85,8 +85,13 @@ function errorResponses(family: ErrorFamily) {
   return {
     '4XX': { description: 'Refused', content: { 'application/json': { schema: usual } } },
     '429': {
-      description: 'Over a rate limit (Retry-After says when to retry), or a run already in progress',
-      content: { 'application/json': { schema: { oneOf: [json('RateLimitError'), running] } } },
+      description:
+        'Over a rate limit (Retry-After says when to retry), a run already in progress, or (in the usual shape, code TOO_MANY_AT_ONCE) more thread replies under way than one person may have',
+      content: {
+        'application/json': {
+          schema: { oneOf: family === 'artifact' ? [json('RateLimitError'), running] : [json('RateLimitError'), running, usual] },
+        },
+      },
     },
     '5XX': { description: 'Server failure', content: { 'application/json': { schema: usual } } },
   };
