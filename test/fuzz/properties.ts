@@ -103,6 +103,11 @@ export function verifyNoOracle(request: FuzzRequest, aimedAtB: Answer, madeUp: F
   // A's own state, which the first request may have just changed (a rerun of A's run, with
   // one of B's ids only as its input text, starts it; the second rerun then finds it running).
   if (answerToMadeUp.status === 409 || outcome(answerToMadeUp) === '429 EXECUTION_RUNNING') return;
+  // The same the other way round: the first found A's run still going, and by the second it
+  // had ended. A made-up id that succeeds named nothing (it was input text), so the busy
+  // answer was about A's own run; a made-up id refused as unknown is not excused here.
+  const busy = aimedAtB.status === 409 || outcome(aimedAtB) === '429 EXECUTION_RUNNING';
+  if (busy && answerToMadeUp.status >= 200 && answerToMadeUp.status < 300) return;
   // Nor does a rate limit tell one id from another: it counts A's requests (activation codes
   // count each unknown one tried), and either request may be the one that tips it.
   if (isRateLimited(aimedAtB) || isRateLimited(answerToMadeUp)) return;
