@@ -160,7 +160,10 @@ describe.runIf(BUBBLEWRAP_HERE)('hostile skills in the sandbox', () => {
 
   it('cannot stream unbounded events into the database (finding 7)', async () => {
     const run = await attack('streams-events');
-    await expectContained(run, /more than its limit of 8388608 bytes of events/);
+    // Which limit ends it depends on how fast the server reads: the event limit, or, when the
+    // server is slow under load and the skill's own buffers grow, its memory limit. Either
+    // way what reached the database is bounded, which is what is checked below.
+    await expectContained(run, /more than its limit of 8388608 bytes of events|memory limit of 128 MiB/);
     const streamed = run.events.reduce((sum, event) => sum + JSON.stringify(event).length, 0);
     expect(streamed).toBeLessThan(9 * MIB);
   });
