@@ -96,6 +96,11 @@ async function refundLastRun(ctx: AppContext, executionId: string, why: string):
   return earlier;
 }
 
+/** The execution's cost once a run that did not complete ends: refunded first when `refund` says why. */
+function costAfterEnding(ctx: AppContext, executionId: string, refund: string | undefined): Promise<number> {
+  return refund ? refundLastRun(ctx, executionId, refund) : retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
+}
+
 /** Ends a run: settles it, then stores its closing events with the execution's new status. */
 export async function finishRun(
   ctx: AppContext,
@@ -154,9 +159,7 @@ export async function finishRun(
     // the execution's cost is its runs' so far, and the next run's refund starts past it.
     // One the server stopped on its way down is refunded: no one asked for that stop, and
     // running it again costs a new price.
-    const cost = ending.refund
-      ? await refundLastRun(ctx, executionId, ending.refund)
-      : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
+    const cost = await costAfterEnding(ctx, executionId, ending.refund);
     const closing: NewEvent[] = [idle('interrupt')];
     if (ending.refund) closing.unshift({ type: 'agent.info', payload: { message: SHUTDOWN_STOP } });
     await recordEnding(ctx, executionId, closing, { status: 'idle', stop_reason: 'interrupt', cost });
@@ -164,9 +167,7 @@ export async function finishRun(
   } else {
     // What the run's model calls were charged stays charged, and shows as its cost; a
     // refunded run costs nothing, and the execution what its interrupted runs before it did.
-    const cost = ending.refund
-      ? await refundLastRun(ctx, executionId, ending.refund)
-      : await retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
+    const cost = await costAfterEnding(ctx, executionId, ending.refund);
     const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
     await recordEnding(
       ctx,
