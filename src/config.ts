@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { type ModelPrices, parseModelPrices } from './agent/model-prices.js';
+import { type ModelPrices, parseModelPrices } from './model-prices.js';
 import { PROJECT_ROOT } from './paths.js';
 import { randomBase64Url } from './secrets.js';
 

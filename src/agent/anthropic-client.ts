@@ -1,5 +1,5 @@
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk';
-import type { TokenUsage } from '../skills/runtime.js';
+import type { TokenUsage } from '../language-models.js';
 import {
   type ContentBlock,
   ModelCallFailed,

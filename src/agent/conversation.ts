@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../skills/runtime.js';
+import type { TokenUsage } from '../language-models.js';
 
 /**
  * The agent loop's own picture of a conversation, the same for every provider: each

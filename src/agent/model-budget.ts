@@ -1,7 +1,8 @@
 import type { AgentSettings } from '../config.js';
-import type { RunAccount, TokenUsage } from '../skills/runtime.js';
+import type { TokenUsage } from '../language-models.js';
+import { TokenMeter, tokenCost } from '../model-prices.js';
+import type { RunAccount } from '../skills/runtime.js';
 import type { ToolSpec, Turn } from './conversation.js';
-import { TokenMeter, tokenCost } from './model-prices.js';
 import type { ModelRoute } from './model-route.js';
 
 /** What a model call sends, as far as its cost goes. */

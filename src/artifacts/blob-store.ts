@@ -2,16 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { assertBlobName, clearFolder, isBlobName, stageFile, Turns } from './blob-files.js';
-
-/** A blob copied into a temporary file and hashed, not yet visible under its name. */
-export interface StagedBlob {
-  sha256: string;
-  /** CRC-32 of the bytes, as ZIP archives need it. */
-  crc32: number;
-  size: number;
-  tempPath: string;
-}
+import { assertBlobName, clearFolder, isBlobName, type StagedBlob, stageFile, Turns } from './blob-files.js';
 
 /**
  * Content-addressed file storage: a blob's name is the SHA-256 of its bytes. Writes go to

@@ -7,7 +7,7 @@ import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
 import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
-import type { StagedBlob } from './blob-store.js';
+import type { StagedBlob } from './blob-files.js';
 import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
 
 interface RunOutputTarget {

@@ -12,8 +12,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { REFRESH_AFTER_MS } from './blob-ages.js';
+import type { StagedBlob } from './blob-files.js';
 import { assertBlobName, clearFolder, isBlobName, stageFile, Turns } from './blob-files.js';
-import type { BlobStore, StagedBlob } from './blob-store.js';
+import type { BlobStore } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
   client: S3Client;

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
 import { invalidateForUser } from '../identity/user-invalidation.js';
+import type { ModelProvider } from '../language-models.js';
 import { decrypt, encrypt } from '../secrets.js';
 import { byokOf, clearByok, sealedByokOf, setByok } from './byok.store.js';
 
@@ -11,8 +12,6 @@ interface ByokStatus {
 }
 
 const KEY_SHAPE = /^sk-[A-Za-z0-9_-]{16,300}$/;
-
-export type ModelProvider = 'anthropic' | 'openai';
 
 /** The provider a key belongs to, by its prefix; the longer, vendor-specific one is tested first. */
 export function providerOfKey(key: string): ModelProvider | null {

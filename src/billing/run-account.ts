@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { type ModelProvider, ownModelKey } from './byok.js';
+import type { ModelProvider } from '../language-models.js';
+import { ownModelKey } from './byok.js';
 import { chargeModelTokens, isExempt, spendableBy } from './charges.js';
 import { holdCredits, releaseCredits } from './model-holds.js';
 import { payerOfExecution } from './standing.store.js';

@@ -1,5 +1,5 @@
 import type { StopReason } from '../db/tables.js';
-import type { TokenUsage } from '../skills/runtime.js';
+import type { TokenUsage } from '../language-models.js';
 
 export interface TextBlock {
   type: 'text';

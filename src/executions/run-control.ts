@@ -3,7 +3,6 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
 import type { ExecutionStatus } from '../db/tables.js';
-import type { RunQueue } from '../distributed/run-queue.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { resultWithoutRun } from '../skills/runtime.js';
@@ -22,7 +21,8 @@ import {
   takeQueuedRun,
 } from './executions.store.js';
 import { stopOnOwner } from './remote-stop.js';
-import { finishRun, launchRun, type RunTarget } from './runner.js';
+import type { RunQueue, RunTarget } from './run-queue.js';
+import { finishRun, launchRun } from './runner.js';
 
 const BUSY = 'An execution is already running in this workspace';
 

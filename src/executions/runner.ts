@@ -7,13 +7,13 @@ import type { StopReason } from '../db/tables.js';
 import type { Skill } from '../skills/registry.js';
 import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
 import { runtimeFor } from '../skills/runtimes.js';
-import { notifyThreadOfRunEnd } from '../threads/thread-notifications.js';
 import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
 import type { ActiveRun, StopCause } from './active-runs.js';
 import { invalidate, signalExecution } from './control-messages.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
 import { findExecution, workingExecutionsOf } from './executions.store.js';
+import type { RunTarget } from './run-queue.js';
 
 function eventOf(message: RunMessage): NewEvent {
   switch (message.type) {
@@ -39,12 +39,6 @@ function eventOf(message: RunMessage): NewEvent {
 
 function idle(reason: StopReason): NewEvent {
   return { type: 'session.status_idle', payload: { stop_reason: { type: reason } } };
-}
-
-/** The execution a run belongs to, and the workspace whose clients hear about it. */
-export interface RunTarget {
-  executionId: string;
-  workspaceId: string;
 }
 
 type RunEnding =
@@ -181,9 +175,11 @@ export async function finishRun(
   if (webhooksQueued) ctx.webhooks.kick();
   // A finished run may have made artifacts and spent credits too.
   invalidate(ctx, workspaceId, ['executions', 'artifacts', 'balance', 'transactions']);
-  await notifyThreadOfRunEnd(ctx, executionId).catch((error: unknown) =>
-    ctx.log.error({ err: error, executionId }, 'telling the thread of a run end failed'),
-  );
+  for (const listener of ctx.runEndListeners) {
+    await listener(ctx, executionId).catch((error: unknown) =>
+      ctx.log.error({ err: error, executionId }, 'telling a listener of a run end failed'),
+    );
+  }
 }
 
 /** Ends a run the service failed before its skill did any work; it is not charged. */

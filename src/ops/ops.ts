@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
+import { bullPrefix, RUN_QUEUE_NAME } from '../distributed/bull-run-queue.js';
 import type { FrontRouteObserver } from '../http/front-routes.js';
 import { AppMetrics } from './metrics.js';
 import { ledgerTotals } from './ops.store.js';
@@ -11,13 +12,6 @@ import { MeteredRuns } from './run-metrics.js';
 
 /** The route pattern of the event stream, served ahead of Fastify (the only front route). */
 const STREAM_ROUTE = '/executions/:executionId/stream';
-
-/**
- * The run queue's name and BullMQ prefix, as distributed/run-queue.ts sets them: metrics
- * read its job counts through a Queue of their own (a test in ops-distributed checks the two agree).
- */
-const RUN_QUEUE = 'runs';
-const bullPrefixOf = (redisPrefix: string) => `${redisPrefix}bull`;
 
 /** The operations side of one app: probes, metrics, and what they read. */
 export interface Ops {
@@ -54,9 +48,9 @@ export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBase
           ...(redisUrl
             ? {
                 queueDepth: () => {
-                  queue ??= new Queue(RUN_QUEUE, {
+                  queue ??= new Queue(RUN_QUEUE_NAME, {
                     connection: { url: redisUrl, maxRetriesPerRequest: 1 },
-                    prefix: bullPrefixOf(redisPrefix),
+                    prefix: bullPrefix(redisPrefix),
                   });
                   return queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
                 },

@@ -1,5 +1,5 @@
-import type { ModelProvider } from '../billing/byok.js';
 import type { AgentSettings } from '../config.js';
+import type { ModelProvider, TokenUsage } from '../language-models.js';
 import type { SkillMessage } from './protocol.js';
 import type { Skill } from './registry.js';
 import type { SkillSandbox } from './sandbox.js';
@@ -27,11 +27,6 @@ export type RunOutcome =
   | { kind: 'stopped' }
   | { kind: 'failed'; reason: string; fault?: 'service' | 'own-key' }
   | { kind: 'limit_reached'; reason: string };
-
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-}
 
 /** Everything a finished run hands back, in one piece. */
 export interface RunResult {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext, AttemptOutcomeKind, Webhooks } from '../context.js';
 import { decrypt } from '../secrets.js';
 import { type AttemptOutcome, postWebhook } from './sender.js';
 import { signedHeaders } from './signing.js';
@@ -13,9 +13,6 @@ import {
 
 type DispatchDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'keys' | 'log'>;
 
-/** How an attempt left its delivery: sent, waiting for a retry, or out of retries. */
-export type AttemptOutcomeKind = 'delivered' | 'retrying' | 'failed';
-
 /** Deliveries one pass claims; the pass goes on while there are more. */
 const BATCH = 16;
 /** How long past an attempt's own timeout a claim holds, before another node may take it over. */
@@ -27,7 +24,7 @@ const LEASE_MARGIN_MS = 30_000;
  * claimed with a lease, so nodes never send the same attempt twice while the holder
  * lives, and a dead holder's claim lapses. Due-ness and signatures use the injected clock.
  */
-export class WebhookDispatcher {
+export class WebhookDispatcher implements Webhooks {
   readonly #deps: DispatchDeps;
   #timer: NodeJS.Timeout | undefined;
   #passing: Promise<void> | undefined;

@@ -1,9 +1,10 @@
 import { describe, expect } from 'vitest';
-import { type AppContext, createAppContext } from '../../src/context.js';
+import { createAppContext } from '../../src/compose.js';
+import type { AppContext } from '../../src/context.js';
 import { CLUSTER_TICK_MS, clusterTick } from '../../src/distributed/cluster.js';
 import { acquireLease, recordHeartbeat } from '../../src/distributed/cluster.store.js';
-import type { RunQueue } from '../../src/distributed/run-queue.js';
 import { takeQueuedRun } from '../../src/executions/executions.store.js';
+import type { RunQueue } from '../../src/executions/run-queue.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution } from '../helpers/rows.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { sweepExpiredActivations } from '../../src/activation/lifecycle.js';
-import { createAppContext } from '../../src/context.js';
+import { createAppContext } from '../../src/compose.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
 import type { Activation } from '../../src/sdk/types.js';
 import { createTeam, session, signUp, startActivation, type TestUser } from '../helpers/factories.js';

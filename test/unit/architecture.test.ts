@@ -1,15 +1,17 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
 
 /**
- * The layering rule (routes -> domain -> store -> database), read from the source so a
- * break fails here rather than in review: route files never reach a store, and only stores
- * and src/db/ write queries.
+ * The layering rules (routes -> domain -> store -> database), read from the source so a
+ * break fails here rather than in review: route files never reach a store, only stores
+ * and src/db/ write queries, no import runs down-to-up, and no import circle exists.
  */
 
 const SRC = path.join(PROJECT_ROOT, 'src');
+const WEB = path.join(PROJECT_ROOT, 'web', 'src');
 
 interface SourceFile {
   /** Relative to the project root, with forward slashes. */
@@ -23,7 +25,7 @@ async function sourceFiles(dir = SRC): Promise<SourceFile[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) files.push(...(await sourceFiles(full)));
-    else if (entry.name.endsWith('.ts')) {
+    else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
       const name = path.relative(PROJECT_ROOT, full).split(path.sep).join('/');
       files.push({ name, code: withoutComments(await readFile(full, 'utf8')) });
     }
@@ -141,6 +143,94 @@ function queriesIn(code: string): { what: string; line: number; text: string }[]
   return found.sort((a, b) => a.line - b.line);
 }
 
+/** Each file's project imports (type imports included), by name, resolved as the compilers do. */
+function importGraph(files: SourceFile[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = new Set<string>();
+    for (const { specifier } of importsOf(file.code)) {
+      if (!specifier.startsWith('.')) continue;
+      const base = path.join(PROJECT_ROOT, path.dirname(file.name), specifier.replace(/\.js$/, ''));
+      const found = [`${base}.ts`, `${base}.tsx`].find((candidate) => existsSync(candidate));
+      if (found) targets.add(path.relative(PROJECT_ROOT, found).split(path.sep).join('/'));
+    }
+    graph.set(file.name, [...targets]);
+  }
+  return graph;
+}
+
+/** The import circles: strongly connected groups of more than one file, or a file importing itself (Tarjan). */
+function circlesOf(graph: Map<string, string[]>): string[][] {
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const circles: string[][] = [];
+  const visit = (name: string) => {
+    order.set(name, order.size);
+    low.set(name, order.get(name) as number);
+    stack.push(name);
+    onStack.add(name);
+    for (const next of graph.get(name) ?? []) {
+      if (!order.has(next)) {
+        visit(next);
+        low.set(name, Math.min(low.get(name) as number, low.get(next) as number));
+      } else if (onStack.has(next)) low.set(name, Math.min(low.get(name) as number, order.get(next) as number));
+    }
+    if (low.get(name) !== order.get(name)) return;
+    const group: string[] = [];
+    let member: string | undefined;
+    do {
+      member = stack.pop() as string;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== name);
+    if (group.length > 1 || graph.get(name)?.includes(name)) circles.push(group.sort());
+  };
+  for (const name of graph.keys()) if (!order.has(name)) visit(name);
+  return circles;
+}
+
+/**
+ * The layers, lowest first. The foundation (the database layer and the few root modules
+ * every feature reads) and the stores sit below the domain, route files above it, and the
+ * assembly (composition root, entry points, the command line) above everything.
+ */
+const FOUNDATION = new Set(
+  ['clock', 'config', 'errors', 'language-models', 'model-prices', 'paths', 'secrets', 'signed-values'].map(
+    (name) => `src/${name}.ts`,
+  ),
+);
+const ASSEMBLY = new Set(['src/app.ts', 'src/compose.ts', 'src/main.ts']);
+const LAYER_NAMES = ['foundation', 'store', 'domain', 'routes', 'assembly'] as const;
+
+function layerOf(name: string): number {
+  if (isDatabaseLayer(name) || FOUNDATION.has(name)) return 0;
+  if (isStore(name)) return 1;
+  if (ASSEMBLY.has(name) || name.startsWith('src/cli/')) return 4;
+  if (name.endsWith('.routes.ts')) return 3;
+  return 2;
+}
+
+/**
+ * A domain module whose imports all reach the foundation (or other such modules) holds
+ * values and pure functions only, such as the event codec; every layer may use it.
+ */
+function valueModules(graph: Map<string, string[]>): Set<string> {
+  const values = new Set([...graph.keys()].filter((name) => layerOf(name) === 0));
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [name, targets] of graph) {
+      if (layerOf(name) === 2 && !values.has(name) && targets.every((target) => values.has(target))) {
+        values.add(name);
+        grew = true;
+      }
+    }
+  }
+  return values;
+}
+
 describe('the layering rule', () => {
   it('finds the source, its route files and its stores', async () => {
     const files = await sourceFiles();
@@ -167,6 +257,40 @@ describe('the layering rule', () => {
     }
     expect(breaks).toEqual([]);
   });
+  it('has no import circle in the server, type imports included', async () => {
+    expect(circlesOf(importGraph(await sourceFiles()))).toEqual([]);
+  });
+
+  it('has no import circle in the web app', async () => {
+    const files = await sourceFiles(WEB);
+    expect(files.length).toBeGreaterThan(20);
+    expect(circlesOf(importGraph(files))).toEqual([]);
+  });
+
+  it('never imports up the layers: foundation, store, domain, routes, assembly', async () => {
+    const graph = importGraph(await sourceFiles());
+    const values = valueModules(graph);
+    const breaks: string[] = [];
+    for (const [name, targets] of graph) {
+      for (const target of targets) {
+        if (values.has(target) || layerOf(target) <= layerOf(name)) continue;
+        breaks.push(`${name} (${LAYER_NAMES[layerOf(name)]}) imports ${target} (${LAYER_NAMES[layerOf(target)]})`);
+      }
+    }
+    expect(breaks).toEqual([]);
+  });
+
+  it('keeps the context a set of ports: it imports types only, and only the assembly builds it', async () => {
+    const files = await sourceFiles();
+    const context = files.find((file) => file.name === 'src/context.ts');
+    const valueImports = importsOf(context?.code ?? '').filter(({ line }) => {
+      const text = context?.code.split('\n')[line - 1] ?? '';
+      return !/^\s*import\s+type\b/.test(text);
+    });
+    expect(valueImports).toEqual([]);
+    const composers = [...importGraph(files)].filter(([, targets]) => targets.includes('src/compose.ts'));
+    expect(composers.map(([name]) => name).every((name) => layerOf(name) === 4)).toBe(true);
+  });
 });
 
 describe('the rule reader', () => {
@@ -189,5 +313,29 @@ describe('the rule reader', () => {
   it('reads static, re-exported and dynamic imports', () => {
     const code = "import { a } from './a.store.js';\nexport { b } from './b.js';\nconst c = await import('./c.store.js');";
     expect(importsOf(code).map((found) => found.specifier)).toEqual(['./a.store.js', './b.js', './c.store.js']);
+  });
+  it('finds a circle through type imports, and none in a chain', () => {
+    const chain = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', []],
+    ]);
+    expect(circlesOf(chain)).toEqual([]);
+    expect(circlesOf(new Map([...chain, ['c', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(circlesOf(new Map([['a', ['a']]]))).toEqual([['a']]);
+    const code = "import type { A } from './a.js';\nexport type { B } from './b.js';";
+    expect(importsOf(code).map((found) => found.specifier)).toEqual(['./a.js', './b.js']);
+  });
+
+  it('ranks files into layers, and lets any layer use a module of values', () => {
+    expect(['src/db/tables.ts', 'src/executions/events.store.ts', 'src/executions/runner.ts'].map(layerOf)).toEqual([0, 1, 2]);
+    expect(['src/executions/executions.routes.ts', 'src/compose.ts', 'src/cli/main.ts'].map(layerOf)).toEqual([3, 4, 4]);
+    const graph = new Map([
+      ['src/x/codec.ts', ['src/db/tables.ts']],
+      ['src/x/service.ts', ['src/x/codec.ts', 'src/x/x.store.ts']],
+      ['src/db/tables.ts', []],
+      ['src/x/x.store.ts', []],
+    ]);
+    expect([...valueModules(graph)].sort()).toEqual(['src/db/tables.ts', 'src/x/codec.ts']);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseModelPrices, TokenMeter, tokenCost } from '../../src/agent/model-prices.js';
 import { maskKey, providerOfKey } from '../../src/billing/byok.js';
 import { packsFor } from '../../src/billing/packs.js';
 import { licenseEnd } from '../../src/billing/site-license.js';
 import { subscriptionModeOf } from '../../src/billing/subscription-mode.js';
+import { parseModelPrices, TokenMeter, tokenCost } from '../../src/model-prices.js';
 
 const now = new Date('2026-06-01T00:00:00.000Z');
 const later = '2026-07-01T00:00:00.000Z';

@@ -1,10 +1,13 @@
 import { useState } from 'preact/hooks';
-import { ApiError, post } from '../api';
+import { ApiError } from '../api';
 import { useLoad } from '../load';
+import { approveActivation, denyActivation } from '../requests/activation';
 import { useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
-import type { Decided } from './activate-outcome';
 import { loadWorkspaces, WorkspacePicker } from './workspaces-shared';
+
+/** What the person decided on this page, so the outcome can say it in their words. */
+export type Decided = { kind: 'approved'; workspace: string } | { kind: 'denied' };
 
 /** Answers that mean the code moved on without us: the lookup then shows where it is now. */
 const STALE_STATUSES = new Set([404, 409, 410]);
@@ -32,11 +35,10 @@ export function ActivationDecision({
       try {
         if (kind === 'approved') {
           if (!workspace) throw new Error('Choose a workspace for the device first.');
-          // The header names where the device's key goes; without it the server picks the personal workspace.
-          await post('/api/v1/activate/confirm', { code }, { 'x-workspace-id': workspace.id });
+          await approveActivation(code, workspace.id);
           onDecided({ kind, workspace: workspaceLabel(workspace) });
         } else {
-          await post('/api/v1/activate/deny', { code });
+          await denyActivation(code);
           onDecided({ kind });
         }
       } catch (error) {

@@ -1,31 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get } from '../api';
 import { useLoad } from '../load';
+import { type ActivationDetails, type ActivationStatus, lookUpActivation } from '../requests/activation';
 import { Notice } from '../ui';
-import { ActivationDecision } from './activate-decision';
+import { ActivationDecision, type Decided } from './activate-decision';
 import { CodeForm } from './activate-form';
-import { ActivationOutcome, type Decided } from './activate-outcome';
-
-export type ActivationStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
-
-export interface ActivationDetails {
-  user_code: string;
-  client_label: string;
-  client_ua: string;
-  client_ip: string;
-  status: ActivationStatus;
-  expires_at: string;
-}
-
-/** An unknown code is an answer to show, not a failure: it gets its own state. */
-async function lookUp(code: string): Promise<ActivationDetails | null> {
-  try {
-    return await get<ActivationDetails>(`/api/v1/activate/lookup?code=${encodeURIComponent(code)}`);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
-    throw error;
-  }
-}
+import { ActivationOutcome } from './activate-outcome';
 
 /** The current time, moving once a second while the page shows a countdown. */
 function useNow(): number {
@@ -44,7 +23,7 @@ function timeLeftText(ms: number): string {
 }
 
 export function ActivationLookup({ code }: { code: string }) {
-  const lookup = useLoad(() => lookUp(code), [code]);
+  const lookup = useLoad(() => lookUpActivation(code), [code]);
   const [decided, setDecided] = useState<Decided | undefined>();
   const now = useNow();
   const details = lookup.data;

@@ -1,9 +1,7 @@
+import type { ActivationStatus } from '../requests/activation';
 import { Link } from '../router';
 import { Notice } from '../ui';
-import type { ActivationStatus } from './activate-details';
-
-/** What the person decided on this page, so the outcome can say it in their words. */
-export type Decided = { kind: 'approved'; workspace: string } | { kind: 'denied' };
+import type { Decided } from './activate-decision';
 
 const START_AGAIN = (
   <>

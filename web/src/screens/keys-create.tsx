@@ -1,16 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { post } from '../api';
+import { type CreatedKey, createKey } from '../requests/keys';
 import { useMe, workspaceLabel } from '../session';
 import { CopyButton, Notice, useAction } from '../ui';
-
-export interface CreatedKey {
-  id: string;
-  key: string;
-  label: string;
-  keyPreview: string;
-  workspaceId: string;
-  createdAt: string;
-}
 
 /** Creates a key in the workspace the session acts in (the server binds it there). */
 export function KeyCreate({ onCreated }: { onCreated: (key: CreatedKey) => void }) {
@@ -20,7 +11,7 @@ export function KeyCreate({ onCreated }: { onCreated: (key: CreatedKey) => void 
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
-      onCreated(await post<CreatedKey>('/api/v1/keys', { label: label.trim() }));
+      onCreated(await createKey(label.trim()));
       setLabel('');
     });
   };

@@ -1,5 +1,5 @@
+import type { ApiKey } from '../requests/keys';
 import { ConfirmButton, formatTime } from '../ui';
-import type { ApiKey } from './keys';
 import { type Workspace, workspaceNameOf } from './workspaces-shared';
 
 /** The keys as a table that stacks into cards on a phone; each cell names itself there. */

@@ -1,25 +1,11 @@
 import { useState } from 'preact/hooks';
-import { del, get } from '../api';
 import { useLoad } from '../load';
+import { type ApiKey, type CreatedKey, listKeys, revokeKey } from '../requests/keys';
 import { Notice, useAction } from '../ui';
-import { type CreatedKey, KeyCreate, NewKeyNotice } from './keys-create';
+import { KeyCreate, NewKeyNotice } from './keys-create';
 import { KeyTable } from './keys-table';
 import { loadWorkspaces } from './workspaces-shared';
 import './keys.css';
-
-export type Heartbeat = 'ACTIVE' | 'IDLE' | 'DORMANT';
-
-export interface ApiKey {
-  id: string;
-  label: string;
-  keyPreview: string;
-  workspaceId: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  heartbeat: Heartbeat;
-}
-
-const loadKeys = async (): Promise<ApiKey[]> => (await get<{ keys: ApiKey[] }>('/api/v1/keys')).keys;
 
 /**
  * API keys: each is a connected agent or integration, with a heartbeat from its last use.
@@ -27,7 +13,7 @@ const loadKeys = async (): Promise<ApiKey[]> => (await get<{ keys: ApiKey[] }>('
  * person leaves or reloads the page: the server keeps only its hash.
  */
 export function KeysScreen() {
-  const keys = useLoad(loadKeys, []);
+  const keys = useLoad(listKeys, []);
   const workspaces = useLoad(loadWorkspaces, []);
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [revoked, setRevoked] = useState<string | undefined>();
@@ -36,7 +22,7 @@ export function KeysScreen() {
   const onRevoke = (key: ApiKey) =>
     revoke.run(async () => {
       setRevoked(undefined);
-      await del(`/api/v1/keys/${encodeURIComponent(key.id)}`);
+      await revokeKey(key.id);
       if (created?.id === key.id) setCreated(undefined);
       setRevoked(key.label);
       keys.reload();

@@ -3,25 +3,12 @@ import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { findExecution, takeQueuedRun } from '../executions/executions.store.js';
 import type { ChannelsLog } from '../executions/redis-channels.js';
-import { failRunOfLostNode, launchRun, type RunTarget } from '../executions/runner.js';
+import type { QueuedRun, RunQueue } from '../executions/run-queue.js';
+import { failRunOfLostNode, launchRun } from '../executions/runner.js';
 import { findSkill } from '../skills/workspace-skills.js';
 
-/** A run claimed in the database (status working, no owner yet) and waiting for a worker. */
-export interface QueuedRun extends RunTarget {
-  skillSlug: string;
-  text: string;
-  /** The sequence of the run's user.message: one execution runs again after an interrupt. */
-  startSequence: number;
-}
-
-export interface RunQueue {
-  enqueue(run: QueuedRun): Promise<void>;
-  /** The executions with a job waiting or running. */
-  queuedExecutions(): Promise<Set<string>>;
-  close(): Promise<void>;
-}
-
-const QUEUE_NAME = 'runs';
+/** The queue's name and BullMQ's key prefix (`skillet:` becomes `skillet:bull`); the metrics read its job counts. */
+export const RUN_QUEUE_NAME = 'runs';
 
 /** BullMQ forbids ':' in custom job ids; execution ids are UUIDs, which hold no '_'. */
 function jobIdOf(run: QueuedRun): string {
@@ -32,8 +19,7 @@ function executionIdOfJob(jobId: string): string {
   return jobId.split('_')[0] as string;
 }
 
-/** BullMQ's own key prefix; `skillet:` becomes `skillet:bull`. */
-function bullPrefix(redisPrefix: string): string {
+export function bullPrefix(redisPrefix: string): string {
   return `${redisPrefix}bull`;
 }
 
@@ -42,7 +28,7 @@ export function bullRunQueue(redisUrl: string, redisPrefix: string, log: Channel
   const connection = new Redis(redisUrl, { connectionName: `${redisPrefix}queue`, maxRetriesPerRequest: 3 });
   // Without listeners ioredis and BullMQ print every failed reconnect attempt to the console.
   connection.on('error', (error: Error) => log.warn({ err: error }, 'run queue connection'));
-  const queue = new Queue<QueuedRun>(QUEUE_NAME, { connection, prefix: bullPrefix(redisPrefix) });
+  const queue = new Queue<QueuedRun>(RUN_QUEUE_NAME, { connection, prefix: bullPrefix(redisPrefix) });
   queue.on('error', (error: Error) => log.warn({ err: error }, 'run queue'));
   return {
     async enqueue(run) {
@@ -71,7 +57,7 @@ export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: s
   // Blocking commands wait out outages rather than fail (BullMQ requires this of a worker).
   const connection = new Redis(redisUrl, { connectionName: `${redisPrefix}worker`, maxRetriesPerRequest: null });
   connection.on('error', (error: Error) => ctx.log.warn({ err: error }, 'run queue worker connection'));
-  const worker = new Worker<QueuedRun>(QUEUE_NAME, async (job) => runQueuedJob(ctx, job.data), {
+  const worker = new Worker<QueuedRun>(RUN_QUEUE_NAME, async (job) => runQueuedJob(ctx, job.data), {
     connection,
     prefix: bullPrefix(redisPrefix),
     concurrency: ctx.config.executions.runsPerServer,

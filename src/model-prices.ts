@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../skills/runtime.js';
+import type { TokenUsage } from './language-models.js';
 
 /** Ds per million input and output tokens of one model. */
 export interface ModelPrice {
