@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { ExecutionRunning, Forbidden, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import { ExecutionRunning, NotFound } from '../errors.js';
+import { type Caller, requireOwnerOrAdmin } from '../identity/callers.js';
 import { type ArtifactRow, findInWorkspace } from './artifacts.store.js';
 
 /** The caller's artifact: 404 in another workspace, 429 while its run still writes it. */
@@ -19,9 +19,7 @@ export async function readableArtifact(ctx: Pick<AppContext, 'db'>, caller: Call
 export async function manageableArtifact(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<ArtifactRow> {
   const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
   if (!artifact) throw new NotFound('Artifact not found');
-  if (caller.role === 'member' && !caller.isAdmin) {
-    throw new Forbidden('Only the workspace owner or an admin can publish, unpublish or delete artifacts');
-  }
+  requireOwnerOrAdmin(caller, 'Only the workspace owner or an admin can publish, unpublish or delete artifacts');
   if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
   return artifact;
 }

@@ -1,5 +1,6 @@
 import { type BillingStanding, standingOfRow } from '../billing/subscription-mode.js';
 import type { WorkspaceRole } from '../db/tables.js';
+import { Forbidden } from '../errors.js';
 import type { UserRow } from './users.store.js';
 
 /** The credential kinds a strategy exists for (credential-strategies.ts). */
@@ -24,6 +25,15 @@ export interface Caller {
   scopes?: readonly string[];
   /** Whether `scopes` limit the caller even with OAUTH_ENFORCE_SCOPES off: a key its owner narrowed. */
   scopesEnforced?: boolean;
+}
+
+/**
+ * The one "owner or admin" rule: a workspace's owners and admins manage it, plain members do
+ * not. `isAdmin` (the service's own admins) passes too where the caller's credential says so;
+ * a check against a membership row alone leaves it out. `refusal` says what was refused.
+ */
+export function requireOwnerOrAdmin(who: { role: WorkspaceRole; isAdmin?: boolean }, refusal: string): void {
+  if (who.role === 'member' && !who.isAdmin) throw new Forbidden(refusal);
 }
 
 /** A credential as a signed URL refers to it, without its secret. */

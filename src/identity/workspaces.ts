@@ -5,7 +5,7 @@ import type { WorkspaceRole } from '../db/tables.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
 import { invalidate } from '../executions/control-messages.js';
 import { setActiveWorkspace } from './auth-tokens.js';
-import type { Caller } from './callers.js';
+import { type Caller, requireOwnerOrAdmin } from './callers.js';
 import { strategyOf } from './credential-strategies.js';
 import { invalidateForUser } from './user-invalidation.js';
 import { normalizeEmail } from './users.js';
@@ -90,7 +90,7 @@ export async function addMember(
   invite: { email: string; role: WorkspaceRole },
 ): Promise<MemberView> {
   const workspace = await visibleWorkspace(ctx, caller, workspaceId);
-  if (workspace.role === 'member') throw new Forbidden('Only an owner or admin can add members');
+  requireOwnerOrAdmin({ role: workspace.role }, 'Only an owner or admin can add members');
   if (workspace.is_personal === 1) throw new Forbidden('A personal workspace has no other members');
   if (invite.role === 'owner' && workspace.role !== 'owner') throw new Forbidden('Only an owner can add an owner');
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import { Forbidden, InvalidInput, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import { type Caller, requireOwnerOrAdmin } from '../identity/callers.js';
 import { encrypt } from '../secrets.js';
 import { AddressRefused, publicAddressesOf } from './address-guard.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
@@ -34,7 +34,7 @@ export interface EndpointInput {
 
 /** Webhooks send a workspace's activity elsewhere: only its owners and admins decide where. */
 export function assertCanManageWebhooks(caller: Caller): void {
-  if (caller.role === 'member' && !caller.isAdmin) throw new Forbidden('Managing webhooks needs the owner or admin role');
+  requireOwnerOrAdmin(caller, 'Managing webhooks needs the owner or admin role');
 }
 
 /** An endpoint of the caller's workspace, or 404 (another workspace's included). */
