@@ -6,7 +6,7 @@ import { InvalidInput, NotFound } from '../errors.js';
 import type { AnnouncedEvent } from './bus.js';
 import { frameChunksAfter } from './event-blocks.store.js';
 import { executionProgress } from './events.store.js';
-import type { OpenStream } from './open-streams.js';
+import { OrderedStream } from './ordered-stream.js';
 
 const STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
@@ -15,147 +15,61 @@ const STREAM_HEADERS = {
 };
 
 /**
- * One subscriber of one execution's events, served as server-sent events: everything stored
- * after `afterSequence`, then live events, with no gap and no duplicate at the hand-over.
- * Live events that arrive during the replay wait in a queue; each is written only if it is
- * the next sequence, and a gap (a missed announcement) is filled from the store.
- *
- * When it ends: a finished (completed or failed) execution's stream ends after its last
+ * One subscriber of one execution's events (the ordering and gap filling are the
+ * OrderedStream's). A finished (completed or failed) execution's stream ends after its last
  * event. Any other stream ends after a live session.status_idle with nothing newer behind
  * it; a replayed one (an interrupted run, before a resume) does not end it, so a client that
  * opens the stream and then posts the next user.message sees that run.
- *
- * Tens of thousands of these can sit idle at once, so each is one object with its methods
- * on the prototype rather than a handful of closures.
  */
-class EventStream implements OpenStream {
-  #lastSent: number;
-  #closed = false;
-  #busy = true;
-  readonly #queue: AnnouncedEvent[] = [];
-
+class EventStream extends OrderedStream {
   constructor(
     private readonly ctx: AppContext,
-    private readonly response: ServerResponse,
+    response: ServerResponse,
     private readonly executionId: string,
     afterSequence: number,
   ) {
-    this.#lastSent = afterSequence;
+    super(ctx, response, executionId, afterSequence);
   }
 
   async run(): Promise<void> {
-    this.ctx.bus.subscribe(this.executionId, this.#receive);
-    this.ctx.streams.add(this);
-    this.response.on('close', this.close);
-    if (this.ctx.bus.ready) await this.ctx.bus.ready();
-
+    await this.subscribe();
     // Read once subscribed: every event stored after this point is announced to this stream,
     // so the replay goes up to here and the queue takes over from the next sequence.
     const progress = await executionProgress(this.ctx.db, this.executionId);
-    await this.#replay(progress?.last_sequence ?? 0);
+    await this.replay(progress?.last_sequence ?? 0);
     if (!progress || progress.status === 'completed' || progress.status === 'failed') {
       this.close();
       return;
     }
-    this.#busy = false;
-    this.#drain();
-  }
-
-  readonly close = (): void => {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.ctx.bus.unsubscribe(this.executionId, this.#receive);
-    this.ctx.streams.delete(this);
-    this.response.end();
-  };
-
-  closeConnection(): void {
-    this.close();
-    // Written after the response's last chunk, so the client still sees a complete stream.
-    this.response.socket?.end();
+    this.goLive();
   }
 
   keepAlive(): void {
     this.response.write(': keep-alive\n\n');
   }
 
-  /**
-   * Replays whatever the store holds beyond what was sent, then ends the stream the way a
-   * live closing event would have. Runs in the drain's place, so order is kept.
-   */
-  catchUp(): void {
-    if (this.#closed || this.#busy) return;
-    this.#busy = true;
-    this.#catchUpFromStore()
-      .catch((error: unknown) => this.#fail(error))
-      .finally(() => {
-        this.#busy = false;
-        this.#drain();
-      });
+  protected get logFields(): Record<string, string> {
+    return { executionId: this.executionId };
   }
 
-  async #catchUpFromStore(): Promise<void> {
+  /** Then ends the stream the way a live closing event would have. */
+  protected async catchUpFromStore(): Promise<void> {
     const progress = await executionProgress(this.ctx.db, this.executionId);
-    if (!progress || progress.last_sequence <= this.#lastSent) return;
-    await this.#replay(progress.last_sequence);
-    if (progress.status !== 'working' && this.#queue.every((next) => next.sequence <= this.#lastSent)) this.close();
+    if (!progress || progress.last_sequence <= this.lastSent) return;
+    await this.replay(progress.last_sequence);
+    if (progress.status !== 'working' && !this.hasQueuedAfter(this.lastSent)) this.close();
   }
 
-  readonly #receive = (event: AnnouncedEvent): void => {
-    this.#queue.push(event);
-    this.#drain();
-  };
-
-  #fail(error: unknown): void {
-    this.ctx.log.error({ err: error, executionId: this.executionId }, 'event stream failed');
-    this.close();
-  }
-
-  /** Writes stored events after lastSent, a chunk per write, up to `through`. */
-  async #replay(through: number): Promise<void> {
-    for await (const chunk of frameChunksAfter(this.ctx.db, this.executionId, this.#lastSent, through)) {
-      if (this.#closed) return;
-      this.response.write(chunk.text);
-      this.#lastSent = chunk.lastSequence;
+  /** Stored events go out a chunk of frames per write. */
+  protected async replay(through: number): Promise<void> {
+    for await (const chunk of frameChunksAfter(this.ctx.db, this.executionId, this.lastSent, through)) {
+      if (this.closed) return;
+      this.writeStored(chunk.text, chunk.lastSequence);
     }
   }
 
-  /**
-   * Writes queued events in order. Synchronous unless an event is ahead of the next
-   * sequence: with thousands of subscribers, each announcement reaches every one of them in
-   * a single pass, with no promise per subscriber.
-   */
-  #drain(): void {
-    while (!this.#busy && !this.#closed && this.#queue.length > 0) {
-      const event = this.#queue[0] as AnnouncedEvent;
-      if (event.sequence > this.#lastSent + 1) {
-        this.#fillGap(event.sequence - 1).catch((error: unknown) => this.#fail(error));
-        return;
-      }
-      this.#queue.shift();
-      if (event.sequence <= this.#lastSent) continue;
-      this.response.write(event.frame);
-      this.#lastSent = event.sequence;
-      if (this.#endsStream(event)) this.close();
-    }
-  }
-
-  /** A missed announcement: the events before the queued one come from the store. */
-  async #fillGap(through: number): Promise<void> {
-    this.#busy = true;
-    try {
-      await this.#replay(through);
-    } finally {
-      this.#busy = false;
-    }
-    // Events are stored before they are announced, so this is a broken store; the client
-    // reconnects with Last-Event-ID rather than receive a stream with a hole in it.
-    if (!this.#closed && this.#lastSent < through) throw new Error(`announced events up to ${through} are not stored`);
-    this.#drain();
-  }
-
-  #endsStream(event: AnnouncedEvent): boolean {
-    return event.type === 'session.status_idle' && !this.#queue.some((next) => next.sequence > event.sequence);
+  protected afterLive(event: AnnouncedEvent): void {
+    if (event.type === 'session.status_idle' && !this.hasQueuedAfter(event.sequence)) this.close();
   }
 }
 
