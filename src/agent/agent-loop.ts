@@ -1,13 +1,6 @@
 import type { AgentSettings } from '../config.js';
 import type { RunAccount, RunMessage, RunOutcome, RunResult } from '../skills/runtime.js';
-import {
-  type ContentBlock,
-  ModelCallFailed,
-  type ModelClient,
-  type ToolResult,
-  type ToolSpec,
-  type Turn,
-} from './conversation.js';
+import type { ContentBlock, ModelClient, ToolResult, ToolSpec, Turn } from './conversation.js';
 import { ModelBudget, outOfCreditsReason } from './model-budget.js';
 import { modelCallFailure } from './model-call-failures.js';
 import type { ModelRoute } from './model-route.js';
@@ -89,35 +82,27 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
 
   for (let call = 1; call <= settings.maxTurns; call++) {
     if (signal.aborted) return end(abortedOutcome(signal));
-    const refusal = await budget.reserve({ system: run.system, turns, tools: run.tools });
-    if (refusal?.kind === 'tokens') {
+    const step = await budget.call(run.client, {
+      system: run.system,
+      turns,
+      tools: run.tools,
+      signal,
+      onBlock: (block) => {
+        const message = blockMessage(block);
+        if (message) queue.push(message);
+      },
+    });
+    if (step.kind === 'refused') {
+      const { refusal } = step;
+      if (refusal.kind === 'credits') return end({ kind: 'limit_reached', reason: outOfCreditsReason(refusal) });
       return end({
         kind: 'failed',
         reason: `the run used its limit of ${settings.maxRunTokens} model tokens (AGENT_MAX_RUN_TOKENS)`,
       });
     }
-    if (refusal?.kind === 'credits') return end({ kind: 'limit_reached', reason: outOfCreditsReason(refusal) });
-    let reply: Awaited<ReturnType<ModelClient['call']>>;
-    try {
-      reply = await run.client.call({
-        model: route.model,
-        system: run.system,
-        turns,
-        tools: run.tools,
-        maxOutputTokens: settings.maxOutputTokens,
-        thinkingBudget: route.provider === 'anthropic' ? settings.thinkingBudget : 0,
-        signal,
-        onBlock: (block) => {
-          const message = blockMessage(block);
-          if (message) queue.push(message);
-        },
-      });
-    } catch (error) {
-      await budget.release();
-      if (signal.aborted) return end(abortedOutcome(signal));
-      if (error instanceof ModelCallFailed) return end(modelCallFailure(error, route, call));
-      throw error;
-    }
+    if (step.kind === 'aborted') return end(abortedOutcome(signal));
+    if (step.kind === 'failed') return end(modelCallFailure(step.error, route, call));
+    const { reply } = step;
     queue.push({ type: 'model_call', usage: reply.usage });
     if (await budget.settle(reply.usage)) {
       return end({

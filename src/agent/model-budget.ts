@@ -2,7 +2,14 @@ import type { AgentSettings } from '../config.js';
 import type { TokenUsage } from '../language-models.js';
 import { TokenMeter, tokenCost } from '../model-prices.js';
 import type { RunAccount } from '../skills/runtime.js';
-import type { ToolSpec, Turn } from './conversation.js';
+import {
+  ModelCallFailed,
+  type ModelClient,
+  type ModelReply,
+  type ModelRequest,
+  type ToolSpec,
+  type Turn,
+} from './conversation.js';
 import type { ModelRoute } from './model-route.js';
 
 /** What a model call sends, as far as its cost goes. */
@@ -14,6 +21,16 @@ export interface CallRequest {
 
 /** Why a call may not be made: the run's token cap, or credits (with what the call needed and what was free). */
 export type Refusal = { kind: 'tokens' } | { kind: 'credits'; needed: number; free: number };
+
+/** How one budgeted call went: not made, stopped by the signal, failed at the vendor, or answered (not yet settled). */
+export type BudgetedCall =
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'aborted' }
+  | { kind: 'failed'; error: ModelCallFailed }
+  | { kind: 'answered'; reply: ModelReply };
+
+/** A call as the loops describe it; the model, output cap and thinking come from the route and settings. */
+export type LoopCallRequest = Omit<ModelRequest, 'model' | 'maxOutputTokens' | 'thinkingBudget'>;
 
 /** Tokens a vendor adds around a request of its own (tool-use instructions, message framing). */
 const FRAMING_TOKENS = 1000;
@@ -59,6 +76,29 @@ export class ModelBudget {
   /** Calls on the payer's own key, and payers who are not charged, cost nothing and hold nothing. */
   static async open(settings: AgentSettings, route: ModelRoute, account: RunAccount): Promise<ModelBudget> {
     return new ModelBudget(settings, route, account, !route.ownKey && (await account.isCharged()));
+  }
+
+  /**
+   * One model call of a run's or a turn's loop: held first, and let go if it fails or is
+   * stopped. An answered call is the caller's to `settle` once it has handed on the answer.
+   */
+  async call(client: ModelClient, request: LoopCallRequest): Promise<BudgetedCall> {
+    const refusal = await this.reserve(request);
+    if (refusal) return { kind: 'refused', refusal };
+    try {
+      const reply = await client.call({
+        ...request,
+        model: this.route.model,
+        maxOutputTokens: this.settings.maxOutputTokens,
+        thinkingBudget: this.route.provider === 'anthropic' ? this.settings.thinkingBudget : 0,
+      });
+      return { kind: 'answered', reply };
+    } catch (error) {
+      await this.release();
+      if (request.signal.aborted) return { kind: 'aborted' };
+      if (error instanceof ModelCallFailed) return { kind: 'failed', error };
+      throw error;
+    }
   }
 
   /** Before a call: holds what it may cost; why it may not be made (nothing is held then), or undefined. */

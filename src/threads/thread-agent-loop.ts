@@ -1,12 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ContentBlock,
-  ModelCallFailed,
-  type ModelClient,
-  type ToolResult,
-  type ToolSpec,
-  type Turn,
-} from '../agent/conversation.js';
+import type { ContentBlock, ModelClient, ToolResult, ToolSpec, Turn } from '../agent/conversation.js';
 import { ModelBudget, outOfCreditsReason } from '../agent/model-budget.js';
 import type { ModelRoute } from '../agent/model-route.js';
 import type { AgentSettings } from '../config.js';
@@ -140,34 +133,27 @@ export async function runTurnLoop(run: ThreadTurnRun): Promise<TurnEnding> {
   for (let call = 1; call <= settings.maxTurns; call++) {
     if (signal.aborted) return stopped();
     queue.throwIfFailed();
-    const refusal = await budget.reserve({ system: run.system, turns, tools: run.tools });
-    if (refusal?.kind === 'tokens') {
+    const nextMessageId = randomUUID();
+    const chunks = new ChunkStream(queue, nextMessageId);
+    const step = await budget.call(run.client, {
+      system: run.system,
+      turns,
+      tools: run.tools,
+      signal,
+      onTextDelta: (piece) => chunks.delta(piece),
+      onBlock: (block) => {
+        if (block.type === 'text') chunks.blockClosed(block.text);
+      },
+    });
+    if (step.kind === 'refused') {
+      const { refusal } = step;
+      if (refusal.kind === 'credits') return end('limit_reached', outOfCreditsReason(refusal));
       return end('limit_reached', `The turn used its limit of ${settings.maxRunTokens} model tokens (AGENT_MAX_RUN_TOKENS)`);
     }
-    if (refusal?.kind === 'credits') return end('limit_reached', outOfCreditsReason(refusal));
-    messageId = randomUUID();
-    const chunks = new ChunkStream(queue, messageId);
-    let reply: Awaited<ReturnType<ModelClient['call']>>;
-    try {
-      reply = await run.client.call({
-        model: route.model,
-        system: run.system,
-        turns,
-        tools: run.tools,
-        maxOutputTokens: settings.maxOutputTokens,
-        thinkingBudget: route.provider === 'anthropic' ? settings.thinkingBudget : 0,
-        signal,
-        onTextDelta: (piece) => chunks.delta(piece),
-        onBlock: (block) => {
-          if (block.type === 'text') chunks.blockClosed(block.text);
-        },
-      });
-    } catch (error) {
-      await budget.release();
-      if (signal.aborted) return stopped();
-      if (error instanceof ModelCallFailed) return end('error', `The model call failed: ${error.message}`);
-      throw error;
-    }
+    messageId = nextMessageId;
+    if (step.kind === 'aborted') return stopped();
+    if (step.kind === 'failed') return end('error', `The model call failed: ${step.error.message}`);
+    const { reply } = step;
     const text = textOf(reply.content);
     // Whatever went out as chunks is closed by its message, even text that is only blank.
     if (text !== '') queue.push([{ type: 'agent.message', messageId: chunks.messageId, text }]);
