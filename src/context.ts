@@ -7,12 +7,12 @@ import type { Config } from './config.js';
 import type { Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
 import type { ActiveRuns } from './executions/active-runs.js';
-import type { Channels, EventBus } from './executions/bus.js';
-import type { ControlMessage } from './executions/control-messages.js';
-import type { OpenStreams } from './executions/open-streams.js';
 import type { RunQueue } from './executions/run-queue.js';
 import type { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
+import type { Channels, EventBus } from './realtime/bus.js';
+import type { ControlMessage } from './realtime/control-messages.js';
+import type { OpenStreams } from './realtime/open-streams.js';
 import type { SkillRegistry } from './skills/registry.js';
 import type { SkillSandbox } from './skills/sandbox.js';
 

@@ -2,9 +2,9 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { findExecution, takeQueuedRun } from '../executions/executions.store.js';
-import type { ChannelsLog } from '../executions/redis-channels.js';
 import type { QueuedRun, RunQueue } from '../executions/run-queue.js';
 import { failRunOfLostNode, launchRun } from '../executions/runner.js';
+import type { ChannelsLog } from '../realtime/redis-channels.js';
 import { findSkill } from '../skills/workspace-skills.js';
 
 /** The queue's name and BullMQ's key prefix (`skillet:` becomes `skillet:bull`); the metrics read its job counts. */

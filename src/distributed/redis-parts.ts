@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
-import type { AnnouncedEvent } from '../executions/bus.js';
-import type { ControlMessage } from '../executions/control-messages.js';
-import { type ChannelsLog, RedisChannels } from '../executions/redis-channels.js';
 import { type CredentialInvalidation, SharedCredentialCache } from '../identity/cache-invalidations.js';
 import { RedisRateLimitStore } from '../rate-limit/redis-store.js';
+import type { AnnouncedEvent } from '../realtime/bus.js';
+import type { ControlMessage } from '../realtime/control-messages.js';
+import { type ChannelsLog, RedisChannels } from '../realtime/redis-channels.js';
 
 /** What the nodes of a cluster share through Redis (DESIGN §12). */
 export interface SharedParts {

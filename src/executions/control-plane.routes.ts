@@ -5,7 +5,7 @@ import { Unauthorized } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import type { CredentialRef } from '../identity/callers.js';
 import { isCredentialLive } from '../identity/credential-strategies.js';
-import { type ControlMessage, credentialChannel } from './control-messages.js';
+import { type ControlMessage, credentialChannel } from '../realtime/control-messages.js';
 import { SubscribeUrl, UpgradeQuery } from './control-plane.schemas.js';
 import { CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 

@@ -5,9 +5,9 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import { invalidate } from '../realtime/control-messages.js';
 import { sha256Hex } from '../secrets.js';
 import { findSkill } from '../skills/workspace-skills.js';
-import { invalidate } from './control-messages.js';
 import { decodeFrame, type TextBlock } from './event-codec.js';
 import {
   agentMessageFrames,

@@ -1,53 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
-import { RateLimited } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
-import { strategyOf } from '../identity/credential-strategies.js';
+import type { RateLimited } from '../errors.js';
+import { callerKey, EXECUTIONS_LIMIT_MESSAGE, type Limiter, refusalOf, rulesOf } from '../rate-limit/limits.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
 import type { RateLimitKind } from './route-config.js';
 
-/** The limiter rules of one configuration, built once rather than on every request. */
-interface Rules {
-  rest: RateRule;
-  mcp: RateRule;
-  webhook: RateRule;
-  executionStarts: RateRule;
-  activationCreate: RateRule;
-  poll: RateRule;
-}
-
-/** What counting a request needs: the limiter's store, the time, and the limits configured. */
-type Limiter = Pick<AppContext, 'rateLimits' | 'clock' | 'config'>;
-
-const rulesByConfig = new WeakMap<Config, Rules>();
-
-function rulesOf(config: Config): Rules {
-  let rules = rulesByConfig.get(config);
-  if (!rules) {
-    const limits = config.rateLimits;
-    rules = {
-      rest: { kind: 'window', limit: limits.restPerMinute, windowMs: 60_000 },
-      mcp: { kind: 'window', limit: limits.mcpPerMinute, windowMs: 60_000 },
-      webhook: { kind: 'window', limit: limits.webhookPerMinute, windowMs: 60_000 },
-      executionStarts: { kind: 'window', limit: limits.executionsPerMinute, windowMs: 60_000 },
-      activationCreate: { kind: 'bucket', capacity: 1, intervalMs: limits.activationCreateIntervalMs },
-      poll: { kind: 'bucket', capacity: limits.pollBurst, intervalMs: 1000 / limits.pollPerSecond },
-    };
-    rulesByConfig.set(config, rules);
-  }
-  return rules;
-}
-
 const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';
 const MCP_LIMIT_MESSAGE = 'MCP rate limit exceeded; slow down';
-const EXECUTIONS_LIMIT_MESSAGE = 'Too many executions started; wait a moment';
 
 const anonymousRestKey = (address: string) => `rest:ip:${address}`;
 const webhookKey = (request: FastifyRequest) => `webhook:ip:${request.ip}`;
-
-/** A credential's key within a limiter's prefix, as its strategy names it. */
-const callerKey = (prefix: string, caller: Caller) => `${prefix}:${strategyOf(caller.kind).rateLimitKey(caller)}`;
 
 /** REST requests count under the key their credential's strategy names, else per IP. */
 function restKey(request: FastifyRequest): string {
@@ -67,10 +28,6 @@ function rateLimitHeaders(decision: RateDecision): Record<string, string> {
     'x-ratelimit-remaining': String(decision.remaining),
     'x-ratelimit-reset': String(Math.ceil(decision.resetMs / 1000)),
   };
-}
-
-function refusalOf(decision: RateDecision, message: string): RateLimited | null {
-  return decision.allowed ? null : new RateLimited(message, Math.ceil(decision.retryAfterMs / 1000));
 }
 
 /** On every routed request: the headers go straight onto the reply, with nothing in between. */
@@ -140,21 +97,6 @@ export async function limitMcpBatch(ctx: Limiter, request: FastifyRequest, reply
 export async function limitExecutionStarts(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const key = restKey(request).replace(/^rest:/, 'executions:');
   await enforce(ctx, reply, key, rulesOf(ctx.config).executionStarts, EXECUTIONS_LIMIT_MESSAGE);
-}
-
-/**
- * The same execution-start limit for a start that has no reply of its own to carry the
- * headers (an MCP tool call: its response may already be streaming). Shares the REST
- * starts' counter, so a credential has one allowance of starts whichever way it starts them.
- */
-export async function limitCallerExecutionStarts(ctx: Limiter, caller: Caller): Promise<void> {
-  const decision = await ctx.rateLimits.consume(
-    callerKey('executions', caller),
-    rulesOf(ctx.config).executionStarts,
-    ctx.clock.now().getTime(),
-  );
-  const refusal = refusalOf(decision, EXECUTIONS_LIMIT_MESSAGE);
-  if (refusal) throw refusal;
 }
 
 /** About one poll per second per device code, counted by the code's hash. */

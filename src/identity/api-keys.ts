@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { Forbidden, NotFound } from '../errors.js';
-import { announceRevocation, invalidate } from '../executions/control-messages.js';
+import { announceRevocation, invalidate } from '../realtime/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import {
   type ApiKeyRow,

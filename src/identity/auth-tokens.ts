@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { announceRevocation } from '../executions/control-messages.js';
+import { announceRevocation } from '../realtime/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import { insertAuthToken, isTokenLiveIn, liveTokenByHash, revokeToken, setTokenWorkspace } from './auth-tokens.store.js';
 import { type Caller, type CredentialRef, callerOfRows } from './callers.js';

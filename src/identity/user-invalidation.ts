@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { invalidate } from '../executions/control-messages.js';
+import { invalidate } from '../realtime/control-messages.js';
 import { listMemberships } from './workspaces.store.js';
 
 /**

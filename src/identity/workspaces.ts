@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { WorkspaceRole } from '../db/tables.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
-import { invalidate } from '../executions/control-messages.js';
+import { invalidate } from '../realtime/control-messages.js';
 import { setActiveWorkspace } from './auth-tokens.js';
 import { type Caller, requireOwnerOrAdmin } from './callers.js';
 import { strategyOf } from './credential-strategies.js';

@@ -2,11 +2,11 @@ import type { ArtifactView } from '../artifacts/artifact-view.js';
 import { executionArtifacts } from '../artifacts/artifacts.js';
 import type { AppContext } from '../context.js';
 import type { ExecutionStatus, StopReason } from '../db/tables.js';
-import type { AnnouncedEvent } from '../executions/bus.js';
 import { decodeFrame, type ExecutionEvent } from '../executions/event-codec.js';
 import { createExecution, executionOf, executionStatus } from '../executions/executions.js';
 import { startRun } from '../executions/run-control.js';
 import type { Caller } from '../identity/callers.js';
+import type { AnnouncedEvent } from '../realtime/bus.js';
 
 /** Where a run stands once it is over, as get_execution and run_skill report it. */
 export interface ExecutionReport {

@@ -2,8 +2,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { PayloadTooLarge } from '../errors.js';
-import { announceRevocation } from '../executions/control-messages.js';
 import { pathOf } from '../http/front-routes.js';
+import { announceRevocation } from '../realtime/control-messages.js';
 import { protectedResourceMetadata } from './resources.js';
 
 /** oidc-provider's own paths under ours; everything else on the server stays Fastify's. */

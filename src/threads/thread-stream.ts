@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
-import type { AnnouncedEvent } from '../executions/bus.js';
-import { OrderedStream } from '../executions/ordered-stream.js';
+import type { AnnouncedEvent } from '../realtime/bus.js';
+import { OrderedStream } from '../realtime/ordered-stream.js';
 import { decodeThreadFrame, threadChannel } from './thread-frames.js';
 import { lastThreadSequence, threadFramesAfter } from './threads.store.js';
 

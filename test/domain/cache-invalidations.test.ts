@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InProcessChannels } from '../../src/executions/bus.js';
-import { RedisChannels } from '../../src/executions/redis-channels.js';
 import {
   type CredentialInvalidation,
   INVALIDATIONS_CHANNEL,
@@ -9,6 +7,8 @@ import {
 } from '../../src/identity/cache-invalidations.js';
 import type { Caller } from '../../src/identity/callers.js';
 import { CredentialCache } from '../../src/identity/credential-cache.js';
+import { InProcessChannels } from '../../src/realtime/bus.js';
+import { RedisChannels } from '../../src/realtime/redis-channels.js';
 import { redisReachable, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const redisUrl = TEST_REDIS_URL;

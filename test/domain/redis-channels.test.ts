@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RedisChannels } from '../../src/executions/redis-channels.js';
+import { RedisChannels } from '../../src/realtime/redis-channels.js';
 import { redisReachable, TEST_REDIS_URL } from '../helpers/redis.js';
 
 const redisUrl = TEST_REDIS_URL;

@@ -1,5 +1,5 @@
 import { describe, expect, vi } from 'vitest';
-import { type AnnouncedEvent, InProcessChannels } from '../../src/executions/bus.js';
+import { type AnnouncedEvent, InProcessChannels } from '../../src/realtime/bus.js';
 import { createExecution, runToEnd, sendMessage, streamOf, tickerRunTypes } from '../helpers/executions.js';
 import { session, signUp } from '../helpers/factories.js';
 import { withServer } from '../helpers/fixtures.js';

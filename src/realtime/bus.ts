@@ -1,6 +1,4 @@
 import { EventEmitter } from 'node:events';
-import type { ThreadRecordType } from '../threads/thread-records.js';
-import type { EventType } from './event-codec.js';
 
 /**
  * Announces messages on named channels (an execution's events, a workspace's control
@@ -32,7 +30,7 @@ export interface Channels<Message> {
 export interface AnnouncedEvent {
   sequence: number;
   /** An execution's event type; on a `thread:` channel, a thread record's (threads/thread-frames.ts). */
-  type: EventType | ThreadRecordType;
+  type: string;
   frame: string;
 }
 
