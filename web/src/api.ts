@@ -1,17 +1,11 @@
+import { errorFromResponse } from '../../src/sdk/errors';
+
 /**
  * The app's one door to the API. The session lives in an httpOnly cookie the page cannot
  * read; every request says it comes from the app (the header a cross-site page cannot send
- * without a preflight), which the server requires before it acts on the cookie.
+ * without a preflight), which the server requires before it acts on the cookie. A failed
+ * request throws the SDK's SkilletError, read from whichever envelope the route answered in.
  */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 type Listener = () => void;
 const signedOutListeners = new Set<Listener>();
@@ -20,22 +14,6 @@ const signedOutListeners = new Set<Listener>();
 export function onSignedOut(listener: Listener): () => void {
   signedOutListeners.add(listener);
   return () => signedOutListeners.delete(listener);
-}
-
-function errorOf(status: number, body: unknown): ApiError {
-  if (body && typeof body === 'object') {
-    const record = body as Record<string, unknown>;
-    const nested = record.error;
-    if (nested && typeof nested === 'object') {
-      const { code, message } = nested as Record<string, unknown>;
-      return new ApiError(status, String(code ?? 'ERROR'), String(message ?? 'Request failed'));
-    }
-    // A running execution's 429 is {error: "EXECUTION_RUNNING", message}; the artifact
-    // routes' older envelope is {success: false, error: "message", code}.
-    if (typeof nested === 'string' && typeof record.message === 'string') return new ApiError(status, nested, record.message);
-    if (typeof nested === 'string') return new ApiError(status, String(record.code ?? 'ERROR'), nested);
-  }
-  return new ApiError(status, 'ERROR', `Request failed (${status})`);
 }
 
 export async function api<T>(
@@ -60,7 +38,7 @@ export async function api<T>(
     parsed = text;
   }
   if (!response.ok) {
-    const error = errorOf(response.status, parsed);
+    const error = errorFromResponse(response.status, parsed, response.headers.get('retry-after'));
     if (response.status === 401) for (const listener of signedOutListeners) listener();
     throw error;
   }
@@ -76,7 +54,5 @@ export const del = <T>(path: string) => api<T>('DELETE', path);
 
 /** A message fit to show a person for whatever a request threw. */
 export function messageOf(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get } from './api';
+import { controlSocketUrl } from './requests/events';
 
 /**
  * The control-plane socket: one per page, opened with a fresh signed URL each time (the
@@ -50,7 +50,7 @@ async function open(): Promise<void> {
   if (!wanted) return;
   setStatus('connecting');
   try {
-    const { url } = await get<{ url: string }>('/api/v1/events/subscribe-url');
+    const url = await controlSocketUrl();
     if (!wanted) return;
     const opened = new WebSocket(url);
     socket = opened;

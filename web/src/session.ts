@@ -1,9 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Me } from '../../src/sdk/types';
-import { get, onSignedOut, post } from './api';
+import { onSignedOut } from './api';
 import { setLiveWanted } from './live';
-
-export type { Me };
+import { createAccount, currentSession, logIn, logOut, type Me } from './requests/session';
 
 /** Who is signed in: undefined while the first look is under way, null when nobody is. */
 let me: Me | null | undefined;
@@ -17,21 +15,21 @@ function setMe(next: Me | null): void {
 
 /** Asks the server who the cookie belongs to (nobody is an answer, not an error). */
 export async function refreshMe(): Promise<void> {
-  setMe((await get<{ me: Me | null }>('/api/v1/app/session')).me);
+  setMe(await currentSession());
 }
 
 export async function signIn(email: string, password: string): Promise<void> {
-  await post('/api/v1/app/login', { email, password });
+  await logIn(email, password);
   await refreshMe();
 }
 
 export async function signUp(email: string, password: string): Promise<void> {
-  await post('/api/v1/app/signup', { email, password });
+  await createAccount(email, password);
   await refreshMe();
 }
 
 export async function signOut(): Promise<void> {
-  await post('/api/v1/app/logout');
+  await logOut();
   setMe(null);
 }
 

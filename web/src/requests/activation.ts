@@ -1,4 +1,5 @@
-import { ApiError, get, post } from '../api';
+import { SkilletError } from '../../../src/sdk/errors';
+import { get, post } from '../api';
 
 export type ActivationStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
 
@@ -16,7 +17,7 @@ export async function lookUpActivation(code: string): Promise<ActivationDetails 
   try {
     return await get<ActivationDetails>(`/api/v1/activate/lookup?code=${encodeURIComponent(code)}`);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (error instanceof SkilletError && error.status === 404) return null;
     throw error;
   }
 }

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import { SkilletError } from '../../../src/sdk/errors';
 import { useLoad } from '../load';
 import { approveActivation, denyActivation } from '../requests/activation';
+import { listWorkspaces } from '../requests/workspaces';
 import { useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
-import { loadWorkspaces, WorkspacePicker } from './workspaces-shared';
+import { WorkspacePicker } from './workspaces-shared';
 
 /** What the person decided on this page, so the outcome can say it in their words. */
 export type Decided = { kind: 'approved'; workspace: string } | { kind: 'denied' };
@@ -23,7 +24,7 @@ export function ActivationDecision({
   onStale: () => void;
 }) {
   const me = useMe();
-  const workspaces = useLoad(loadWorkspaces, []);
+  const workspaces = useLoad(listWorkspaces, []);
   const [chosen, setChosen] = useState<string | undefined>();
   const action = useAction();
   const list = workspaces.data ?? [];
@@ -42,7 +43,7 @@ export function ActivationDecision({
           onDecided({ kind });
         }
       } catch (error) {
-        if (error instanceof ApiError && STALE_STATUSES.has(error.status)) onStale();
+        if (error instanceof SkilletError && STALE_STATUSES.has(error.status)) onStale();
         throw error;
       }
     });

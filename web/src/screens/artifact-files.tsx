@@ -1,18 +1,7 @@
 import { useState } from 'preact/hooks';
+import { artifactFileUrl, type ManifestFile } from '../requests/artifacts';
 import { kindOf, Preview } from './artifact-preview';
 import { formatSize } from './artifacts';
-
-/** One entry of a bundle's manifest. */
-export interface ManifestFile {
-  path: string;
-  checksum: string;
-  size: number;
-  mimeType: string;
-}
-
-export function fileUrl(artifactId: string, path: string): string {
-  return `/api/v1/artifacts/${encodeURIComponent(artifactId)}/file/${path.split('/').map(encodeURIComponent).join('/')}`;
-}
 
 /** The file a bundle opens on: its top-level page or readme, as the server picks its main file. */
 function isHome(file: ManifestFile): boolean {
@@ -40,14 +29,14 @@ export function BundleFiles({ artifactId, files }: { artifactId: string; files: 
         <div class="bundle-preview">
           <div class="row bundle-preview-head">
             <h3 class="mono">{file.path}</h3>
-            <a class="button-link" href={fileUrl(artifactId, file.path)} download={file.path.split('/').pop()}>
+            <a class="button-link" href={artifactFileUrl(artifactId, file.path)} download={file.path.split('/').pop()}>
               Download this file
             </a>
           </div>
           <Preview
             key={file.path}
             kind={kindOf(file.mimeType, file.path)}
-            source={{ url: fileUrl(artifactId, file.path) }}
+            source={{ url: artifactFileUrl(artifactId, file.path) }}
             title={`Preview of ${file.path}`}
             size={file.size}
           />

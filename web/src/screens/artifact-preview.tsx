@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../api';
+import { readFileText } from '../requests/artifacts';
 import { Notice } from '../ui';
 import { formatSize } from './artifacts';
 
@@ -36,15 +37,10 @@ function useText(source: PreviewSource): { text?: string; error?: string } {
   useEffect(() => {
     if (url === undefined) return;
     let current = true;
-    fetch(url, { credentials: 'same-origin', headers: { 'x-skillet-app': '1' } })
-      .then(async (response) => {
-        if (!response.ok) throw new Error(`The file could not be read (${response.status})`);
-        return response.text();
-      })
-      .then(
-        (text) => current && setFetched({ url, text }),
-        (error: unknown) => current && setFetched({ url, error: messageOf(error) }),
-      );
+    readFileText(url).then(
+      (text) => current && setFetched({ url, text }),
+      (error: unknown) => current && setFetched({ url, error: messageOf(error) }),
+    );
     return () => {
       current = false;
     };

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
-import { post } from '../api';
+import { type Artifact, publishArtifact, unpublishArtifact } from '../requests/artifacts';
 import { CopyButton, Notice, useAction } from '../ui';
-import type { Artifact } from './artifacts';
 
 /**
  * Publishing: a copy anyone can open without signing in. The server tells the public
@@ -13,13 +12,13 @@ export function Sharing({ artifact, onChange }: { artifact: Artifact; onChange: 
   const action = useAction();
   const publish = () =>
     action.run(async () => {
-      const published = await post<{ publicUrl: string }>(`/api/v1/artifacts/${encodeURIComponent(artifact.id)}/publish`);
+      const published = await publishArtifact(artifact.id);
       setPublicUrl(published.publicUrl);
       onChange();
     });
   const unpublish = () =>
     action.run(async () => {
-      await post(`/api/v1/artifacts/${encodeURIComponent(artifact.id)}/unpublish`);
+      await unpublishArtifact(artifact.id);
       setPublicUrl(undefined);
       onChange();
     });

@@ -1,42 +1,19 @@
-import { ApiError, del, get } from '../api';
 import { useLoad } from '../load';
+import {
+  type ArtifactDetail,
+  artifactDownloadUrl,
+  deleteArtifact,
+  type FoundArtifact,
+  findArtifact,
+} from '../requests/artifacts';
 import { Link, navigate } from '../router';
 import { ConfirmButton, formatTime, Notice, useAction } from '../ui';
-import { BundleFiles, type ManifestFile } from './artifact-files';
+import { BundleFiles } from './artifact-files';
 import { kindOf, Preview } from './artifact-preview';
 import { Sharing } from './artifact-sharing';
-import { type Artifact, formatSize, typeLabel } from './artifacts';
+import { formatSize, typeLabel } from './artifacts';
 
-interface Detail extends Artifact {
-  /** The main file's text (the first megabyte), empty for binary files. */
-  content: string;
-}
-
-interface Found {
-  artifact: Detail;
-  /** The bundle's files; null for a single-file artifact. */
-  files: ManifestFile[] | null;
-}
-
-function pathOf(id: string, suffix = ''): string {
-  return `/api/v1/artifacts/${encodeURIComponent(id)}${suffix}`;
-}
-
-/** The artifact and, for a bundle, its manifest; null when this workspace has no such artifact. */
-async function loadArtifact(id: string): Promise<Found | null> {
-  try {
-    const artifact = await get<Detail>(pathOf(id));
-    // Only a bundle has a manifest; asking for a single file's would be a 404 by design.
-    const files =
-      artifact.bundleType === 'directory' ? (await get<{ files: ManifestFile[] }>(pathOf(id, '/manifest'))).files : null;
-    return { artifact, files };
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
-    throw error;
-  }
-}
-
-function Facts({ artifact, files }: Found) {
+function Facts({ artifact, files }: FoundArtifact) {
   return (
     <dl class="artifact-facts">
       <dt>Skill</dt>
@@ -58,9 +35,9 @@ function Facts({ artifact, files }: Found) {
 }
 
 /** A single file's preview from what the detail already holds; images load from the download route. */
-function SinglePreview({ artifact }: { artifact: Detail }) {
+function SinglePreview({ artifact }: { artifact: ArtifactDetail }) {
   const kind = kindOf(artifact.fileType);
-  const source = kind === 'image' ? { url: pathOf(artifact.id, '/download') } : { text: artifact.content };
+  const source = kind === 'image' ? { url: artifactDownloadUrl(artifact.id) } : { text: artifact.content };
   const truncated = kind !== 'image' && new TextEncoder().encode(artifact.content).length < artifact.contentSize;
   return (
     <section aria-labelledby="artifact-preview">
@@ -73,12 +50,12 @@ function SinglePreview({ artifact }: { artifact: Detail }) {
   );
 }
 
-function Shown({ found, reload }: { found: Found; reload: () => void }) {
+function Shown({ found, reload }: { found: FoundArtifact; reload: () => void }) {
   const { artifact, files } = found;
   const removal = useAction();
   const remove = () =>
     removal.run(async () => {
-      await del(pathOf(artifact.id));
+      await deleteArtifact(artifact.id);
       navigate('/artifacts');
     });
   return (
@@ -93,7 +70,7 @@ function Shown({ found, reload }: { found: Found; reload: () => void }) {
         {removal.error && <Notice kind="error">{removal.error}</Notice>}
         <div class="row">
           {artifact.status === 'completed' && (
-            <a class="button-link" href={pathOf(artifact.id, '/download')} download>
+            <a class="button-link" href={artifactDownloadUrl(artifact.id)} download>
               Download{artifact.bundleType === 'directory' ? ' (ZIP)' : ''}
             </a>
           )}
@@ -108,7 +85,7 @@ function Shown({ found, reload }: { found: Found; reload: () => void }) {
 }
 
 export function ArtifactScreen({ id }: { id: string }) {
-  const { data, error, loading, reload } = useLoad(() => loadArtifact(id), [id]);
+  const { data, error, loading, reload } = useLoad(() => findArtifact(id), [id]);
   return (
     <>
       <p>

@@ -1,17 +1,8 @@
-import type { Artifact, Page } from '../../../src/sdk/types';
-import { get } from '../api';
 import { useLoad } from '../load';
+import { type Artifact, type ArtifactListItem, type ArtifactPage, listArtifacts } from '../requests/artifacts';
 import { Link, useRoute } from '../router';
 import { formatTime, Notice } from '../ui';
 import './artifact.css';
-
-export type { Artifact };
-
-interface ListItem extends Artifact {
-  fileList: { path: string; size: number }[];
-}
-
-type ArtifactPage = Page<ListItem>;
 
 const PAGE_SIZE = 20;
 
@@ -51,7 +42,7 @@ function Paging({ page }: { page: ArtifactPage }) {
   );
 }
 
-function Rows({ items }: { items: ListItem[] }) {
+function Rows({ items }: { items: ArtifactListItem[] }) {
   return (
     <table class="stack artifact-table">
       <thead>
@@ -90,10 +81,7 @@ function Rows({ items }: { items: ListItem[] }) {
 export function ArtifactsScreen() {
   const { query } = useRoute();
   const offset = offsetOf(query);
-  const { data, error, loading } = useLoad(
-    () => get<ArtifactPage>(`/api/v1/artifacts?limit=${PAGE_SIZE}&offset=${offset}`),
-    [offset],
-  );
+  const { data, error, loading } = useLoad(() => listArtifacts(PAGE_SIZE, offset), [offset]);
   return (
     <>
       <p class="lede">The files your runs wrote. Open one to preview, download, publish or delete it.</p>

@@ -1,9 +1,8 @@
-import { get } from '../api';
 import { useLoad } from '../load';
+import { listModes, type ModeInfo, type ModeName, type Tier } from '../requests/billing';
 import { formatTime, Notice } from '../ui';
-import { formatDs, formatPercent, type ModeInfo, type Tier } from './billing-model';
+import { formatDs, formatPercent } from './billing-model';
 
-type ModeName = 'paygmode' | 'byokmode' | 'basedmode';
 const MODE_ORDER: ModeName[] = ['paygmode', 'byokmode', 'basedmode'];
 const isListed = (mode: string): mode is ModeName => (MODE_ORDER as string[]).includes(mode);
 
@@ -28,7 +27,7 @@ function meaning(mode: string, info: ModeInfo): string {
 
 /** The caller's mode in plain words, and what each mode would mean. */
 export function ModeSection({ tier, error }: { tier: Tier | undefined; error: string | undefined }) {
-  const modes = useLoad(() => get<{ modes: Record<ModeName, ModeInfo> }>('/api/v1/billing/subscription/info'), []);
+  const modes = useLoad(listModes, []);
   return (
     <section aria-labelledby="mode-title">
       <h2 id="mode-title">Your mode</h2>
@@ -54,7 +53,7 @@ export function ModeSection({ tier, error }: { tier: Tier | undefined; error: st
       {modes.data && (
         <dl class="billing-modes">
           {MODE_ORDER.map((mode) => {
-            const info = modes.data?.modes[mode];
+            const info = modes.data?.[mode];
             if (!info) return null;
             return (
               <div key={mode} class={tier?.tier === mode ? 'billing-mode current' : 'billing-mode'}>

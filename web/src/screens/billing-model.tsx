@@ -1,16 +1,4 @@
-/** The billing API's shapes as the app reads them (SPEC.md, Billing), and how they are shown. */
-import type { Balance, CreditPack, SubscriptionInfo, Transaction } from '../../../src/sdk/types';
-
-export type { Balance, Transaction };
-export type Pack = CreditPack;
-export type ModeInfo = SubscriptionInfo;
-
-export interface Tier {
-  tier: string;
-  info: ModeInfo;
-  subscriptionExpiresAt: string | null;
-  isTestMode: boolean;
-}
+/** How billing's figures are shown, and what a checkout leaves behind for the return. */
 
 const ds = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 

@@ -1,7 +1,7 @@
-import { get, post } from '../api';
 import { useLoad } from '../load';
+import { listPacks, type Pack, startCheckout } from '../requests/billing';
 import { Notice, useAction } from '../ui';
-import { formatCents, formatDs, formatPercent, type Pack, rememberCheckout } from './billing-model';
+import { formatCents, formatDs, formatPercent, rememberCheckout } from './billing-model';
 
 /**
  * The credit packs at the caller's prices (the server already takes basedmode's discount
@@ -16,13 +16,13 @@ export function PacksSection({
   discount: number;
   lastTransactionId: number | undefined;
 }) {
-  const packs = useLoad(() => get<{ packs: Pack[] }>('/api/v1/billing/packs'), []);
+  const packs = useLoad(listPacks, []);
   const buying = useAction();
 
   const buy = (pack: Pack) =>
     buying.run(async () => {
       const back = `${window.location.origin}/app/billing`;
-      const { checkoutUrl } = await post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {
+      const checkoutUrl = await startCheckout({
         packId: pack.id,
         email,
         successUrl: `${back}?checkout=success`,
@@ -45,7 +45,7 @@ export function PacksSection({
       {buying.error && <Notice kind="error">Could not start the checkout: {buying.error}</Notice>}
       {packs.data && (
         <ul class="billing-packs">
-          {packs.data.packs.map((pack) => (
+          {packs.data.map((pack) => (
             <li key={pack.id} class="billing-pack">
               <span class="billing-pack-name">{pack.name}</span>
               <span class="billing-pack-price">

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Transaction } from '../requests/billing';
 import { navigate } from '../router';
 import { Notice } from '../ui';
-import { formatDs, type PendingCheckout, type Transaction, takePendingCheckout } from './billing-model';
+import { formatDs, type PendingCheckout, takePendingCheckout } from './billing-model';
 
 const RETRY_DELAY_MS = 2000;
 const RETRIES = 5;

@@ -1,5 +1,6 @@
+import type { Transaction } from '../requests/billing';
 import { formatTime, Notice } from '../ui';
-import { formatDelta, type Transaction } from './billing-model';
+import { formatDelta } from './billing-model';
 
 const TYPE_LABELS: Record<string, string> = { purchase: 'Purchase', usage: 'Run' };
 

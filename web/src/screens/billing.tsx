@@ -1,11 +1,11 @@
 import { useCallback } from 'preact/hooks';
-import { get } from '../api';
 import { useLoad } from '../load';
+import { type Balance, getBalance, getTier, listTransactions } from '../requests/billing';
 import { useMe } from '../session';
 import { Notice } from '../ui';
 import './billing.css';
 import { ModeSection } from './billing-mode';
-import { type Balance, formatDs, type Tier, type Transaction } from './billing-model';
+import { formatDs } from './billing-model';
 import { PacksSection } from './billing-packs';
 import { CheckoutReturn } from './billing-return';
 import { TransactionsSection } from './billing-transactions';
@@ -42,9 +42,9 @@ function BalanceSection({ balance, error }: { balance: Balance | undefined; erro
 /** Billing: what the person holds, what their mode means, buying credits, their own model key and the ledger. */
 export function BillingScreen({ query }: { query: URLSearchParams }) {
   const me = useMe();
-  const balance = useLoad(() => get<Balance>('/api/v1/billing/balance'), []);
-  const tier = useLoad(() => get<Tier>('/api/v1/billing/subscription/tier'), []);
-  const transactions = useLoad(() => get<{ transactions: Transaction[] }>('/api/v1/billing/transactions'), []);
+  const balance = useLoad(getBalance, []);
+  const tier = useLoad(getTier, []);
+  const transactions = useLoad(listTransactions, []);
   const outcome = query.get('checkout');
 
   const { reload: reloadBalance } = balance;
@@ -53,7 +53,7 @@ export function BillingScreen({ query }: { query: URLSearchParams }) {
     reloadBalance();
     reloadTransactions();
   }, [reloadBalance, reloadTransactions]);
-  const ledger = transactions.data?.transactions;
+  const ledger = transactions.data;
   // The newest entry before a checkout, so its grant can be told apart on return; unknown while loading.
   const lastTransactionId = ledger ? Math.max(0, ...ledger.map((entry) => entry.id)) : transactions.error ? 0 : undefined;
 

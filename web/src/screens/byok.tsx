@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { ByokStatus } from '../../../src/sdk/types';
-import { del, get, put } from '../api';
 import { useLoad } from '../load';
+import { getByok, removeByokKey, saveByokKey } from '../requests/byok';
 import { ConfirmButton, Notice, useAction } from '../ui';
 
 const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
@@ -12,7 +11,7 @@ const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai:
  * so the key does not linger in the page.
  */
 export function ByokSection({ onChanged }: { onChanged: () => void }) {
-  const status = useLoad(() => get<ByokStatus>('/api/v1/byok'), []);
+  const status = useLoad(getByok, []);
   const [key, setKey] = useState('');
   const [done, setDone] = useState<string | undefined>();
   const action = useAction();
@@ -21,7 +20,7 @@ export function ByokSection({ onChanged }: { onChanged: () => void }) {
     event.preventDefault();
     setDone(undefined);
     void action.run(async () => {
-      await put<ByokStatus>('/api/v1/byok', { key });
+      await saveByokKey(key);
       setKey('');
       setDone('Key saved. It is stored encrypted; only its preview is shown.');
       status.reload();
@@ -32,7 +31,7 @@ export function ByokSection({ onChanged }: { onChanged: () => void }) {
   const remove = () => {
     setDone(undefined);
     void action.run(async () => {
-      await del('/api/v1/byok');
+      await removeByokKey();
       setDone('Key removed. Model calls are paid in Ds again.');
       status.reload();
       onChanged();

@@ -1,16 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { messageOf, post } from '../api';
+import { messageOf } from '../api';
+import { type HistoryItem, rerunExecution } from '../requests/executions';
 import { navigate } from '../router';
 import { Notice } from '../ui';
-import type { HistoryItem } from './executions-api';
-
-interface RerunAnswer {
-  executionId: string;
-  parentExecutionId: string;
-  skillName: string;
-  status: 'started';
-  message: string;
-}
 
 /** A rerun of a completed run with its input to edit first; the new run opens when it starts. */
 export function RerunForm({ item, onClose }: { item: HistoryItem; onClose: () => void }) {
@@ -25,7 +17,7 @@ export function RerunForm({ item, onClose }: { item: HistoryItem; onClose: () =>
     setBusy(true);
     setError(undefined);
     try {
-      const answer = await post<RerunAnswer>(`/api/v1/executions/${encodeURIComponent(item.executionId)}/rerun`, { input });
+      const answer = await rerunExecution(item.executionId, input);
       navigate(`/runs/${encodeURIComponent(answer.executionId)}`);
     } catch (thrown) {
       setError(messageOf(thrown));

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../load';
+import { type HistoryItem, listExecutions } from '../requests/executions';
 import { Link, navigate } from '../router';
 import { formatTime, Notice } from '../ui';
-import { type HistoryItem, type HistoryView, historyPage, normaliseList, queryOf, viewOf } from './executions-api';
 import { RerunForm } from './executions-rerun';
+import { type HistoryView, normaliseList, queryOf, viewOf } from './executions-view';
 import './executions.css';
 
 /** Keyed by the URL's filters by its caller, so the fields start again from them after a navigation. */
@@ -101,7 +102,7 @@ function HistoryRow({ item, onRerun }: { item: HistoryItem; onRerun: (item: Hist
 export function ExecutionsScreen({ query }: { query: URLSearchParams }) {
   const view = viewOf(query);
   const key = queryOf(view);
-  const { data, error, loading } = useLoad(() => historyPage(view), [key]);
+  const { data, error, loading } = useLoad(() => listExecutions(view), [key]);
   const [rerun, setRerun] = useState<HistoryItem | undefined>();
   const go = (offset: number) => navigate(`/runs${queryOf({ ...view, offset: Math.max(0, offset) })}`);
   return (

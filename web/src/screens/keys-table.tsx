@@ -1,6 +1,7 @@
 import type { ApiKey } from '../requests/keys';
+import type { Workspace } from '../requests/workspaces';
 import { ConfirmButton, formatTime } from '../ui';
-import { type Workspace, workspaceNameOf } from './workspaces-shared';
+import { workspaceNameOf } from './workspaces-shared';
 
 /** The keys as a table that stacks into cards on a phone; each cell names itself there. */
 export function KeyTable({

@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../load';
 import { type ApiKey, type CreatedKey, listKeys, revokeKey } from '../requests/keys';
+import { listWorkspaces } from '../requests/workspaces';
 import { Notice, useAction } from '../ui';
 import { KeyCreate, NewKeyNotice } from './keys-create';
 import { KeyTable } from './keys-table';
-import { loadWorkspaces } from './workspaces-shared';
 import './keys.css';
 
 /**
@@ -14,7 +14,7 @@ import './keys.css';
  */
 export function KeysScreen() {
   const keys = useLoad(listKeys, []);
-  const workspaces = useLoad(loadWorkspaces, []);
+  const workspaces = useLoad(listWorkspaces, []);
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [revoked, setRevoked] = useState<string | undefined>();
   const revoke = useAction();

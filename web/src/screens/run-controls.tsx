@@ -1,17 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { messageOf, post } from '../api';
+import { messageOf } from '../api';
+import { cancelExecution, interruptExecution, sendMessage } from '../requests/executions';
+import { findSkill } from '../requests/skills';
 import { Notice, useAction } from '../ui';
-import { sendMessage } from './run-start';
-import { findSkill } from './skills-api';
-
-interface CancelAnswer {
-  success: boolean;
-  message: string;
-  processKilled: boolean;
-  actualStatus: string;
-}
-
-const executionPath = (id: string) => `/api/v1/executions/${encodeURIComponent(id)}`;
 
 /** Cancel and Interrupt, shown while the run works; both end it with stop reason `interrupt`. */
 export function RunningControls({ id, onCancelled }: { id: string; onCancelled: () => void }) {
@@ -20,14 +11,14 @@ export function RunningControls({ id, onCancelled }: { id: string; onCancelled: 
   const cancel = () =>
     action.run(async () => {
       setTold(undefined);
-      const answer = await post<CancelAnswer>(`${executionPath(id)}/cancel`);
+      const answer = await cancelExecution(id);
       if (answer.success) onCancelled();
       else setTold(answer.message);
     });
   const interrupt = () =>
     action.run(async () => {
       setTold(undefined);
-      await post(`${executionPath(id)}/events`, { events: [{ type: 'user.interrupt' }] });
+      await interruptExecution(id);
     });
   return (
     <>

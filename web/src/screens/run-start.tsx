@@ -1,5 +1,3 @@
-import { post } from '../api';
-
 /**
  * The input of a run created on the skill screen, waiting for the run screen to open its
  * stream: SPEC's order is create, open the stream, then post the user.message that starts
@@ -16,10 +14,4 @@ export function takeStart(executionId: string): string | undefined {
   const input = pendingStarts.get(executionId);
   pendingStarts.delete(executionId);
   return input;
-}
-
-export function sendMessage(executionId: string, text: string): Promise<unknown> {
-  return post(`/api/v1/executions/${encodeURIComponent(executionId)}/events`, {
-    events: [{ type: 'user.message', content: [{ type: 'text', text }] }],
-  });
 }

@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { SkilletError } from '../../../src/sdk/errors';
 import type { ExecutionEvent } from '../../../src/sdk/types';
-import { ApiError, get, messageOf } from '../api';
+import { messageOf } from '../api';
+import { streamUrl } from '../requests/executions';
 
 /** One frame of an execution's stream (SPEC: Execution event). */
 export type RunEvent = ExecutionEvent;
@@ -59,11 +61,11 @@ class StreamConnection {
     clearTimeout(this.#retryTimer);
     let sseUrl: string;
     try {
-      ({ sseUrl } = await get<{ sseUrl: string }>(`/api/v1/executions/${encodeURIComponent(this.executionId)}/stream-token`));
+      sseUrl = await streamUrl(this.executionId);
     } catch (error) {
       this.#opening = undefined;
       // Refused for good (an id of another workspace, or no id at all): retrying cannot help.
-      const refused = error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 429;
+      const refused = error instanceof SkilletError && error.status >= 400 && error.status < 500 && error.status !== 429;
       if (refused) this.listener.onState('missing');
       else this.#retry(messageOf(error));
       throw error;

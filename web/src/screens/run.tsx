@@ -1,21 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get, messageOf } from '../api';
+import { messageOf } from '../api';
+import { type ExecutionStatus, executionStatus, sendMessage } from '../requests/executions';
 import { Link } from '../router';
 import { formatTime, Notice } from '../ui';
 import { MessageForm, RunningControls } from './run-controls';
 import { EventList, lastOf, type Phase, phaseOf, stopReasonOf } from './run-events';
 import { RunArtifacts, RunResult } from './run-result';
-import { sendMessage, takeStart } from './run-start';
+import { takeStart } from './run-start';
 import { type RunEvent, type StreamState, useRunStream } from './run-stream';
 import './run.css';
-
-/** The fields of GET /executions/:id/status this screen reads (the run's text comes from its stream). */
-interface RunStatus {
-  status: string;
-  skillSlug: string;
-  skillName: string;
-  startedAt: string | null;
-}
 
 const PHASE_LABELS: Record<Phase, string> = {
   new: 'Not started',
@@ -38,12 +31,12 @@ const STREAM_LABELS: Record<StreamState, string> = {
  * the control plane signals progress on every event of a run, and the stream already
  * says everything in between.
  */
-function useRunStatus(id: string, events: RunEvent[]): { data?: RunStatus; error?: string } {
-  const [loaded, setLoaded] = useState<{ id: string; data?: RunStatus; error?: string }>({ id });
+function useRunStatus(id: string, events: RunEvent[]): { data?: ExecutionStatus; error?: string } {
+  const [loaded, setLoaded] = useState<{ id: string; data?: ExecutionStatus; error?: string }>({ id });
   const changes = events.filter((event) => event.type.startsWith('session.status_')).length;
   useEffect(() => {
     let current = true;
-    get<RunStatus>(`/api/v1/executions/${encodeURIComponent(id)}/status`).then(
+    executionStatus(id).then(
       (data) => current && setLoaded({ id, data }),
       (error: unknown) => current && setLoaded((held) => ({ ...held, id, error: messageOf(error) })),
     );

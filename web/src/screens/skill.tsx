@@ -1,18 +1,13 @@
 import { useState } from 'preact/hooks';
-import { messageOf, post } from '../api';
+import { messageOf } from '../api';
 import { useLoad } from '../load';
+import { createExecution } from '../requests/executions';
+import { findSkill, type MarketSkill } from '../requests/skills';
 import { Link, navigate } from '../router';
 import { Notice, useAction } from '../ui';
 import { queueStart } from './run-start';
-import { findSkill, formatPrice, type MarketSkill } from './skills-api';
+import { formatPrice } from './skills';
 import './skills.css';
-
-interface Created {
-  id: string;
-  skill_slug: string;
-  skill_name: string;
-  status: string;
-}
 
 function RunForm({ skill }: { skill: MarketSkill }) {
   const [input, setInput] = useState('');
@@ -23,7 +18,7 @@ function RunForm({ skill }: { skill: MarketSkill }) {
     setError(undefined);
     void action.run(async () => {
       try {
-        const created = await post<Created>('/api/v1/executions', { skill_slug: skill.slug, input, source: 'app' });
+        const created = await createExecution(skill.slug, input);
         queueStart(created.id, input);
         navigate(`/runs/${encodeURIComponent(created.id)}`);
       } catch (thrown) {

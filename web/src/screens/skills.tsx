@@ -1,11 +1,15 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../load';
+import { type MarketSkill, skillPage } from '../requests/skills';
 import { Link } from '../router';
 import { Notice } from '../ui';
-import { formatPrice, type MarketSkill, skillPage } from './skills-api';
 import './skills.css';
 
 const PAGE = 50;
+
+export function formatPrice(price: number): string {
+  return price === 0 ? 'Free' : `${price} Ds per run`;
+}
 
 function SkillCard({ skill }: { skill: MarketSkill }) {
   return (

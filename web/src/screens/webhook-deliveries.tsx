@@ -1,18 +1,15 @@
 import { useState } from 'preact/hooks';
-import type { Page, WebhookDeliveryStatus } from '../../../src/sdk/types';
-import { get } from '../api';
 import { useLoad } from '../load';
+import {
+  getWebhook,
+  listDeliveries,
+  sendTestEvent,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+} from '../requests/webhooks';
 import { Link } from '../router';
 import { formatTime, Notice, useAction } from '../ui';
-import {
-  DeliveryStatusBadge,
-  endpointPath,
-  lastAnswerOf,
-  sendTestEvent,
-  useReloadWhile,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-} from './webhooks-shared';
+import { DeliveryStatusBadge, lastAnswerOf, useReloadWhile } from './webhooks-shared';
 import './webhooks.css';
 
 const PAGE_SIZE = 20;
@@ -67,14 +64,8 @@ function DeliveryRows({ endpointId, items }: { endpointId: string; items: Webhoo
 export function WebhookDeliveriesScreen({ id }: { id: string }) {
   const [status, setStatus] = useState<WebhookDeliveryStatus | ''>('');
   const [offset, setOffset] = useState(0);
-  const endpoint = useLoad(() => get<WebhookEndpoint>(endpointPath(id)), [id]);
-  const log = useLoad(
-    () =>
-      get<Page<WebhookDelivery>>(
-        `${endpointPath(id)}/deliveries?limit=${PAGE_SIZE}&offset=${offset}${status ? `&status=${status}` : ''}`,
-      ),
-    [id, offset, status],
-  );
+  const endpoint = useLoad(() => getWebhook(id), [id]);
+  const log = useLoad(() => listDeliveries(id, PAGE_SIZE, offset, status), [id, offset, status]);
   const testing = useAction();
   const [sent, setSent] = useState(false);
   useReloadWhile(log.data?.items.some((item) => item.status === 'pending' && item.attempts === 0) ?? false, log.data, log.reload);

@@ -1,9 +1,8 @@
-import type { WebhookDeliveryDetail } from '../../../src/sdk/types';
-import { get, post } from '../api';
 import { useLoad } from '../load';
+import { getDelivery, resendDelivery, type WebhookDeliveryDetail } from '../requests/webhooks';
 import { Link, navigate } from '../router';
 import { formatTime, Notice, useAction } from '../ui';
-import { DeliveryStatusBadge, deliveryPath, lastAnswerOf, useReloadWhile, type WebhookDelivery } from './webhooks-shared';
+import { DeliveryStatusBadge, lastAnswerOf, useReloadWhile } from './webhooks-shared';
 import './webhooks.css';
 
 function AttemptLog({ delivery }: { delivery: WebhookDeliveryDetail }) {
@@ -42,7 +41,7 @@ function AttemptLog({ delivery }: { delivery: WebhookDeliveryDetail }) {
  * this screen then shows; one waiting for a retry is tried at once, and shown again here.
  */
 export function WebhookDeliveryScreen({ endpointId, deliveryId }: { endpointId: string; deliveryId: string }) {
-  const delivery = useLoad(() => get<WebhookDeliveryDetail>(deliveryPath(endpointId, deliveryId)), [endpointId, deliveryId]);
+  const delivery = useLoad(() => getDelivery(endpointId, deliveryId), [endpointId, deliveryId]);
   const redelivering = useAction();
   const data = delivery.data;
   // An attempt is on its way: the first one, or one brought forward by Redeliver.
@@ -54,7 +53,7 @@ export function WebhookDeliveryScreen({ endpointId, deliveryId }: { endpointId: 
 
   const redeliver = () =>
     redelivering.run(async () => {
-      const again = await post<WebhookDelivery>(`${deliveryPath(endpointId, deliveryId)}/redeliver`);
+      const again = await resendDelivery(endpointId, deliveryId);
       if (again.id === deliveryId) delivery.reload();
       else navigate(`${logHref}/deliveries/${encodeURIComponent(again.id)}`);
     });

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import type { CreatedWebhookEndpoint } from '../../../src/sdk/types';
-import { post } from '../api';
+import { type CreatedWebhookEndpoint, createWebhook, type WebhookEventType } from '../requests/webhooks';
 import { Notice, useAction } from '../ui';
-import { EVENT_TYPES, type WebhookEventType } from './webhooks-shared';
+import { EVENT_TYPES } from './webhooks-shared';
 
 const ALL_EVENTS = EVENT_TYPES.map((event) => event.type);
 
@@ -25,7 +24,7 @@ export function WebhookCreate({ onCreated }: { onCreated: (endpoint: CreatedWebh
       if (events.length === 0) throw new Error('Choose at least one event to send.');
       const trimmed = description.trim();
       onCreated(
-        await post<CreatedWebhookEndpoint>('/api/v1/webhooks', {
+        await createWebhook({
           url: url.trim(),
           events,
           ...(trimmed ? { description: trimmed } : {}),

@@ -1,6 +1,6 @@
+import type { WebhookEndpoint } from '../requests/webhooks';
 import { Link } from '../router';
 import { ConfirmButton, formatTime } from '../ui';
-import type { WebhookEndpoint } from './webhooks-shared';
 
 export interface EndpointActions {
   busy: boolean;

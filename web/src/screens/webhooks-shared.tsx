@@ -1,9 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { WebhookDelivery, WebhookEndpoint, WebhookEventType } from '../../../src/sdk/types';
-import { ApiError, get, post } from '../api';
+import type { WebhookDelivery, WebhookEventType } from '../requests/webhooks';
 import { CopyButton, Notice } from '../ui';
-
-export type { WebhookDelivery, WebhookEndpoint, WebhookEventType };
 
 /** The events an endpoint can subscribe to, each with what it means in a few words. */
 export const EVENT_TYPES: { type: WebhookEventType; meaning: string }[] = [
@@ -12,25 +9,6 @@ export const EVENT_TYPES: { type: WebhookEventType; meaning: string }[] = [
   { type: 'artifact.created', meaning: 'a run wrote an artifact' },
   { type: 'credits.granted', meaning: 'credits were added' },
 ];
-
-export const endpointPath = (id: string) => `/api/v1/webhooks/${encodeURIComponent(id)}`;
-export const deliveryPath = (endpointId: string, deliveryId: string) =>
-  `${endpointPath(endpointId)}/deliveries/${encodeURIComponent(deliveryId)}`;
-
-/**
- * The workspace's endpoints, or the server's reason a member may not manage them: that
- * refusal is an answer to show in place of the list and form, not a failure to retry.
- */
-export async function loadEndpoints(): Promise<{ endpoints: WebhookEndpoint[] } | { forbidden: string }> {
-  try {
-    return { endpoints: (await get<{ webhooks: WebhookEndpoint[] }>('/api/v1/webhooks')).webhooks };
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 403) return { forbidden: error.message };
-    throw error;
-  }
-}
-
-export const sendTestEvent = (endpointId: string) => post<WebhookDelivery>(`${endpointPath(endpointId)}/test`);
 
 /**
  * Nothing signals when the dispatcher has sent a delivery, and a new one is sent within a

@@ -1,13 +1,20 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { del, patch, post } from '../api';
 import { useLoad } from '../load';
+import {
+  deleteWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  sendTestEvent,
+  setWebhookEnabled,
+  type WebhookEndpoint,
+} from '../requests/webhooks';
 import { Link } from '../router';
 import { useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
 import { WebhookCreate } from './webhooks-create';
 import { EndpointList } from './webhooks-list';
-import { endpointPath, loadEndpoints, SecretNotice, sendTestEvent, type WebhookEndpoint } from './webhooks-shared';
+import { SecretNotice } from './webhooks-shared';
 import './webhooks.css';
 
 interface ShownSecret {
@@ -24,7 +31,7 @@ interface ShownSecret {
  */
 export function WebhooksScreen() {
   const me = useMe();
-  const list = useLoad(loadEndpoints, [me?.workspace.id]);
+  const list = useLoad(listWebhooks, [me?.workspace.id]);
   const [shown, setShown] = useState<ShownSecret | undefined>();
   const [done, setDone] = useState<ComponentChildren | undefined>();
   const action = useAction();
@@ -40,7 +47,7 @@ export function WebhooksScreen() {
     busy: action.busy,
     onToggle: (endpoint: WebhookEndpoint) =>
       act(async () => {
-        await patch(endpointPath(endpoint.id), { enabled: !endpoint.enabled });
+        await setWebhookEnabled(endpoint.id, !endpoint.enabled);
         return endpoint.enabled
           ? `Disabled ${endpoint.url}. Nothing is sent to it until it is enabled.`
           : `Enabled ${endpoint.url}.`;
@@ -57,13 +64,13 @@ export function WebhooksScreen() {
       }),
     onRotate: (endpoint: WebhookEndpoint) =>
       act(async () => {
-        const { secret } = await post<{ secret: string }>(`${endpointPath(endpoint.id)}/secret`);
+        const secret = await rotateWebhookSecret(endpoint.id);
         setShown({ endpointId: endpoint.id, title: `New signing secret for ${endpoint.url}`, secret });
         return `Rotated the secret of ${endpoint.url}. For the next 24 hours the old one signs beside it, so switch your receiver to the new one within a day.`;
       }),
     onDelete: (endpoint: WebhookEndpoint) =>
       act(async () => {
-        await del(endpointPath(endpoint.id));
+        await deleteWebhook(endpoint.id);
         if (shown?.endpointId === endpoint.id) setShown(undefined);
         return `Deleted ${endpoint.url}.`;
       }),

@@ -1,8 +1,7 @@
 import { useState } from 'preact/hooks';
-import { post } from '../api';
+import { createWorkspace, type Workspace } from '../requests/workspaces';
 import { Link } from '../router';
 import { Notice, useAction } from '../ui';
-import type { Workspace } from './workspaces-shared';
 
 /** Creates a team workspace, owned by the person; switching into it stays their choice. */
 export function WorkspaceCreate({ onCreated }: { onCreated: () => void }) {
@@ -13,7 +12,7 @@ export function WorkspaceCreate({ onCreated }: { onCreated: () => void }) {
     event.preventDefault();
     void action.run(async () => {
       setCreated(undefined);
-      setCreated(await post<Workspace>('/api/v1/workspaces', { name: name.trim() }));
+      setCreated(await createWorkspace(name.trim()));
       setName('');
       onCreated();
     });

@@ -1,21 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { get, post } from '../api';
 import { useLoad } from '../load';
+import { addMember, listMembers, type Member, type Workspace, type WorkspaceRole } from '../requests/workspaces';
 import { Link } from '../router';
 import { workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
-import type { Workspace } from './workspaces-shared';
-
-interface Member {
-  workspaceId: string;
-  userId: string;
-  email: string;
-  role: Workspace['role'];
-}
-
-async function loadMembers(workspaceId: string): Promise<Member[]> {
-  return (await get<{ members: Member[] }>(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}/members`)).members;
-}
 
 /** One workspace's people. Only workspaces in the person's own list are asked about. */
 export function WorkspaceMembers({ workspaceId, workspaces }: { workspaceId: string; workspaces: Workspace[] | undefined }) {
@@ -36,7 +24,7 @@ export function WorkspaceMembers({ workspaceId, workspaces }: { workspaceId: str
 }
 
 function KnownWorkspaceMembers({ workspace }: { workspace: Workspace }) {
-  const members = useLoad(() => loadMembers(workspace.id), [workspace.id]);
+  const members = useLoad(() => listMembers(workspace.id), [workspace.id]);
   const name = workspaceLabel(workspace);
   const heading = useRef<HTMLHeadingElement>(null);
   // The panel opens above the list: focus moves to it so keyboard and screen reader users follow.
@@ -74,17 +62,16 @@ function KnownWorkspaceMembers({ workspace }: { workspace: Workspace }) {
 
 function AddMember({ workspace, onAdded }: { workspace: Workspace; onAdded: () => void }) {
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Workspace['role']>('member');
+  const [role, setRole] = useState<WorkspaceRole>('member');
   const [added, setAdded] = useState<Member | undefined>();
   const action = useAction();
   // Only an owner may make another owner; the server refuses it to an admin anyway.
-  const roles: Workspace['role'][] = workspace.role === 'owner' ? ['member', 'admin', 'owner'] : ['member', 'admin'];
+  const roles: WorkspaceRole[] = workspace.role === 'owner' ? ['member', 'admin', 'owner'] : ['member', 'admin'];
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
       setAdded(undefined);
-      const path = `/api/v1/workspaces/${encodeURIComponent(workspace.id)}/members`;
-      setAdded(await post<Member>(path, { email: email.trim(), role }));
+      setAdded(await addMember(workspace.id, email.trim(), role));
       setEmail('');
       onAdded();
     });
@@ -106,7 +93,7 @@ function AddMember({ workspace, onAdded }: { workspace: Workspace; onAdded: () =
         The person must already have a Skillet account with this email.
       </p>
       <label for="member-role">Role</label>
-      <select id="member-role" value={role} onChange={(event) => setRole(event.currentTarget.value as Workspace['role'])}>
+      <select id="member-role" value={role} onChange={(event) => setRole(event.currentTarget.value as WorkspaceRole)}>
         {roles.map((option) => (
           <option key={option} value={option}>
             {option}

@@ -1,18 +1,5 @@
-import { get } from '../api';
+import type { Workspace } from '../requests/workspaces';
 import { workspaceLabel } from '../session';
-
-/** A workspace as GET /api/v1/workspaces lists it: one the signed-in person belongs to. */
-export interface Workspace {
-  id: string;
-  name: string | null;
-  personal: boolean;
-  role: 'owner' | 'admin' | 'member';
-  createdAt: string;
-}
-
-export async function loadWorkspaces(): Promise<Workspace[]> {
-  return (await get<{ workspaces: Workspace[] }>('/api/v1/workspaces')).workspaces;
-}
 
 /** A workspace's name for a list, or a plain word when the id is not among the person's. */
 export function workspaceNameOf(workspaces: Workspace[] | undefined, id: string): string {

@@ -1,11 +1,10 @@
-import { put } from '../api';
 import { useLoad } from '../load';
+import { listWorkspaces, switchWorkspace, type Workspace } from '../requests/workspaces';
 import { Link, useRoute } from '../router';
 import { refreshMe, useMe, workspaceLabel } from '../session';
 import { formatTime, Notice, useAction } from '../ui';
 import { WorkspaceCreate } from './workspaces-create';
 import { WorkspaceMembers } from './workspaces-members';
-import { loadWorkspaces, type Workspace } from './workspaces-shared';
 import './workspaces.css';
 
 /**
@@ -15,13 +14,13 @@ import './workspaces.css';
 export function WorkspacesScreen() {
   const me = useMe();
   const { query } = useRoute();
-  const workspaces = useLoad(loadWorkspaces, []);
+  const workspaces = useLoad(listWorkspaces, []);
   const switching = useAction();
   const membersOf = query.get('members');
 
   const switchTo = (workspace: Workspace) =>
     switching.run(async () => {
-      await put('/api/v1/workspaces/current', { workspaceId: workspace.id });
+      await switchWorkspace(workspace.id);
       // The header and every screen read the current workspace from the session.
       await refreshMe();
     });

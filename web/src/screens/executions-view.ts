@@ -1,22 +1,7 @@
-import type { HistoryItem } from '../../../src/sdk/types';
-import { get } from '../api';
-
-export type { HistoryItem };
-
-export interface HistoryPage {
-  items: HistoryItem[];
-  hasMore: boolean;
-  offset: number;
-  limit: number;
-}
+import type { HistoryQuery } from '../requests/executions';
 
 /** The history's view as the URL keeps it, so a filtered page can be linked and reloaded. */
-export interface HistoryView {
-  limit: number;
-  offset: number;
-  channels: string;
-  interfaces: string;
-}
+export type HistoryView = HistoryQuery;
 
 export const DEFAULT_LIMIT = 10;
 
@@ -52,11 +37,4 @@ export function queryOf(view: HistoryView): string {
   if (view.interfaces) query.set('interfaces', view.interfaces);
   const text = query.toString();
   return text ? `?${text}` : '';
-}
-
-export function historyPage(view: HistoryView): Promise<HistoryPage> {
-  const query = new URLSearchParams({ limit: String(view.limit), offset: String(view.offset) });
-  if (view.channels) query.set('channels', view.channels);
-  if (view.interfaces) query.set('interfaces', view.interfaces);
-  return get<HistoryPage>(`/api/v1/executions?${query}`);
 }

@@ -20,7 +20,3 @@ export async function findSkill(slug: string): Promise<MarketSkill | null> {
     if (!page.hasMore) return null;
   }
 }
-
-export function formatPrice(price: number): string {
-  return price === 0 ? 'Free' : `${price} Ds per run`;
-}

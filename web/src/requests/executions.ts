@@ -1,0 +1,63 @@
+import type { CreatedExecution, ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
+import { get, post } from '../api';
+
+export type { CreatedExecution, ExecutionStatus, HistoryItem };
+
+export interface HistoryPage {
+  items: HistoryItem[];
+  hasMore: boolean;
+  offset: number;
+  limit: number;
+}
+
+/** A page of the history and its filters: comma-separated lists, empty for no filter. */
+export interface HistoryQuery {
+  limit: number;
+  offset: number;
+  channels: string;
+  interfaces: string;
+}
+
+export interface CancelAnswer {
+  success: boolean;
+  message: string;
+  processKilled: boolean;
+  actualStatus: string;
+}
+
+export interface RerunAnswer {
+  executionId: string;
+  parentExecutionId: string;
+  skillName: string;
+  status: 'started';
+  message: string;
+}
+
+const executionPath = (id: string) => `/api/v1/executions/${encodeURIComponent(id)}`;
+
+/** Creates an execution of the skill without starting it: the first user.message starts it. */
+export const createExecution = (skillSlug: string, input: string) =>
+  post<CreatedExecution>('/api/v1/executions', { skill_slug: skillSlug, input, source: 'app' });
+
+export const executionStatus = (id: string) => get<ExecutionStatus>(`${executionPath(id)}/status`);
+
+/** A signed URL for the execution's event stream; it is the credential, and it expires. */
+export const streamUrl = async (id: string): Promise<string> =>
+  (await get<{ sseUrl: string }>(`${executionPath(id)}/stream-token`)).sseUrl;
+
+/** The user.message that starts an idle execution's run (its first, or a resume). */
+export const sendMessage = (id: string, text: string): Promise<unknown> =>
+  post(`${executionPath(id)}/events`, { events: [{ type: 'user.message', content: [{ type: 'text', text }] }] });
+
+export const interruptExecution = (id: string) => post(`${executionPath(id)}/events`, { events: [{ type: 'user.interrupt' }] });
+
+export const cancelExecution = (id: string) => post<CancelAnswer>(`${executionPath(id)}/cancel`);
+
+export const rerunExecution = (id: string, input: string) => post<RerunAnswer>(`${executionPath(id)}/rerun`, { input });
+
+export function listExecutions(page: HistoryQuery): Promise<HistoryPage> {
+  const query = new URLSearchParams({ limit: String(page.limit), offset: String(page.offset) });
+  if (page.channels) query.set('channels', page.channels);
+  if (page.interfaces) query.set('interfaces', page.interfaces);
+  return get<HistoryPage>(`/api/v1/executions?${query}`);
+}

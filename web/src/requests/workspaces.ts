@@ -1,0 +1,37 @@
+import { get, post, put } from '../api';
+
+export type WorkspaceRole = 'owner' | 'admin' | 'member';
+
+/** A workspace as GET /api/v1/workspaces lists it: one the signed-in person belongs to. */
+export interface Workspace {
+  id: string;
+  name: string | null;
+  personal: boolean;
+  role: WorkspaceRole;
+  createdAt: string;
+}
+
+export interface Member {
+  workspaceId: string;
+  userId: string;
+  email: string;
+  role: WorkspaceRole;
+}
+
+const membersPath = (workspaceId: string) => `/api/v1/workspaces/${encodeURIComponent(workspaceId)}/members`;
+
+export const listWorkspaces = async (): Promise<Workspace[]> =>
+  (await get<{ workspaces: Workspace[] }>('/api/v1/workspaces')).workspaces;
+
+/** A team workspace, owned by the person who creates it. */
+export const createWorkspace = (name: string) => post<Workspace>('/api/v1/workspaces', { name });
+
+/** Moves the session into the workspace: every later request acts there. */
+export const switchWorkspace = (workspaceId: string) => put('/api/v1/workspaces/current', { workspaceId });
+
+export const listMembers = async (workspaceId: string): Promise<Member[]> =>
+  (await get<{ members: Member[] }>(membersPath(workspaceId))).members;
+
+/** Adds someone who already has an account, by the email they signed up with. */
+export const addMember = (workspaceId: string, email: string, role: WorkspaceRole) =>
+  post<Member>(membersPath(workspaceId), { email, role });
