@@ -1,9 +1,14 @@
 /** The shapes the service answers with (see the interface specification). */
 
+export type WorkspaceRole = 'owner' | 'admin' | 'member';
+
+/** How the caller signed in: an app session, an API key, or an OAuth access token. */
+export type CredentialType = 'session' | 'api_key' | 'oauth';
+
 export interface Me {
   user: { id: string; email: string; isAdmin: boolean; personalWorkspaceId: string; createdAt: string };
-  workspace: { id: string; name: string | null; personal: boolean; role: string };
-  credential: { type: string; id: string };
+  workspace: { id: string; name: string | null; personal: boolean; role: WorkspaceRole };
+  credential: { type: CredentialType; id: string };
   tier: string;
 }
 
@@ -42,11 +47,14 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
+/** Where an execution stands; a new one is idle until its first user message. */
+export type ExecutionState = 'idle' | 'working' | 'completed' | 'failed';
+
 export interface CreatedExecution {
   id: string;
   skill_slug: string;
   skill_name: string;
-  status: string;
+  status: ExecutionState;
 }
 
 export interface ExecutionEvent {
@@ -62,7 +70,7 @@ export interface HistoryItem {
   executionId: string;
   skillSlug: string;
   skillName: string;
-  status: string;
+  status: ExecutionState;
   cost: number;
   source: string;
   interface: string;
@@ -73,7 +81,7 @@ export interface HistoryItem {
 
 export interface ExecutionStatus {
   executionId: string;
-  status: string;
+  status: ExecutionState;
   skillSlug: string;
   skillName: string;
   startedAt: string | null;
