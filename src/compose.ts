@@ -1,22 +1,29 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { pino } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import type { BlobStore } from './artifacts/blob-store.js';
 import { blobStoreFor } from './artifacts/blob-store-for.js';
+import { type Background, background } from './background.js';
 import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import type { Database } from './db/database.js';
+import { bullRunQueue } from './distributed/bull-run-queue.js';
+import { redisParts } from './distributed/redis-parts.js';
 import { ActiveRuns } from './executions/active-runs.js';
 import type { RunQueue } from './executions/run-queue.js';
+import { pathOf } from './http/front-routes.js';
 import { CredentialCache } from './identity/credential-cache.js';
+import { createOps, type Ops } from './ops/ops.js';
+import { BUILTIN_SKILLS_DIR } from './paths.js';
 import type { RateLimitStore } from './rate-limit/store.js';
+import { MemoryRateLimitStore } from './rate-limit/store.js';
 import { type Channels, type EventBus, InProcessChannels } from './realtime/bus.js';
 import type { ControlMessage } from './realtime/control-messages.js';
 import { OpenStreams } from './realtime/open-streams.js';
 import { deriveKey } from './secrets.js';
-import { SkillRegistry } from './skills/registry.js';
-import { BUILT_INS_ONLY, type SkillSandbox } from './skills/sandbox.js';
+import { loadSkillRegistry, SkillRegistry } from './skills/registry.js';
+import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from './skills/sandbox.js';
 import { notifyThreadOfRunEnd } from './threads/thread-notifications.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -38,6 +45,8 @@ export interface ContextParts {
   payments?: PaymentProvider;
   /** Silent when absent: the admin CLI and tests that build a context of their own. */
   log?: FastifyBaseLogger;
+  /** This node's run registry; a plain one when absent (the metered one comes from the ops side). */
+  runs?: ActiveRuns;
 }
 
 export function createAppContext(parts: ContextParts): AppContext {
@@ -54,7 +63,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     sandbox: parts.sandbox ?? BUILT_INS_ONLY,
     bus: parts.bus ?? new InProcessChannels(),
     control: parts.control ?? new InProcessChannels(),
-    runs: new ActiveRuns(),
+    runs: parts.runs ?? new ActiveRuns(),
     ...(parts.runQueue ? { runQueue: parts.runQueue } : {}),
     streams: new OpenStreams(config.executions.heartbeatMs),
     payments: parts.payments ?? paymentProviderFor(config),
@@ -68,4 +77,77 @@ export function createAppContext(parts: ContextParts): AppContext {
     log: parts.log ?? pino({ level: 'silent' }),
   };
   return { ...ctx, webhooks: new WebhookDispatcher(ctx) };
+}
+
+export interface NodeDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  /** In memory, or in Redis when REDIS_URL is set, when absent. */
+  rateLimits?: RateLimitStore;
+  /** Live event announcements; in-process, or over Redis when REDIS_URL is set, when absent. */
+  bus?: EventBus;
+  /** Keeps this node's Redis keys and channels apart from others' on one Redis (REDIS_PREFIX when absent). */
+  redisPrefix?: string;
+  /** Where log lines go; stdout when absent. */
+  logStream?: DestinationStream;
+  /** How skills are confined; detected on this machine from SKILL_SANDBOX when absent. */
+  sandbox?: SkillSandbox;
+}
+
+/** Every long-lived part of one node, built once; the HTTP app and the worker entry point each take one. */
+export interface ComposedNode {
+  ctx: AppContext;
+  ops: Ops;
+  background: Background;
+  /** Said once at startup: skills left out, and how payments and the sandbox are set up. */
+  warnings: { fields: Record<string, unknown>; message: string }[];
+}
+
+/** Logged request lines carry the path only: query strings can hold codes and signatures. */
+function requestSummary(request: { method: string; url: string; ip: string }) {
+  return { method: request.method, path: pathOf(request.url), remoteAddress: request.ip };
+}
+
+/**
+ * The composition root: skills, sandbox, logger, the Redis side of a cluster, the run queue,
+ * the ops side (whose run registry the context takes), the context, and the background
+ * work that closes them all in order.
+ */
+export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
+  const { config, database, clock } = deps;
+  const { registry: skills, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: config.skillsDir });
+  const sandbox = deps.sandbox ?? (await detectSandbox(config.executions.sandbox));
+  const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
+  const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
+  const redisPrefix = deps.redisPrefix ?? config.redisPrefix;
+  const shared = config.redisUrl
+    ? redisParts(config.redisUrl, { prefix: redisPrefix, credentialTtlMs: config.credentialCacheSeconds * 1000, log })
+    : undefined;
+  const runQueue = config.redisUrl ? bullRunQueue(config.redisUrl, redisPrefix, log) : undefined;
+  const blobs = blobStoreFor(config);
+  const ops = createOps({ db: database.db, config, blobs, skills, log }, redisPrefix);
+  const ctx = createAppContext({
+    config,
+    database,
+    clock,
+    rateLimits: deps.rateLimits ?? shared?.rateLimits ?? new MemoryRateLimitStore(),
+    skills,
+    sandbox,
+    log,
+    blobs,
+    runs: ops.runs,
+    ...(shared ? { control: shared.control, credentials: shared.credentials } : {}),
+    ...(deps.bus || shared ? { bus: deps.bus ?? shared?.bus } : {}),
+    ...(runQueue ? { runQueue } : {}),
+  });
+  ctx.bus.onReconnect?.(() => ctx.streams.catchUpAll());
+  const { metrics } = ops;
+  if (metrics) ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
+  const closeLast = [async () => runQueue?.close(), () => ops.close(), async () => shared?.close()];
+  const warnings: ComposedNode['warnings'] = problems.map((problem) => ({ fields: { problem }, message: 'skill left out' }));
+  if (ctx.payments.startupWarning)
+    warnings.push({ fields: { payments: ctx.payments.name }, message: ctx.payments.startupWarning });
+  if (sandbox.warning) warnings.push({ fields: { sandbox: sandbox.kind }, message: sandbox.warning });
+  return { ctx, ops, background: background({ ctx, redisPrefix, closeLast }), warnings };
 }

@@ -59,7 +59,7 @@ program
       throw new CliError('skillet worker is a node of a cluster: set DATABASE_URL and REDIS_URL', EXIT.usage);
     }
     process.env.NODE_ROLE ??= 'worker';
-    await import('../main.js');
+    await import('../worker.js');
   });
 program
   .command('migrate')

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Queue } from 'bullmq';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { bullPrefix, RUN_QUEUE_NAME } from '../distributed/bull-run-queue.js';
+import { ActiveRuns } from '../executions/active-runs.js';
 import type { FrontRouteObserver } from '../http/front-routes.js';
 import { AppMetrics } from './metrics.js';
 import { ledgerTotals } from './ops.store.js';
@@ -13,21 +13,30 @@ import { MeteredRuns } from './run-metrics.js';
 /** The route pattern of the event stream, served ahead of Fastify (the only front route). */
 const STREAM_ROUTE = '/executions/:executionId/stream';
 
-/** The operations side of one app: probes, metrics, and what they read. */
+/** The operations side of one node: probes, metrics, and what they read. */
 export interface Ops {
   metrics: AppMetrics | undefined;
+  /** This node's run registry, chosen before the context: it counts runs when metrics are on. */
+  runs: ActiveRuns;
   observeFrontRoute: FrontRouteObserver | undefined;
   readiness(): Promise<Readiness>;
-  /** Starts the metrics port (METRICS_PORT), when set. */
+  /** Where the control-socket gauge reads its count (an API node's WebSocket server); none on a worker. */
+  countControlSockets(count: () => number): void;
+  /** Starts the metrics port (METRICS_PORT), when set: /metrics, and the probes for nodes with no API port. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
+type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'>;
+
 /**
- * Builds the operations side before the app (the server factory needs the front-route
- * observer) and swaps in the metered run registry; `app()` is read only at scrape time.
+ * Builds the operations side before the context: the server factory needs the front-route
+ * observer, and the context takes the run registry chosen here.
  */
-export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBaseLogger, app: () => FastifyInstance): Ops {
+export function createOps(parts: OpsParts, redisPrefix: string): Ops {
+  const ctx = parts;
+  const { log } = parts;
+  let controlSockets = () => 0;
   const { config } = ctx;
   const redisUrl = config.redisUrl;
   // Probes must fail fast: no queueing while disconnected, no retries of a command.
@@ -38,13 +47,13 @@ export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBase
   const wanted = config.ops.metrics.port !== undefined || config.ops.metrics.token !== undefined;
   const streams = new Set<ServerResponse>();
   let queue: Queue | undefined;
-  const metrics = wanted
+  const metrics: AppMetrics | undefined = wanted
     ? new AppMetrics(
         {
-          runsInProgress: () => ctx.runs.size,
+          runsInProgress: () => runs.size,
           // An open stream is one answered 200 and not ended; refusals pass through quickly.
           openStreams: () => [...streams].filter((response) => response.headersSent && response.statusCode === 200).length,
-          controlSockets: () => app().websocketServer?.clients.size ?? 0,
+          controlSockets: () => controlSockets(),
           ...(redisUrl
             ? {
                 queueDepth: () => {
@@ -61,10 +70,7 @@ export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBase
         config.executions,
       )
     : undefined;
-  if (metrics) {
-    ctx.runs = new MeteredRuns(metrics, ctx);
-    ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
-  }
+  const runs: ActiveRuns = metrics ? new MeteredRuns(metrics, parts) : new ActiveRuns();
   const observeFrontRoute: FrontRouteObserver | undefined = metrics
     ? (_request: IncomingMessage, response: ServerResponse) => {
         const started = performance.now();
@@ -76,14 +82,19 @@ export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBase
       }
     : undefined;
   let server: Server | undefined;
+  const readiness = () => checkReadiness(readinessChecks({ ...parts, runs }, probe), config.ops.readyCheckTimeoutMs, log);
   return {
     metrics,
+    runs,
     observeFrontRoute,
-    readiness: () => checkReadiness(readinessChecks(ctx, probe), config.ops.readyCheckTimeoutMs, log),
+    readiness,
+    countControlSockets(count) {
+      controlSockets = count;
+    },
     async start() {
       const { port, host } = config.ops.metrics;
       if (!metrics || port === undefined) return;
-      server = metricsServer(metrics);
+      server = opsServer(metrics, readiness);
       const listening = server;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);
@@ -105,10 +116,24 @@ export function createOps(ctx: AppContext, redisPrefix: string, log: FastifyBase
   };
 }
 
-/** METRICS_PORT: a server of its own, on an address operators choose (127.0.0.1 by default), with no token. */
-function metricsServer(metrics: AppMetrics): Server {
+/**
+ * METRICS_PORT: a server of its own, on an address operators choose (127.0.0.1 by default),
+ * with no token. It answers the probes too, the way the API port does: a worker has no other port.
+ */
+function opsServer(metrics: AppMetrics, readiness: () => Promise<Readiness>): Server {
   return createServer((request, response) => {
-    if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
+    const path = (request.url ?? '').split('?')[0];
+    const json = (status: number, body: unknown) =>
+      response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+    if (request.method === 'GET' && path === '/healthz') return json(200, { status: 'ok' });
+    if (request.method === 'GET' && path === '/readyz') {
+      readiness().then(
+        ({ ready, checks }) => json(ready ? 200 : 503, { status: ready ? 'ready' : 'unready', checks }),
+        () => json(503, { status: 'unready' }),
+      );
+      return;
+    }
+    if (request.method !== 'GET' || path !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at /metrics\n');
       return;
     }

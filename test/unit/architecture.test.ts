@@ -201,7 +201,7 @@ const FOUNDATION = new Set(
     (name) => `src/${name}.ts`,
   ),
 );
-const ASSEMBLY = new Set(['src/app.ts', 'src/compose.ts', 'src/main.ts']);
+const ASSEMBLY = new Set(['src/app.ts', 'src/background.ts', 'src/compose.ts', 'src/main.ts', 'src/worker.ts']);
 const LAYER_NAMES = ['foundation', 'store', 'domain', 'routes', 'assembly'] as const;
 
 function layerOf(name: string): number {
