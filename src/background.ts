@@ -9,6 +9,7 @@ import { listenForRunStops } from './executions/remote-stop.js';
 import { failAbandonedRuns } from './executions/runner.js';
 import { sweepExpiredOAuthRecords } from './oauth/sweep.js';
 import { drainNode } from './ops/shutdown.js';
+import { stopThreadTurns } from './threads/thread-turns.js';
 import { pruneWebhookLog } from './webhooks/retention.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -110,6 +111,8 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
     async close() {
       clearInterval(sweeper);
       stopListening?.();
+      // Turns first: a turn's agent may start runs, and each turn ends with its turn_end stored.
+      await stopThreadTurns(ctx);
       // The worker stops taking jobs first; its close then waits for the runs stopped here.
       const closing = closeWorker();
       await ctx.runs.stopAll();

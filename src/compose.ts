@@ -20,11 +20,14 @@ import type { RateLimitStore } from './rate-limit/store.js';
 import { MemoryRateLimitStore } from './rate-limit/store.js';
 import { type Channels, type EventBus, InProcessChannels } from './realtime/bus.js';
 import type { ControlMessage } from './realtime/control-messages.js';
+import { Heartbeats } from './realtime/heartbeats.js';
 import { OpenStreams } from './realtime/open-streams.js';
 import { deriveKey } from './secrets.js';
 import { loadSkillRegistry, SkillRegistry } from './skills/registry.js';
 import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from './skills/sandbox.js';
+import { runThreadTurn } from './threads/thread-agent.js';
 import { notifyThreadOfRunEnd } from './threads/thread-notifications.js';
+import { THREAD_HEARTBEAT_MS } from './threads/thread-stream.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface ContextParts {
@@ -53,6 +56,8 @@ export function createAppContext(parts: ContextParts): AppContext {
   const { config, database } = parts;
   const ctx: Omit<AppContext, 'webhooks'> = {
     runEndListeners: [notifyThreadOfRunEnd],
+    threadTurns: { drives: new Map(), controllers: new Set(), closed: false, runTurn: runThreadTurn },
+    threadHeartbeats: new Heartbeats(parts.clock, THREAD_HEARTBEAT_MS),
     db: database.db,
     dialect: database.dialect,
     clock: parts.clock,

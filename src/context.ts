@@ -12,9 +12,11 @@ import type { CredentialCache } from './identity/credential-cache.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import type { Channels, EventBus } from './realtime/bus.js';
 import type { ControlMessage } from './realtime/control-messages.js';
+import type { Heartbeats } from './realtime/heartbeats.js';
 import type { OpenStreams } from './realtime/open-streams.js';
 import type { SkillRegistry } from './skills/registry.js';
 import type { SkillSandbox } from './skills/sandbox.js';
+import type { StoredThreadRecord, ThreadRef, ThreadSink } from './threads/thread-records.js';
 
 /**
  * The ports every domain function is handed, and nothing that builds them: compose.ts
@@ -51,6 +53,36 @@ export interface AppContext {
   webhooks: Webhooks;
   /** Told, in order, after a run's closing events are stored; the threads above executions listen here. */
   runEndListeners: readonly RunEndListener[];
+  /** This node's agent-thread turns (threads/thread-turns.ts). */
+  threadTurns: NodeThreadTurns;
+  /** The 25 s heartbeat comments of this node's open thread streams. */
+  threadHeartbeats: Heartbeats;
+}
+
+/** Runs one turn of a thread's agent (threads/thread-agent.ts), or a test's stand-in. */
+export type TurnRunner = (
+  ctx: AppContext,
+  thread: ThreadRef,
+  history: StoredThreadRecord[],
+  sink: ThreadSink,
+  signal: AbortSignal,
+) => Promise<void>;
+
+/** One thread's drive of turns on this node. */
+export interface TurnDrive {
+  /** Whose message asked last: the payer of the next turn. */
+  userId: string;
+  /** Set by a wake that came while this drive ran: read the thread again before stopping. */
+  again: boolean;
+  done: Promise<void>;
+}
+
+/** This node's turns: one drive per thread at most, and what shutdown must stop. */
+export interface NodeThreadTurns {
+  readonly drives: Map<string, TurnDrive>;
+  readonly controllers: Set<AbortController>;
+  closed: boolean;
+  runTurn: TurnRunner;
 }
 
 /** A part that hears of every run's end; it must not throw for a run it does not follow. */

@@ -15,29 +15,6 @@ export const THREAD_STREAM_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
-/** One timer per node for every open thread stream's heartbeat, on the context's clock, running only while one is open. */
-class Heartbeats {
-  readonly #streams = new Set<ThreadStream>();
-  #stop: (() => void) | undefined;
-
-  constructor(private readonly ctx: AppContext) {}
-
-  add(stream: ThreadStream): void {
-    this.#streams.add(stream);
-    this.#stop ??= this.ctx.clock.every(THREAD_HEARTBEAT_MS, () => {
-      for (const open of this.#streams) open.heartbeat();
-    });
-  }
-
-  delete(stream: ThreadStream): void {
-    this.#streams.delete(stream);
-    if (this.#streams.size === 0 && this.#stop) {
-      this.#stop();
-      this.#stop = undefined;
-    }
-  }
-}
-
 /**
  * A turn end's `through`, read from its frame. Every subscriber of a thread is handed the
  * same frame in one pass, so the last one read is kept: one parse per record, not per subscriber.
@@ -46,17 +23,6 @@ let lastTurnEnd: { frame: string; through: number } | undefined;
 function throughOf(frame: string): number {
   if (lastTurnEnd?.frame !== frame) lastTurnEnd = { frame, through: decodeThreadFrame(frame).through ?? 0 };
   return lastTurnEnd.through;
-}
-
-const heartbeatsByContext = new WeakMap<AppContext, Heartbeats>();
-
-function heartbeatsOf(ctx: AppContext): Heartbeats {
-  let heartbeats = heartbeatsByContext.get(ctx);
-  if (!heartbeats) {
-    heartbeats = new Heartbeats(ctx);
-    heartbeatsByContext.set(ctx, heartbeats);
-  }
-  return heartbeats;
 }
 
 /**
@@ -81,7 +47,7 @@ export class ThreadStream extends OrderedStream {
 
   /** Subscribes, then replays what the store holds; live records follow. Resolves once the hand-over is done. */
   async open(): Promise<void> {
-    heartbeatsOf(this.ctx).add(this);
+    this.ctx.threadHeartbeats.add(this);
     await this.subscribe();
     // Read once subscribed: everything stored after this is announced to this stream.
     await this.replay(await lastThreadSequence(this.ctx.db, this.threadRowId));
@@ -102,7 +68,7 @@ export class ThreadStream extends OrderedStream {
   keepAlive(): void {}
 
   protected override onClose(): void {
-    heartbeatsOf(this.ctx).delete(this);
+    this.ctx.threadHeartbeats.delete(this);
   }
 
   protected get logFields(): Record<string, string> {

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext } from '../context.js';
+import type { AppContext, NodeThreadTurns, TurnDrive, TurnRunner } from '../context.js';
 import { acquireLease } from '../distributed/cluster.store.js';
-import { runThreadTurn } from './thread-agent.js';
 import { requestThreadApproval } from './thread-approvals.js';
 import { decodeThreadFrame, isTurnInput } from './thread-frames.js';
 import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from './thread-records.js';
@@ -10,43 +9,13 @@ import { releaseLease, type ThreadRow, threadFrames } from './threads.store.js';
 import { endThreadTurnClaims } from './turn-claims.js';
 import { TURN_LEASE_PREFIX } from './turn-claims.store.js';
 
-/** Runs one turn: the agent's (thread-agent.ts), or a test's stand-in. */
-export type TurnRunner = typeof runThreadTurn;
-
 /** A thread's turn lease outlives a few renewals, so a node that dies hands the thread on soon after. */
 const LEASE_MS = 60_000;
 const RENEW_MS = 20_000;
 
-interface Drive {
-  /** Whose message asked last: the payer of the next turn. */
-  userId: string;
-  /** Set by a wake that came while this drive ran: read the thread again before stopping. */
-  again: boolean;
-  done: Promise<void>;
-}
-
-/** This node's turns: one drive per thread at most, and what shutdown must stop. */
-interface NodeTurns {
-  drives: Map<string, Drive>;
-  controllers: Set<AbortController>;
-  closed: boolean;
-  runTurn: TurnRunner;
-}
-
-const turnsByContext = new WeakMap<AppContext, NodeTurns>();
-
-function turnsOf(ctx: AppContext): NodeTurns {
-  let turns = turnsByContext.get(ctx);
-  if (!turns) {
-    turns = { drives: new Map(), controllers: new Set(), closed: false, runTurn: runThreadTurn };
-    turnsByContext.set(ctx, turns);
-  }
-  return turns;
-}
-
 /** Swaps the agent for a stand-in on this context (domain tests of the plumbing alone). */
 export function useTurnRunner(ctx: AppContext, runTurn: TurnRunner): void {
-  turnsOf(ctx).runTurn = runTurn;
+  ctx.threadTurns.runTurn = runTurn;
 }
 
 const leaseName = (threadRowId: string) => `${TURN_LEASE_PREFIX}${threadRowId}`;
@@ -76,7 +45,7 @@ function unanswered(history: (StoredThreadRecord & { through?: number })[]): boo
  * the lease go, so input stored at any moment is answered by exactly one later turn.
  */
 export function wakeThread(ctx: AppContext, thread: ThreadRow, userId: string): void {
-  const turns = turnsOf(ctx);
+  const turns = ctx.threadTurns;
   if (turns.closed) return;
   const running = turns.drives.get(thread.id);
   if (running) {
@@ -85,7 +54,7 @@ export function wakeThread(ctx: AppContext, thread: ThreadRow, userId: string): 
     running.again = true;
     return;
   }
-  const drive: Drive = { userId, again: false, done: Promise.resolve() };
+  const drive: TurnDrive = { userId, again: false, done: Promise.resolve() };
   turns.drives.set(thread.id, drive);
   drive.done = driveThread(ctx, turns, thread, drive).catch((error: unknown) =>
     ctx.log.error({ err: error, thread: thread.id }, 'thread turn failed'),
@@ -109,7 +78,7 @@ function threadLease(ctx: AppContext, threadRowId: string) {
   };
 }
 
-async function driveThread(ctx: AppContext, turns: NodeTurns, thread: ThreadRow, drive: Drive): Promise<void> {
+async function driveThread(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRow, drive: TurnDrive): Promise<void> {
   const lease = threadLease(ctx, thread.id);
   try {
     for (;;) {
@@ -139,7 +108,7 @@ async function driveThread(ctx: AppContext, turns: NodeTurns, thread: ThreadRow,
 }
 
 /** Runs turns until no input is left that a turn has not seen. */
-async function turnsWhileHeld(ctx: AppContext, turns: NodeTurns, thread: ThreadRow, drive: Drive): Promise<void> {
+async function turnsWhileHeld(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRow, drive: TurnDrive): Promise<void> {
   let history = await historyOf(ctx, thread.id);
   while (!turns.closed && unanswered(history)) {
     await runOneTurn(ctx, turns, threadRefOf(thread, drive.userId), history);
@@ -148,7 +117,12 @@ async function turnsWhileHeld(ctx: AppContext, turns: NodeTurns, thread: ThreadR
 }
 
 /** One turn over `history`, with a sink that stores and announces, and ends the turn if the agent did not. */
-async function runOneTurn(ctx: AppContext, turns: NodeTurns, thread: ThreadRef, history: StoredThreadRecord[]): Promise<void> {
+async function runOneTurn(
+  ctx: AppContext,
+  turns: NodeThreadTurns,
+  thread: ThreadRef,
+  history: StoredThreadRecord[],
+): Promise<void> {
   const through = history.at(-1)?.sequence ?? 0;
   const controller = new AbortController();
   turns.controllers.add(controller);
@@ -181,7 +155,7 @@ async function runOneTurn(ctx: AppContext, turns: NodeTurns, thread: ThreadRef, 
 
 /** At shutdown: no new turns; the running ones are stopped and end (with their turn_end) before the database goes. */
 export async function stopThreadTurns(ctx: AppContext): Promise<void> {
-  const turns = turnsOf(ctx);
+  const turns = ctx.threadTurns;
   turns.closed = true;
   for (const controller of turns.controllers) controller.abort(new Error('The server is shutting down'));
   await Promise.all([...turns.drives.values()].map((drive) => drive.done));
@@ -189,6 +163,6 @@ export async function stopThreadTurns(ctx: AppContext): Promise<void> {
 
 /** Resolves once no turn runs on this node (tests wait on it rather than sleeping). */
 export async function threadTurnsSettled(ctx: AppContext): Promise<void> {
-  const turns = turnsOf(ctx);
+  const turns = ctx.threadTurns;
   while (turns.drives.size > 0) await Promise.all([...turns.drives.values()].map((drive) => drive.done));
 }

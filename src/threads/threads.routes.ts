@@ -4,7 +4,6 @@ import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
 import { decideApproval } from './thread-approvals.js';
 import { sendThreadMessage, serveChat, serveThreadSubscription, threadToChat, threadToSubscribe } from './thread-messages.js';
-import { stopThreadTurns } from './thread-turns.js';
 import { agentsOf } from './threads.js';
 import {
   AgentParams,
@@ -38,7 +37,6 @@ function takeOver(reply: FastifyReply): Record<string, string> {
 export function threadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const user = { auth: 'user' as const };
-    app.addHook('onClose', () => stopThreadTurns(ctx));
 
     const streamFailed = (reply: FastifyReply) => (error: unknown) => {
       ctx.log.error({ err: error }, 'thread stream failed');
