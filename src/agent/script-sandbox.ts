@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, realpath, stat } from 'node:fs/promises';
-import { constants } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PROJECT_ROOT } from '../paths.js';
 import { SKILL_NODE } from '../skills/node-runtime.js';
 import type { RunLimits } from '../skills/runtime.js';
 import { ENABLE_SANDBOX_HINT, namespaceArgs, type SkillSandbox } from '../skills/sandbox.js';
-import { folderUsage, killTree, type LimitBreach, watchRun } from '../skills/watchdog.js';
+import { folderUsage, type LimitBreach } from '../skills/watchdog.js';
+import { prlimitArgs, signalOfExit, spawnWatched, watchedLimits } from '../skills/watched-child.js';
 import { isInside, relativeParts, ToolRefused } from './confined-files.js';
 
 export interface ScriptRequest {
@@ -151,8 +150,7 @@ function commandFor(target: Target, args: string[], sandbox: SkillSandbox, limit
   }
   if (!sandbox.prlimit) return command;
   const data = limits.memoryMb * MIB + (interpreter === 'node' ? SKILL_NODE.dataHeadroomBytes : 0);
-  const rlimits = [`--data=${data}`, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--fsize=${limits.outputLimitBytes}`];
-  return [sandbox.prlimit, ...rlimits, '--core=0', '--', ...command];
+  return [sandbox.prlimit, ...prlimitArgs(limits, data), '--', ...command];
 }
 
 /** Keeps the first `cap` bytes of a stream and counts the rest without keeping it. */
@@ -186,13 +184,6 @@ function breachText(breach: LimitBreach, limits: RunLimits): string {
   return texts[breach.limit];
 }
 
-/** bubblewrap exits with 128 + the signal that ended the script, as a shell does. */
-function signalName(code: number | null, signal: NodeJS.Signals | null, how: 'bwrap' | 'bare'): string | undefined {
-  if (signal) return signal;
-  if (how === 'bare' || code === null || code <= 128) return undefined;
-  return Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
-}
-
 /**
  * Runs one script of a skill, confined as DESIGN §8 says: in bubblewrap when the server has
  * it (no network, own PIDs, read-only view of the skill and the interpreter, the output
@@ -218,49 +209,30 @@ export async function runSkillScript(
   if (signal.aborted) return { exitCode: null, stdout: '', stderr: '', note: 'The run was stopped before the script started.' };
 
   const [file, ...args] = commandFor({ interpreter, script, skill, output }, request.args, sandbox, limits, how);
-  // Its own process group, so a kill reaches whatever a bare (unsandboxed) script started too.
-  const child = spawn(file ?? '', args, {
-    cwd: output,
-    env: { PATH: '/usr/bin:/bin', HOME: '/tmp' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const killGroup = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // the group is gone already
-    }
-  };
-  let killedFor: string | undefined;
-  const kill = (why: string) => {
-    killedFor ??= why;
-    // bubblewrap's processes start sessions of their own, out of the group's reach.
-    killTree(child);
-    killGroup();
-  };
   const wallMs = Math.min(limits.timeoutMs, WALL_CAP_MS);
-  const timer = setTimeout(() => kill(`The script was killed: it ran past its time limit of ${wallMs} ms.`), wallMs);
-  const onAbort = () => kill('The script was killed: the run was stopped.');
+  // Its own process group, so a kill reaches whatever a bare (unsandboxed) script started too.
+  const run = spawnWatched<string>(
+    { file: file ?? '', args },
+    {
+      cwd: output,
+      env: { PATH: '/usr/bin:/bin', HOME: '/tmp' },
+      detached: true,
+      timeoutMs: wallMs,
+      watched: watchedLimits(limits, output),
+    },
+    {
+      timedOut: () => `The script was killed: it ran past its time limit of ${wallMs} ms.`,
+      breached: (breach) => `The script was killed: ${breachText(breach, limits)}.`,
+    },
+  );
+  const { child } = run;
+  const onAbort = () => run.kill('The script was killed: the run was stopped.');
   signal.addEventListener('abort', onAbort, { once: true });
-  const watched = {
-    memoryBytes: limits.memoryMb * MIB,
-    cpuSeconds: limits.cpuSeconds,
-    processes: limits.processLimit,
-    outputDir: output,
-    outputBytes: limits.outputLimitBytes,
-    outputFiles: limits.outputFileLimit,
-  };
-  const stopWatching = child.pid
-    ? watchRun(child.pid, watched, (breach) => kill(`The script was killed: ${breachText(breach, limits)}.`))
-    : () => undefined;
 
   const stdout = boundedCollector(child.stdout, STREAM_CAP_BYTES);
   const stderr = boundedCollector(child.stderr, STREAM_CAP_BYTES);
   child.stdin.on('error', () => undefined); // a script that exits without reading its input
   child.stdin.end(request.stdin);
-  // A bare script's leftover children would hold the pipes open; bubblewrap's die with it anyway.
-  child.once('exit', killGroup);
   const ended = await Promise.race([
     new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.once('close', (code, signal) => resolve({ code, signal }));
@@ -276,17 +248,17 @@ export async function runSkillScript(
     }),
     new Promise<Error>((resolve) => child.once('error', resolve)),
   ]);
-  clearTimeout(timer);
+  run.unwatch();
   signal.removeEventListener('abort', onAbort);
-  stopWatching();
   if (ended instanceof Error) throw new ToolRefused('The script could not be started on this server.');
 
   const out = stdout();
   const err = stderr();
   const notes: string[] = [];
+  const { killedFor } = run;
   if (killedFor) notes.push(killedFor);
   else {
-    const name = signalName(ended.code, ended.signal, how);
+    const name = signalOfExit(ended.code, ended.signal, how === 'bwrap');
     if (name === 'SIGXCPU') notes.push(`The script was killed: ${breachText({ limit: 'cpu', seconds: 0 }, limits)}.`);
     else if (name) notes.push(`The script was killed by ${name}.`);
   }

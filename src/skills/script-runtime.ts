@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
 import { mkdir } from 'node:fs/promises';
-import { constants } from 'node:os';
 import path from 'node:path';
 import { parseSkillMessage, type SkillMessage } from './protocol.js';
 import { boundedLines, LineTooLong } from './protocol-lines.js';
@@ -16,7 +14,8 @@ import {
 } from './runtime.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
 import { skillCommand } from './skill-command.js';
-import { inspectOutput, killTree, type LimitBreach, watchRun } from './watchdog.js';
+import { inspectOutput, type LimitBreach } from './watchdog.js';
+import { signalOfExit, spawnWatched, watchedLimits } from './watched-child.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;
@@ -87,7 +86,6 @@ class IdlePipes {
 }
 /** What one streamed event costs beyond its line: its row, its frame, its announcement. */
 const EVENT_OVERHEAD_BYTES = 100;
-const MIB = 1024 * 1024;
 
 /** The error line of what the child printed last, without stack frames or Node's banner. */
 function errorLine(stderr: string): string | undefined {
@@ -128,13 +126,6 @@ function breachReason(breach: LimitBreach, limits: RunLimits): string {
     case 'output-files':
       return `the skill wrote more files than its limit of ${limits.outputFileLimit}`;
   }
-}
-
-/** bubblewrap exits with 128 + the signal that ended the skill, as a shell does. */
-function signalOf(code: number | null, signal: NodeJS.Signals | null, sandbox: SkillSandbox): NodeJS.Signals | null {
-  if (signal || sandbox.kind !== 'bwrap' || code === null || code <= 128) return signal;
-  const name = Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
-  return (name as NodeJS.Signals | undefined) ?? null;
 }
 
 /** The limit a hard rlimit (or V8's heap cap) enforced when the skill died of one. */
@@ -178,31 +169,23 @@ export async function startScript(
   await mkdir(outputDir, { recursive: true });
   const entry = path.join(skill.dir, skill.entry ?? '');
   const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir }, limits);
-  const child = spawn(command.file, command.args, { cwd: outputDir, env: {}, stdio: ['pipe', 'pipe', 'pipe'] });
-
-  let ending: RunOutcome | undefined;
-  const end = (outcome: RunOutcome) => {
-    ending ??= outcome;
-    killTree(child);
-  };
-  const timer = setTimeout(() => {
-    if (!ending) reportKill('time', limits);
-    end({ kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` });
-  }, limits.timeoutMs);
-  const watched = {
-    memoryBytes: limits.memoryMb * MIB,
-    cpuSeconds: limits.cpuSeconds,
-    processes: limits.processLimit,
-    outputDir,
-    outputBytes: limits.outputLimitBytes,
-    outputFiles: limits.outputFileLimit,
-  };
-  const stopWatching = child.pid
-    ? watchRun(child.pid, watched, (breach) => {
-        if (!ending) reportKill(breach.limit, limits);
-        end({ kind: 'failed', reason: breachReason(breach, limits) });
-      })
-    : () => undefined;
+  const watched = watchedLimits(limits, outputDir);
+  const run = spawnWatched<RunOutcome>(
+    command,
+    { cwd: outputDir, env: {}, timeoutMs: limits.timeoutMs, watched },
+    {
+      timedOut() {
+        reportKill('time', limits);
+        return { kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` };
+      },
+      breached(breach) {
+        reportKill(breach.limit, limits);
+        return { kind: 'failed', reason: breachReason(breach, limits) };
+      },
+    },
+  );
+  const { child } = run;
+  const end = (outcome: RunOutcome) => run.kill(outcome);
 
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => {
@@ -224,7 +207,7 @@ export async function startScript(
   const relay = async (): Promise<void> => {
     let eventBytes = 0;
     for await (const line of idle.lines(boundedLines(child.stdout, limits.lineLimitBytes))) {
-      if (ending) return;
+      if (run.killedFor) return;
       if (line.trim() === '') continue;
       eventBytes += Buffer.byteLength(line) + EVENT_OVERHEAD_BYTES;
       if (eventBytes > limits.eventBytesPerRun) {
@@ -257,7 +240,7 @@ export async function startScript(
       await relay();
     } catch (error) {
       if (error instanceof LineTooLong) {
-        if (!ending) reportKill('line-length', limits);
+        if (!run.killedFor) reportKill('line-length', limits);
         end({ kind: 'failed', reason: `the skill sent a protocol line longer than its limit of ${limits.lineLimitBytes} bytes` });
       } else if (!child.stdout.destroyed) {
         throw error;
@@ -267,18 +250,17 @@ export async function startScript(
       idle.stop();
     }
     const result = await Promise.race([exited, spawnFailed]);
-    clearTimeout(timer);
-    stopWatching();
+    run.unwatch();
     if (result instanceof Error)
       return { kind: 'failed', reason: `the skill could not start: ${result.message}`, fault: 'service' };
-    if (ending) return ending;
+    if (run.killedFor) return run.killedFor;
     // A last look at the output: files written after the last tick.
     const breach = await inspectOutput(watched);
     if (breach) {
       reportKill(breach.limit, limits);
       return { kind: 'failed', reason: breachReason(breach, limits) };
     }
-    const signal = signalOf(result.code, result.signal, sandbox);
+    const signal = signalOfExit(result.code, result.signal, sandbox.kind === 'bwrap');
     const exitLimit = result.code === 0 ? undefined : limitOfExit(signal, stderr);
     if (exitLimit) reportKill(exitLimit, limits);
     if (result.code !== 0) return { kind: 'failed', reason: exitReason(signal ? null : result.code, signal, stderr, limits) };

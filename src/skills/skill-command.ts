@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PROJECT_ROOT, SKILL_HARNESS } from '../paths.js';
 import { SKILL_NODE } from './node-runtime.js';
 import { namespaceArgs, type SkillSandbox } from './sandbox.js';
+import { prlimitArgs } from './watched-child.js';
 
 export interface CommandLimits {
   memoryMb: number;
@@ -37,12 +38,6 @@ export function skillCommand(
     command = { file: sandbox.bwrapPath, args: [...isolation, '--chdir', run.outputDir, node, ...nodeArgs] };
   }
   if (!sandbox.prlimit) return command;
-  const rlimits = [
-    `--data=${limits.memoryMb * 1024 * 1024 + SKILL_NODE.dataHeadroomBytes}`,
-    // SIGXCPU at the limit, SIGKILL a second later for a skill that catches it.
-    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
-    `--fsize=${limits.outputLimitBytes}`,
-    '--core=0',
-  ];
+  const rlimits = prlimitArgs(limits, limits.memoryMb * 1024 * 1024 + SKILL_NODE.dataHeadroomBytes);
   return { file: sandbox.prlimit, args: [...rlimits, '--', command.file, ...command.args] };
 }

@@ -1,0 +1,106 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { RunLimits } from './runtime.js';
+import { killTree, type LimitBreach, type WatchedLimits, watchRun } from './watchdog.js';
+
+const MIB = 1024 * 1024;
+
+/** What the watchdog checks for one run's limits, with the folder it writes into. */
+export function watchedLimits(limits: RunLimits, outputDir: string): WatchedLimits {
+  return {
+    memoryBytes: limits.memoryMb * MIB,
+    cpuSeconds: limits.cpuSeconds,
+    processes: limits.processLimit,
+    outputDir,
+    outputBytes: limits.outputLimitBytes,
+    outputFiles: limits.outputFileLimit,
+  };
+}
+
+/**
+ * prlimit's hard limits ahead of a command: data segment, CPU time (SIGXCPU at the limit,
+ * SIGKILL a second later for a child that catches it), file size, and no core dumps.
+ */
+export function prlimitArgs(limits: Pick<RunLimits, 'cpuSeconds' | 'outputLimitBytes'>, dataBytes: number): string[] {
+  return [
+    `--data=${dataBytes}`,
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--fsize=${limits.outputLimitBytes}`,
+    '--core=0',
+  ];
+}
+
+/** The signal that ended a child: bubblewrap exits with 128 + its child's signal, as a shell does. */
+export function signalOfExit(code: number | null, signal: NodeJS.Signals | null, inBwrap: boolean): NodeJS.Signals | null {
+  if (signal || !inBwrap || code === null || code <= 128) return signal;
+  const name = Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+  return (name as NodeJS.Signals | undefined) ?? null;
+}
+
+/** A spawned child under its time limit and the watchdog; the first reason it was killed for is kept. */
+export interface WatchedChild<Why> {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly killedFor: Why | undefined;
+  /** Kills the child's whole tree (and its process group, when it has one of its own). */
+  kill(why: Why): void;
+  /** Stops the time limit and the watchdog, once the child is gone. */
+  unwatch(): void;
+}
+
+export interface WatchOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** A process group of its own, so a kill also reaches what an unsandboxed child started. */
+  detached?: boolean;
+  timeoutMs: number;
+  watched: WatchedLimits;
+}
+
+/**
+ * Spawns a child confined by its command line and watches it: killed at `timeoutMs` and at
+ * the first limit the watchdog sees broken. `reasons` turn those into the caller's own
+ * account, and are asked only when nothing had killed the child yet.
+ */
+export function spawnWatched<Why>(
+  command: { file: string; args: string[] },
+  options: WatchOptions,
+  reasons: { timedOut(): Why; breached(breach: LimitBreach): Why },
+): WatchedChild<Why> {
+  const child = spawn(command.file, command.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.detached ? { detached: true } : {}),
+  });
+  let killedFor: Why | undefined;
+  const killGroup = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // the group is gone already
+    }
+  };
+  const kill = (why: Why) => {
+    killedFor ??= why;
+    // bubblewrap's processes start sessions of their own, out of the group's reach.
+    killTree(child);
+    if (options.detached) killGroup();
+  };
+  const timer = setTimeout(() => kill(killedFor ?? reasons.timedOut()), options.timeoutMs);
+  const stopWatching = child.pid
+    ? watchRun(child.pid, options.watched, (breach) => kill(killedFor ?? reasons.breached(breach)))
+    : () => undefined;
+  // A detached child's leftover processes would hold the pipes open; bubblewrap's die with it anyway.
+  if (options.detached) child.once('exit', killGroup);
+  return {
+    child,
+    get killedFor() {
+      return killedFor;
+    },
+    kill,
+    unwatch() {
+      clearTimeout(timer);
+      stopWatching();
+    },
+  };
+}
