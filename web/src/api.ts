@@ -1,4 +1,4 @@
-import { errorFromResponse } from '../../src/sdk/errors';
+import { errorFromResponse, SkilletError } from '../../src/sdk/errors';
 
 /**
  * The app's one door to the API. The session lives in an httpOnly cookie the page cannot
@@ -16,6 +16,19 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
+/**
+ * An answer with no message of the service's own (a proxy's error page, an empty body) reads
+ * as the SDK's bare "HTTP 502": people get what happened and what to do instead.
+ */
+function inPlainWords(error: SkilletError): SkilletError {
+  if (error.message !== `HTTP ${error.status}`) return error;
+  const words =
+    error.status >= 500
+      ? `The server could not answer just now (error ${error.status}). Try again in a moment.`
+      : `The server refused this request (error ${error.status}). Reload the page and try again.`;
+  return new SkilletError(error.status, error.code, words, error.retryAfterSeconds);
+}
+
 export async function api<T>(
   method: string,
   path: string,
@@ -24,12 +37,18 @@ export async function api<T>(
 ): Promise<T> {
   const headers: Record<string, string> = { ...extraHeaders, 'x-skillet-app': '1' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    // The browser's own words ("Failed to fetch") say nothing a person can act on.
+    throw new Error('Could not reach the server. Check your connection and try again.');
+  }
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -38,7 +57,7 @@ export async function api<T>(
     parsed = text;
   }
   if (!response.ok) {
-    const error = errorFromResponse(response.status, parsed, response.headers.get('retry-after'));
+    const error = inPlainWords(errorFromResponse(response.status, parsed, response.headers.get('retry-after')));
     if (response.status === 401) for (const listener of signedOutListeners) listener();
     throw error;
   }
