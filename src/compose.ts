@@ -36,7 +36,7 @@ export interface ContextParts {
   clock: Clock;
   rateLimits: RateLimitStore;
   skills?: SkillRegistry;
-  /** Built-in skills on the permission model alone when absent (the admin CLI runs none). */
+  /** Built-in skills on the permission model alone when absent (a context that runs no skill). */
   sandbox?: SkillSandbox;
   bus?: EventBus;
   /** Control-plane channels; in-process when absent. */
@@ -46,7 +46,7 @@ export interface ContextParts {
   blobs?: BlobStore;
   runQueue?: RunQueue;
   payments?: PaymentProvider;
-  /** Silent when absent: the admin CLI and tests that build a context of their own. */
+  /** Silent when absent: tests that build a context of their own. */
   log?: FastifyBaseLogger;
   /** This node's run registry; a plain one when absent (the metered one comes from the ops side). */
   runs?: ActiveRuns;

@@ -49,7 +49,7 @@ export interface AppContext {
   keys: { sealing: Buffer; signing: Buffer; byok: Buffer; webhookSecrets: Buffer };
   /** For work that outlives a request (an open event stream); requests log through Fastify. */
   log: FastifyBaseLogger;
-  /** Sends outbound webhooks; told (`kick`) when a committed change queued one. Idle until the app starts it. */
+  /** Sends outbound webhooks; told (`kick`) when a committed change queued one. Idle until the background work (background.ts) starts it. */
   webhooks: Webhooks;
   /** Told, in order, after a run's closing events are stored; the threads above executions listen here. */
   runEndListeners: readonly RunEndListener[];

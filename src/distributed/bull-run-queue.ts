@@ -23,7 +23,7 @@ export function bullPrefix(redisPrefix: string): string {
   return `${redisPrefix}bull`;
 }
 
-/** The producer side, on API nodes: a job per run, gone from Redis once the run is done. */
+/** The producer side, on every node of a cluster (a worker's threads start runs too): a job per run, gone from Redis once the run is done. */
 export function bullRunQueue(redisUrl: string, redisPrefix: string, log: ChannelsLog): RunQueue {
   const connection = new Redis(redisUrl, { connectionName: `${redisPrefix}queue`, maxRetriesPerRequest: 3 });
   // Without listeners ioredis and BullMQ print every failed reconnect attempt to the console.
