@@ -2,9 +2,12 @@ import { executionEvents, type StreamOptions } from './event-stream.js';
 import { type ClientOptions, Transport } from './transport.js';
 import type {
   Activation,
+  ActivationDetails,
+  ApiKey,
   Artifact,
   Balance,
   ByokStatus,
+  CreatedApiKey,
   CreatedExecution,
   CreatedWebhookEndpoint,
   CreditPack,
@@ -64,11 +67,8 @@ export class SkilletClient {
   };
 
   readonly keys = {
-    create: (label: string) =>
-      this.transport.json<{ id: string; key: string; keyPreview: string; workspaceId: string }>('POST', '/api/v1/keys', {
-        label,
-      }),
-    list: () => this.transport.json<{ keys: Record<string, unknown>[] }>('GET', '/api/v1/keys'),
+    create: (label: string) => this.transport.json<CreatedApiKey>('POST', '/api/v1/keys', { label }),
+    list: () => this.transport.json<{ keys: ApiKey[] }>('GET', '/api/v1/keys'),
     revoke: (keyId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/keys/${id(keyId)}`),
   };
 
@@ -85,7 +85,7 @@ export class SkilletClient {
     start: (clientLabel?: string) =>
       this.transport.json<Activation>('POST', '/api/v1/activate', clientLabel === undefined ? {} : { client_label: clientLabel }),
     poll: (deviceCode: string) => this.transport.json<PollResult>('POST', '/api/v1/activate/poll', { device_code: deviceCode }),
-    lookup: (code: string) => this.transport.json<Record<string, unknown>>('GET', `/api/v1/activate/lookup${query({ code })}`),
+    lookup: (code: string) => this.transport.json<ActivationDetails>('GET', `/api/v1/activate/lookup${query({ code })}`),
     confirm: (code: string) => this.transport.json<Record<string, unknown>>('POST', '/api/v1/activate/confirm', { code }),
     deny: (code: string) => this.transport.json<Record<string, unknown>>('POST', '/api/v1/activate/deny', { code }),
   };

@@ -22,6 +22,41 @@ export interface Activation {
   interval: number;
 }
 
+/** A device's sign-in request as the person approving it sees it. */
+export type ActivationStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
+
+export interface ActivationDetails {
+  user_code: string;
+  client_label: string;
+  client_ua: string;
+  client_ip: string;
+  status: ActivationStatus;
+  expires_at: string;
+}
+
+/** How recently a key was used: the connected agent's heartbeat. */
+export type KeyHeartbeat = 'ACTIVE' | 'IDLE' | 'DORMANT';
+
+export interface ApiKey {
+  id: string;
+  label: string;
+  keyPreview: string;
+  workspaceId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  heartbeat: KeyHeartbeat;
+}
+
+/** A new key with its plaintext, which the server returns this once. */
+export interface CreatedApiKey {
+  id: string;
+  key: string;
+  label: string;
+  keyPreview: string;
+  workspaceId: string;
+  createdAt: string;
+}
+
 export type PollResult =
   | { status: 'approved'; api_key: string; tier: string; workspace: { id: string; name: string | null } }
   | { status: 'pending' | 'denied' | 'expired' | 'consumed' };

@@ -1,16 +1,6 @@
 import { SkilletError } from '../../../src/sdk/errors';
+import type { ActivationDetails } from '../../../src/sdk/types';
 import { get, post } from '../api';
-
-export type ActivationStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'consumed';
-
-export interface ActivationDetails {
-  user_code: string;
-  client_label: string;
-  client_ua: string;
-  client_ip: string;
-  status: ActivationStatus;
-  expires_at: string;
-}
 
 /** An unknown code is an answer to show, not a failure: it comes back as null. */
 export async function lookUpActivation(code: string): Promise<ActivationDetails | null> {

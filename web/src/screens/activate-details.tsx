@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ActivationDetails, ActivationStatus } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { type ActivationDetails, type ActivationStatus, lookUpActivation } from '../requests/activation';
+import { lookUpActivation } from '../requests/activation';
 import { Notice } from '../ui';
 import { ActivationDecision, type Decided } from './activate-decision';
 import { CodeForm } from './activate-form';

@@ -1,4 +1,4 @@
-import type { ActivationStatus } from '../requests/activation';
+import type { ActivationStatus } from '../../../src/sdk/types';
 import { Link } from '../router';
 import { Notice } from '../ui';
 import type { Decided } from './activate-decision';

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type CreatedKey, createKey } from '../requests/keys';
+import type { CreatedApiKey } from '../../../src/sdk/types';
+import { createKey } from '../requests/keys';
 import { useMe, workspaceLabel } from '../session';
 import { CopyButton, Notice, useAction } from '../ui';
 
 /** Creates a key in the workspace the session acts in (the server binds it there). */
-export function KeyCreate({ onCreated }: { onCreated: (key: CreatedKey) => void }) {
+export function KeyCreate({ onCreated }: { onCreated: (key: CreatedApiKey) => void }) {
   const me = useMe();
   const [label, setLabel] = useState('');
   const action = useAction();
@@ -45,7 +46,7 @@ export function KeyCreate({ onCreated }: { onCreated: (key: CreatedKey) => void 
 }
 
 /** The one and only showing of a new key's secret. */
-export function NewKeyNotice({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+export function NewKeyNotice({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   // Focus moves here so keyboard and screen reader users land on the secret they must copy.
   useEffect(() => {

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../requests/keys';
+import type { ApiKey } from '../../../src/sdk/types';
 import type { Workspace } from '../requests/workspaces';
 import { ConfirmButton, formatTime } from '../ui';
 import { workspaceNameOf } from './workspaces-shared';

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { ApiKey, CreatedApiKey } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { type ApiKey, type CreatedKey, listKeys, revokeKey } from '../requests/keys';
+import { listKeys, revokeKey } from '../requests/keys';
 import { listWorkspaces } from '../requests/workspaces';
 import { Notice, useAction } from '../ui';
 import { KeyCreate, NewKeyNotice } from './keys-create';
@@ -15,7 +16,7 @@ import './keys.css';
 export function KeysScreen() {
   const keys = useLoad(listKeys, []);
   const workspaces = useLoad(listWorkspaces, []);
-  const [created, setCreated] = useState<CreatedKey | undefined>();
+  const [created, setCreated] = useState<CreatedApiKey | undefined>();
   const [revoked, setRevoked] = useState<string | undefined>();
   const revoke = useAction();
 
