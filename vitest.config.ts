@@ -44,7 +44,7 @@ export default defineConfig(async () => {
   const integration = ['test/integration/**/*.test.ts'];
   // Domain functions over a real database, without a server: on both engines, like integration.
   const domain = ['test/domain/**/*.test.ts'];
-  const postgresOnly = ['test/integration/cluster.test.ts', 'test/integration/cluster-processes.test.ts'];
+  const postgresOnly = ['test/integration/distributed/cluster.test.ts', 'test/integration/distributed/cluster-processes.test.ts'];
   return {
     test: {
       testTimeout: 30_000,

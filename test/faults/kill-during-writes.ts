@@ -10,7 +10,7 @@ import { deliver, paidEvent, startPurchase, stripeSettings } from './payments.js
 
 /**
  * One SIGKILL round that lands during every kind of write at once, for either engine (the
- * file's TEST_DB): test/integration/crash.test.ts and artifact-crash.test.ts kill once at a
+ * file's TEST_DB): test/integration/executions/crash.test.ts and artifacts/artifact-crash.test.ts kill once at a
  * chosen point and check one run; these kill while many writes are in flight and check the
  * invariants over everything stored.
  */

@@ -13,7 +13,7 @@ import { expectEventsWhole, expectLedgerBalanced } from './invariants.js';
  * the machine's Redis, which other test files use at the same time: the server signs in as
  * a Redis user of its own (an ACL user made for this file), so CLIENT KILL USER cuts its
  * connections, BullMQ's included, and no one else's. A SIGKILLed and emptied Redis is the
- * other case, in test/integration/cluster-processes.test.ts.
+ * other case, in test/integration/distributed/cluster-processes.test.ts.
  */
 const REDIS = await redisReachable('the Redis connection-drop faults');
 const redisUser = `skillet-faults-${randomBytes(6).toString('hex')}`;

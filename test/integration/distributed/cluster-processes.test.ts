@@ -1,0 +1,267 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrateToLatest } from '../../../src/db/migrate.js';
+import { PROJECT_ROOT } from '../../../src/paths.js';
+import { runForArtifact } from '../../helpers/artifacts.js';
+import { buildProject } from '../../helpers/build.js';
+import { createSchema, engineUnderTest, postgresUrl } from '../../helpers/database.js';
+import { createExecution, sendMessage, streamOf } from '../../helpers/executions.js';
+import { createKey, session, signUp } from '../../helpers/factories.js';
+import { client } from '../../helpers/http.js';
+import { type PrivateRedis, privateRedis, REDIS_SERVER } from '../../helpers/redis-server.js';
+import { TEST_SANDBOX_SETTING } from '../../helpers/sandbox.js';
+import { freePort } from '../../helpers/server.js';
+
+/**
+ * The cluster as it is deployed: two API nodes (`skillet serve`) and two workers (`skillet
+ * worker`), each a real process of the built code, on one PostgreSQL schema and a Redis of
+ * this file's own (so that it can be killed and restarted). Runs are queued by the API
+ * nodes and executed by whichever worker takes them.
+ */
+const CLUSTER = engineUnderTest() === 'postgres' && REDIS_SERVER;
+const STALL_SECONDS = 2;
+
+interface Node {
+  name: string;
+  url: string;
+  process: ChildProcess;
+}
+
+let build: Awaited<ReturnType<typeof buildProject>>;
+let schema: Awaited<ReturnType<typeof createSchema>>;
+let redis: PrivateRedis;
+let shared: string;
+const nodes = new Map<string, Node>();
+const signingSecret = 'cluster-test-signing-secret-0123456789abcdef';
+
+function nodeEnv(name: string, role: 'api' | 'worker', port: number): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    NODE_ID: name,
+    NODE_ROLE: role,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: path.join(shared, name),
+    BLOB_DIR: path.join(shared, 'blobs'),
+    PUBLIC_DIR: path.join(shared, 'public'),
+    DATABASE_URL: `${postgresUrl()}?options=${encodeURIComponent(`-c search_path=${schema.name}`)}`,
+    REDIS_URL: redis.url,
+    SIGNING_SECRET: signingSecret,
+    RUN_STALL_SECONDS: String(STALL_SECONDS),
+    NODE_TIMEOUT_SECONDS: '6',
+    LOG_LEVEL: 'warn',
+    PASSWORD_HASH_LOG_N: '10',
+    SIGNUP_CREDITS: '1000',
+    RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+    SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
+    SKILL_SANDBOX: TEST_SANDBOX_SETTING,
+  };
+}
+
+async function startNode(name: string, role: 'api' | 'worker'): Promise<Node> {
+  const port = await freePort();
+  const command = role === 'api' ? 'serve' : 'worker';
+  const child = spawn(process.execPath, [path.join(build.dir, 'src/cli/main.js'), command], {
+    env: nodeEnv(name, role, port),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const node = { name, url: `http://127.0.0.1:${port}`, process: child };
+  nodes.set(name, node);
+  if (role === 'api') {
+    await vi.waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
+        expect((await fetch(`${node.url}/openapi.json`)).ok).toBe(true);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+  } else {
+    await waitForHeartbeat(name);
+  }
+  return node;
+}
+
+/** A worker is up once it has said so in the cluster's table of nodes. */
+async function waitForHeartbeat(name: string): Promise<void> {
+  const db = new pg.Client({ connectionString: postgresUrl() });
+  await db.connect();
+  try {
+    await vi.waitFor(
+      async () => {
+        const found = await db.query(`select 1 from ${schema.name}.cluster_nodes where node_id = $1`, [name]);
+        expect(found.rowCount).toBe(1);
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+  } finally {
+    await db.end();
+  }
+}
+
+async function ownerOf(executionId: string): Promise<string | null> {
+  const db = new pg.Client({ connectionString: postgresUrl() });
+  await db.connect();
+  try {
+    const found = await db.query<{ owner_node: string | null }>(
+      `select owner_node from ${schema.name}.executions where execution_id = $1`,
+      [executionId],
+    );
+    return found.rows[0]?.owner_node ?? null;
+  } finally {
+    await db.end();
+  }
+}
+
+async function killNode(name: string): Promise<void> {
+  const node = nodes.get(name);
+  if (!node || node.process.exitCode !== null) return;
+  const exited = once(node.process, 'exit');
+  node.process.kill('SIGKILL');
+  await exited;
+}
+
+describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processes', () => {
+  beforeAll(async () => {
+    build = await buildProject();
+    shared = await mkdtemp(path.join(tmpdir(), 'skillet-cluster-'));
+    schema = await createSchema('cluster_processes');
+    const migrator = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: schema.name, poolSize: 1 });
+    await migrateToLatest(migrator);
+    await migrator.close();
+    redis = await privateRedis();
+    await Promise.all([startNode('api-a', 'api'), startNode('api-b', 'api')]);
+    await Promise.all([startNode('worker-1', 'worker'), startNode('worker-2', 'worker')]);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const name of nodes.keys()) await killNode(name);
+    await redis?.stop();
+    await schema?.drop();
+    await build?.remove();
+    if (shared) await rm(shared, { recursive: true, force: true });
+  });
+
+  const api = (name: 'api-a' | 'api-b') => client((nodes.get(name) as Node).url);
+
+  test('a client on node A streams a run a worker executes while node B cancels it', async () => {
+    const [a, b] = [api('api-a'), api('api-b')];
+    const person = await signUp(a);
+    const created = await createExecution(a, person, 'ticker', '200 50');
+    const stream = await streamOf(a, person, created.id);
+    expect((await sendMessage(a, person, created.id, '200 50')).status).toBe(200);
+    await stream.waitFor(5);
+    expect(['worker-1', 'worker-2']).toContain(await ownerOf(created.id));
+    const cancelled = await b.post<{ success: boolean; processKilled: boolean; actualStatus: string }>(
+      `/api/v1/executions/${created.id}/cancel`,
+      { headers: session(person) },
+    );
+    expect(cancelled.body).toMatchObject({ success: true, processKilled: true, actualStatus: 'idle' });
+    await stream.ended;
+    const sequences = stream.events.map((event) => event.sequence);
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
+    expect(stream.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'interrupt' } } });
+    expect(stream.events.filter((event) => event.type === 'agent.message').length).toBeLessThan(200);
+  }, 60_000);
+
+  test('of 10 simultaneous starts in one workspace spread over both API nodes exactly one runs', async () => {
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = [api('api-a'), api('api-b')];
+      const person = await signUp(a);
+      const executions = await Promise.all(Array.from({ length: 10 }, () => createExecution(a, person, 'ticker', '3 20')));
+      const replies = await Promise.all(
+        executions.map((execution, i) => sendMessage(i % 2 ? a : b, person, execution.id, '3 20')),
+      );
+      expect(replies.filter((reply) => reply.status === 200).map((reply) => reply.status)).toEqual([200]);
+      for (const reply of replies.filter((each) => each.status !== 200)) {
+        expect(reply.body).toEqual({ error: 'EXECUTION_RUNNING', message: expect.any(String) });
+      }
+      const winner = executions[replies.findIndex((reply) => reply.status === 200)] as { id: string };
+      await (await streamOf(b, person, winner.id)).ended;
+    }
+  }, 60_000);
+
+  test("refuses a key's 101st request in a minute whichever node it reaches", async () => {
+    const [a, b] = [api('api-a'), api('api-b')];
+    const person = await signUp(a);
+    const { key } = await createKey(a, person);
+    const statuses: number[] = [];
+    for (let i = 0; i < 100; i++)
+      statuses.push((await (i % 2 ? a : b).get('/api/v1/me', { headers: { 'x-api-key': key } })).status);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    for (const node of [a, b]) expect((await node.get('/api/v1/me', { headers: { 'x-api-key': key } })).status).toBe(429);
+  }, 60_000);
+
+  test('stops a revoked key on both API nodes at once', async () => {
+    const [a, b] = [api('api-a'), api('api-b')];
+    const person = await signUp(a);
+    const made = await createKey(a, person);
+    for (const node of [a, b]) expect((await node.get('/api/v1/me', { headers: { 'x-api-key': made.key } })).status).toBe(200);
+    expect((await a.delete(`/api/v1/keys/${made.id}`, { headers: session(person) })).status).toBe(200);
+    await vi.waitFor(async () => {
+      expect((await b.get('/api/v1/me', { headers: { 'x-api-key': made.key } })).status).toBe(401);
+    });
+    expect((await a.get('/api/v1/me', { headers: { 'x-api-key': made.key } })).status).toBe(401);
+  }, 60_000);
+
+  test('a skill installed through one API node runs on a worker that never saw it, from the shared blobs', async () => {
+    const [a, b] = [api('api-a'), api('api-b')];
+    const person = await signUp(a);
+    const { artifactId } = await runForArtifact(a, person, 'skill-creator', 'Loud echo\nRepeats the input back.');
+    const installed = await b.post(`/api/v1/artifacts/${artifactId}/install`, { headers: session(person) });
+    expect(installed.status).toBe(200);
+    // These nodes share a machine; a worker elsewhere could not read node B's data folder, and now neither can these.
+    await rm(path.join(shared, 'api-b', 'installed-skills'), { recursive: true, force: true });
+    const run = await runForArtifact(a, person, 'loud-echo', 'hello there');
+    const echoed = await b.get<{ skillSlug: string; content: string }>(`/api/v1/artifacts/${run.artifactId}`, {
+      headers: session(person),
+    });
+    expect(echoed.body).toMatchObject({ skillSlug: 'loud-echo', content: 'hello there' });
+  }, 60_000);
+
+  test('a worker killed with SIGKILL mid-run leaves a failed run with a closed stream within the stall timeout', async () => {
+    const a = api('api-a');
+    const person = await signUp(a);
+    const created = await createExecution(a, person, 'ticker', '400 50');
+    const stream = await streamOf(a, person, created.id);
+    expect((await sendMessage(a, person, created.id, '400 50')).status).toBe(200);
+    await stream.waitFor(5);
+    const owner = (await ownerOf(created.id)) as string;
+    expect(['worker-1', 'worker-2']).toContain(owner);
+    const killedAt = Date.now();
+    await killNode(owner);
+    await stream.ended;
+    // The other worker's stalled-job check ends it: lock lapse plus two checks, with room for a loaded machine.
+    expect(Date.now() - killedAt).toBeLessThan(STALL_SECONDS * 1000 * 4 + 5_000);
+    const last = stream.events.slice(-2);
+    expect(last.map((event) => event.type)).toEqual(['agent.info', 'session.status_idle']);
+    expect(last[1]?.payload).toEqual({ stop_reason: { type: 'error' } });
+    const status = await a.get<{ status: string }>(`/api/v1/executions/${created.id}/status`, { headers: session(person) });
+    expect(status.body.status).toBe('failed');
+    await startNode(owner, 'worker');
+  }, 60_000);
+
+  test('Redis restarted mid-run: the run finishes and no event is lost', async () => {
+    const a = api('api-a');
+    const person = await signUp(a);
+    const created = await createExecution(a, person, 'ticker', '40 50');
+    const stream = await streamOf(a, person, created.id);
+    expect((await sendMessage(a, person, created.id, '40 50')).status).toBe(200);
+    await stream.waitFor(5);
+    await redis.kill();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await redis.start();
+    await stream.ended;
+    const sequences = stream.events.map((event) => event.sequence);
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
+    expect(stream.events.filter((event) => event.type === 'agent.message')).toHaveLength(40);
+    expect(stream.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'end_turn' } } });
+    const status = await a.get<{ status: string }>(`/api/v1/executions/${created.id}/status`, { headers: session(person) });
+    expect(status.body.status).toBe('completed');
+  }, 60_000);
+});

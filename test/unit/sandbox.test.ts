@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
+import { detectSandbox, type SandboxProbe } from '../../src/skills/sandbox.js';
+
+const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe> => ({
+  bwrap: '/usr/bin/bwrap',
+  failure: undefined,
+  runtimeFiles: ['/usr/bin/node'],
+  prlimit: '/usr/bin/prlimit',
+  ...found,
+});
+const noNamespaces = machine({ failure: 'setting up uid map: Permission denied' });
+
+describe('choosing the sandbox', () => {
+  it('uses bubblewrap where it works, for every skill, without a warning', async () => {
+    expect(await detectSandbox('auto', machine({}))).toMatchObject({ kind: 'bwrap', runsUntrusted: true, warning: undefined });
+    expect(await detectSandbox('bwrap', machine({}))).toMatchObject({ kind: 'bwrap', bwrapPath: '/usr/bin/bwrap' });
+  });
+
+  it('falls back to built-in skills only where bubblewrap is missing or refused, and says how to enable it', async () => {
+    for (const probe of [machine({ bwrap: undefined, failure: 'bwrap is not installed' }), noNamespaces]) {
+      const sandbox = await detectSandbox('auto', probe);
+      expect(sandbox).toMatchObject({ kind: 'permissions', runsUntrusted: false });
+      expect(sandbox.warning).toMatch(/installed skills are refused.*apt-get install bubblewrap.*SKILL_SANDBOX=none/);
+    }
+  });
+
+  it('refuses to start with SKILL_SANDBOX=bwrap where it cannot work', async () => {
+    await expect(detectSandbox('bwrap', noNamespaces)).rejects.toThrow(ConfigError);
+  });
+
+  it('runs every skill unconfined with SKILL_SANDBOX=none, loudly', async () => {
+    const sandbox = await detectSandbox('none', machine({}));
+    expect(sandbox).toMatchObject({ kind: 'permissions', runsUntrusted: true });
+    expect(sandbox.warning).toMatch(/SKILL_SANDBOX=none/);
+  });
+
+  it('says when prlimit is missing too', async () => {
+    expect((await detectSandbox('auto', machine({ prlimit: undefined }))).warning).toMatch(/prlimit/);
+  });
+});
