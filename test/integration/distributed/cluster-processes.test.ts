@@ -30,6 +30,8 @@ const STALL_SECONDS = 2;
 interface Node {
   name: string;
   url: string;
+  /** METRICS_PORT's address: a worker's only port, with its probes and metrics. */
+  opsUrl: string;
   process: ChildProcess;
 }
 
@@ -40,12 +42,13 @@ let shared: string;
 const nodes = new Map<string, Node>();
 const signingSecret = 'cluster-test-signing-secret-0123456789abcdef';
 
-function nodeEnv(name: string, role: 'api' | 'worker', port: number): NodeJS.ProcessEnv {
+function nodeEnv(name: string, role: 'api' | 'worker', port: number, opsPort: number): NodeJS.ProcessEnv {
   return {
     ...process.env,
     NODE_ID: name,
     NODE_ROLE: role,
     PORT: String(port),
+    METRICS_PORT: String(opsPort),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: path.join(shared, name),
     BLOB_DIR: path.join(shared, 'blobs'),
@@ -65,13 +68,13 @@ function nodeEnv(name: string, role: 'api' | 'worker', port: number): NodeJS.Pro
 }
 
 async function startNode(name: string, role: 'api' | 'worker'): Promise<Node> {
-  const port = await freePort();
+  const [port, opsPort] = [await freePort(), await freePort()];
   const command = role === 'api' ? 'serve' : 'worker';
   const child = spawn(process.execPath, [path.join(build.dir, 'src/cli/main.js'), command], {
-    env: nodeEnv(name, role, port),
+    env: nodeEnv(name, role, port, opsPort),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const node = { name, url: `http://127.0.0.1:${port}`, process: child };
+  const node = { name, url: `http://127.0.0.1:${port}`, opsUrl: `http://127.0.0.1:${opsPort}`, process: child };
   nodes.set(name, node);
   if (role === 'api') {
     await vi.waitFor(
@@ -148,6 +151,21 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
   });
 
   const api = (name: 'api-a' | 'api-b') => client((nodes.get(name) as Node).url);
+
+  test('a worker builds no HTTP app: its only port is METRICS_PORT, with the probes and the metrics', async () => {
+    const worker = nodes.get('worker-1') as Node;
+    await expect(fetch(`${worker.url}/healthz`)).rejects.toThrow();
+    const health = await fetch(`${worker.opsUrl}/healthz`);
+    expect([health.status, await health.json()]).toEqual([200, { status: 'ok' }]);
+    const ready = await fetch(`${worker.opsUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+    const metrics = await fetch(`${worker.opsUrl}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('skillet_runs_finished_total');
+    // An API node keeps its probes on its API port.
+    expect((await fetch(`${(nodes.get('api-a') as Node).url}/healthz`)).status).toBe(200);
+  });
 
   test('a client on node A streams a run a worker executes while node B cancels it', async () => {
     const [a, b] = [api('api-a'), api('api-b')];
