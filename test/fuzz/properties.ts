@@ -94,6 +94,15 @@ function isRateLimited(answer: Answer): boolean {
 }
 
 /**
+ * A refusal about what A itself has under way: its run still going, or as many thread turns
+ * going at once as a person may have (the first chat of a pair, aimed at B's thread id, made
+ * A a thread of its own whose turn may still hold A's claim when the second arrives).
+ */
+function ownWorkUnderWay(answer: Answer): boolean {
+  return ['429 EXECUTION_RUNNING', '429 TOO_MANY_AT_ONCE'].includes(outcome(answer));
+}
+
+/**
  * B's resources must be indistinguishable from ones that do not exist: the answer to a
  * request naming B's id has the status and error code of the same request naming a made-up one.
  */
@@ -102,11 +111,11 @@ export function verifyNoOracle(request: FuzzRequest, aimedAtB: Answer, madeUp: F
   // A made-up id names nothing that could be busy: a conflict or a run in progress is about
   // A's own state, which the first request may have just changed (a rerun of A's run, with
   // one of B's ids only as its input text, starts it; the second rerun then finds it running).
-  if (answerToMadeUp.status === 409 || outcome(answerToMadeUp) === '429 EXECUTION_RUNNING') return;
+  if (answerToMadeUp.status === 409 || ownWorkUnderWay(answerToMadeUp)) return;
   // The same the other way round: the first found A's run still going, and by the second it
   // had ended. A made-up id that succeeds named nothing (it was input text), so the busy
   // answer was about A's own run; a made-up id refused as unknown is not excused here.
-  const busy = aimedAtB.status === 409 || outcome(aimedAtB) === '429 EXECUTION_RUNNING';
+  const busy = aimedAtB.status === 409 || ownWorkUnderWay(aimedAtB);
   if (busy && answerToMadeUp.status >= 200 && answerToMadeUp.status < 300) return;
   // Nor does a rate limit tell one id from another: it counts A's requests (activation codes
   // count each unknown one tried), and either request may be the one that tips it.
