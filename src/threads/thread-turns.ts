@@ -99,7 +99,9 @@ async function driveThread(ctx: AppContext, turns: NodeThreadTurns, thread: Thre
       if (!unanswered(await historyOf(ctx, thread.id)) && !drive.again) {
         // Every turn asked for up to the check has run: its senders may ask for more.
         await endThreadTurnClaims(ctx, thread.id, checkedAt);
-        return;
+        // A wake while the claims were ended found this drive still registered and left its
+        // input to it: go round again rather than let the drive go with that input unanswered.
+        if (!drive.again) return;
       }
     }
   } finally {
