@@ -19,8 +19,8 @@ import {
 
 const REPLAY_EVENTS = 10_000;
 /** Replay rounds are short: more of them, after a few unmeasured ones to warm both servers up. */
-const REPLAY_WARMUP = 3;
-const REPLAY_ROUNDS = 15;
+const REPLAY_WARMUP = 10;
+const REPLAY_ROUNDS = 60;
 const MEMORY_SAMPLES = 3;
 const TICKS = 5;
 const TICK_MS = 300;
