@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { Me } from '../../src/sdk/types';
 import { onSignedOut } from './api';
 import { setLiveWanted } from './live';
-import { createAccount, currentSession, logIn, logOut, type Me } from './requests/session';
+import { createAccount, currentSession, logIn, logOut } from './requests/session';
 
 /** Who is signed in: undefined while the first look is under way, null when nobody is. */
 let me: Me | null | undefined;

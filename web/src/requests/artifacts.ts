@@ -2,8 +2,6 @@ import { SkilletError } from '../../../src/sdk/errors';
 import type { Artifact, Page } from '../../../src/sdk/types';
 import { del, get, post } from '../api';
 
-export type { Artifact };
-
 /** An artifact as the list gives it: with its files' paths and sizes. */
 export interface ArtifactListItem extends Artifact {
   fileList: { path: string; size: number }[];

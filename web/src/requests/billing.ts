@@ -1,16 +1,12 @@
 import type { Balance, CreditPack, SubscriptionInfo, Transaction } from '../../../src/sdk/types';
 import { get, post } from '../api';
 
-export type { Balance, Transaction };
-export type Pack = CreditPack;
-export type ModeInfo = SubscriptionInfo;
-
 /** The modes anyone can be on by what they hold; a site license is granted, so it is not among them. */
 export type ModeName = 'paygmode' | 'byokmode' | 'basedmode';
 
 export interface Tier {
   tier: string;
-  info: ModeInfo;
+  info: SubscriptionInfo;
   subscriptionExpiresAt: string | null;
   isTestMode: boolean;
 }
@@ -27,15 +23,15 @@ export const getBalance = () => get<Balance>('/api/v1/billing/balance');
 
 export const getTier = () => get<Tier>('/api/v1/billing/subscription/tier');
 
-export const listModes = async (): Promise<Record<ModeName, ModeInfo>> =>
-  (await get<{ modes: Record<ModeName, ModeInfo> }>('/api/v1/billing/subscription/info')).modes;
+export const listModes = async (): Promise<Record<ModeName, SubscriptionInfo>> =>
+  (await get<{ modes: Record<ModeName, SubscriptionInfo> }>('/api/v1/billing/subscription/info')).modes;
 
 /** The ledger's newest entries (the server keeps the 50 newest). */
 export const listTransactions = async (): Promise<Transaction[]> =>
   (await get<{ transactions: Transaction[] }>('/api/v1/billing/transactions')).transactions;
 
 /** The packs at the caller's prices: a subscription's discount is already taken off. */
-export const listPacks = async (): Promise<Pack[]> => (await get<{ packs: Pack[] }>('/api/v1/billing/packs')).packs;
+export const listPacks = async (): Promise<CreditPack[]> => (await get<{ packs: CreditPack[] }>('/api/v1/billing/packs')).packs;
 
 /** The hosted checkout's address for this pack. */
 export const startCheckout = async (purchase: Purchase): Promise<string> =>

@@ -1,8 +1,6 @@
 import type { ByokStatus } from '../../../src/sdk/types';
 import { del, get, put } from '../api';
 
-export type { ByokStatus };
-
 export const getByok = () => get<ByokStatus>('/api/v1/byok');
 
 /** Stores the person's own provider key; the server answers with a masked preview only. */

@@ -1,8 +1,6 @@
 import type { CreatedExecution, ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
 import { get, post } from '../api';
 
-export type { CreatedExecution, ExecutionStatus, HistoryItem };
-
 export interface HistoryPage {
   items: HistoryItem[];
   hasMore: boolean;

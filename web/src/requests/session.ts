@@ -1,8 +1,6 @@
 import type { Me } from '../../../src/sdk/types';
 import { get, post } from '../api';
 
-export type { Me };
-
 /** Who the session cookie belongs to: null when nobody is signed in, which is an answer, not an error. */
 export const currentSession = async (): Promise<Me | null> => (await get<{ me: Me | null }>('/api/v1/app/session')).me;
 

@@ -1,7 +1,6 @@
 import type { Page, SkillItem } from '../../../src/sdk/types';
 import { get } from '../api';
 
-export type MarketSkill = SkillItem;
 export type SkillPage = Page<SkillItem>;
 
 /** The server's largest page: one request covers any ordinary install. */
@@ -12,7 +11,7 @@ export function skillPage(offset: number, limit = PAGE): Promise<SkillPage> {
 }
 
 /** The marketplace has no per-skill route, so one skill is found by walking its pages. */
-export async function findSkill(slug: string): Promise<MarketSkill | null> {
+export async function findSkill(slug: string): Promise<SkillItem | null> {
   for (let offset = 0; ; offset += PAGE) {
     const page = await skillPage(offset);
     const found = page.items.find((skill) => skill.slug === slug);

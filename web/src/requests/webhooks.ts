@@ -10,15 +10,6 @@ import type {
 } from '../../../src/sdk/types';
 import { del, get, patch, post } from '../api';
 
-export type {
-  CreatedWebhookEndpoint,
-  WebhookDelivery,
-  WebhookDeliveryDetail,
-  WebhookDeliveryStatus,
-  WebhookEndpoint,
-  WebhookEventType,
-};
-
 export interface NewWebhookEndpoint {
   url: string;
   events: WebhookEventType[];

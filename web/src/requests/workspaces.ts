@@ -1,8 +1,6 @@
 import type { WorkspaceRole } from '../../../src/sdk/types';
 import { get, post, put } from '../api';
 
-export type { WorkspaceRole };
-
 /** A workspace as GET /api/v1/workspaces lists it: one the signed-in person belongs to. */
 export interface Workspace {
   id: string;

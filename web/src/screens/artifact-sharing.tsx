@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type Artifact, publishArtifact, unpublishArtifact } from '../requests/artifacts';
+import type { Artifact } from '../../../src/sdk/types';
+import { publishArtifact, unpublishArtifact } from '../requests/artifacts';
 import { CopyButton, Notice, useAction } from '../ui';
 
 /**

@@ -1,5 +1,6 @@
+import type { Artifact } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { type Artifact, type ArtifactListItem, type ArtifactPage, listArtifacts } from '../requests/artifacts';
+import { type ArtifactListItem, type ArtifactPage, listArtifacts } from '../requests/artifacts';
 import { Link, useRoute } from '../router';
 import { formatTime, Notice } from '../ui';
 import './artifact.css';

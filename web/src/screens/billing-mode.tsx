@@ -1,5 +1,6 @@
+import type { SubscriptionInfo } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { listModes, type ModeInfo, type ModeName, type Tier } from '../requests/billing';
+import { listModes, type ModeName, type Tier } from '../requests/billing';
 import { formatTime, Notice } from '../ui';
 import { formatDs, formatPercent } from './billing-model';
 
@@ -7,7 +8,7 @@ const MODE_ORDER: ModeName[] = ['paygmode', 'byokmode', 'basedmode'];
 const isListed = (mode: string): mode is ModeName => (MODE_ORDER as string[]).includes(mode);
 
 /** What a mode means for the person, in words; the numbers come from the server's info. */
-function meaning(mode: string, info: ModeInfo): string {
+function meaning(mode: string, info: SubscriptionInfo): string {
   switch (mode) {
     case 'paygmode':
       return 'Runs are paid from the credits (Ds) you buy in packs.';

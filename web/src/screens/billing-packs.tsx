@@ -1,5 +1,6 @@
+import type { CreditPack } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { listPacks, type Pack, startCheckout } from '../requests/billing';
+import { listPacks, startCheckout } from '../requests/billing';
 import { Notice, useAction } from '../ui';
 import { formatCents, formatDs, formatPercent, rememberCheckout } from './billing-model';
 
@@ -19,7 +20,7 @@ export function PacksSection({
   const packs = useLoad(listPacks, []);
   const buying = useAction();
 
-  const buy = (pack: Pack) =>
+  const buy = (pack: CreditPack) =>
     buying.run(async () => {
       const back = `${window.location.origin}/app/billing`;
       const checkoutUrl = await startCheckout({

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Transaction } from '../requests/billing';
+import type { Transaction } from '../../../src/sdk/types';
 import { navigate } from '../router';
 import { Notice } from '../ui';
 import { formatDs, type PendingCheckout, takePendingCheckout } from './billing-model';

@@ -1,4 +1,4 @@
-import type { Transaction } from '../requests/billing';
+import type { Transaction } from '../../../src/sdk/types';
 import { formatTime, Notice } from '../ui';
 import { formatDelta } from './billing-model';
 

@@ -1,6 +1,7 @@
 import { useCallback } from 'preact/hooks';
+import type { Balance } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { type Balance, getBalance, getTier, listTransactions } from '../requests/billing';
+import { getBalance, getTier, listTransactions } from '../requests/billing';
 import { useMe } from '../session';
 import { Notice } from '../ui';
 import './billing.css';

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { HistoryItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
-import { type HistoryItem, rerunExecution } from '../requests/executions';
+import { rerunExecution } from '../requests/executions';
 import { navigate } from '../router';
 import { Notice } from '../ui';
 

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { HistoryItem } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { type HistoryItem, listExecutions } from '../requests/executions';
+import { listExecutions } from '../requests/executions';
 import { Link, navigate } from '../router';
 import { formatTime, Notice } from '../ui';
 import { RerunForm } from './executions-rerun';

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { ExecutionStatus } from '../../../src/sdk/types';
 import { messageOf } from '../api';
-import { type ExecutionStatus, executionStatus, sendMessage } from '../requests/executions';
+import { executionStatus, sendMessage } from '../requests/executions';
 import { Link } from '../router';
 import { formatTime, Notice } from '../ui';
 import { MessageForm, RunningControls } from './run-controls';

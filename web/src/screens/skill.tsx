@@ -1,15 +1,16 @@
 import { useState } from 'preact/hooks';
+import type { SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { useLoad } from '../load';
 import { createExecution } from '../requests/executions';
-import { findSkill, type MarketSkill } from '../requests/skills';
+import { findSkill } from '../requests/skills';
 import { Link, navigate } from '../router';
 import { Notice, useAction } from '../ui';
 import { queueStart } from './run-start';
 import { formatPrice } from './skills';
 import './skills.css';
 
-function RunForm({ skill }: { skill: MarketSkill }) {
+function RunForm({ skill }: { skill: SkillItem }) {
   const [input, setInput] = useState('');
   const [error, setError] = useState<string | undefined>();
   const action = useAction();

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { SkillItem } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { type MarketSkill, skillPage } from '../requests/skills';
+import { skillPage } from '../requests/skills';
 import { Link } from '../router';
 import { Notice } from '../ui';
 import './skills.css';
@@ -11,7 +12,7 @@ export function formatPrice(price: number): string {
   return price === 0 ? 'Free' : `${price} Ds per run`;
 }
 
-function SkillCard({ skill }: { skill: MarketSkill }) {
+function SkillCard({ skill }: { skill: SkillItem }) {
   return (
     <li class="card skill-card">
       <h2>{skill.name}</h2>

@@ -1,12 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { WebhookDelivery, WebhookDeliveryStatus } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import {
-  getWebhook,
-  listDeliveries,
-  sendTestEvent,
-  type WebhookDelivery,
-  type WebhookDeliveryStatus,
-} from '../requests/webhooks';
+import { getWebhook, listDeliveries, sendTestEvent } from '../requests/webhooks';
 import { Link } from '../router';
 import { formatTime, Notice, useAction } from '../ui';
 import { DeliveryStatusBadge, lastAnswerOf, useReloadWhile } from './webhooks-shared';

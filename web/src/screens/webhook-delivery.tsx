@@ -1,5 +1,6 @@
+import type { WebhookDeliveryDetail } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { getDelivery, resendDelivery, type WebhookDeliveryDetail } from '../requests/webhooks';
+import { getDelivery, resendDelivery } from '../requests/webhooks';
 import { Link, navigate } from '../router';
 import { formatTime, Notice, useAction } from '../ui';
 import { DeliveryStatusBadge, lastAnswerOf, useReloadWhile } from './webhooks-shared';

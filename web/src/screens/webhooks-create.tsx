@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type CreatedWebhookEndpoint, createWebhook, type WebhookEventType } from '../requests/webhooks';
+import type { CreatedWebhookEndpoint, WebhookEventType } from '../../../src/sdk/types';
+import { createWebhook } from '../requests/webhooks';
 import { Notice, useAction } from '../ui';
 import { EVENT_TYPES } from './webhooks-shared';
 

@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from '../requests/webhooks';
+import type { WebhookEndpoint } from '../../../src/sdk/types';
 import { Link } from '../router';
 import { ConfirmButton, formatTime } from '../ui';
 

@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
-import type { WebhookDelivery, WebhookEventType } from '../requests/webhooks';
+import type { WebhookDelivery, WebhookEventType } from '../../../src/sdk/types';
 import { CopyButton, Notice } from '../ui';
 
 /** The events an endpoint can subscribe to, each with what it means in a few words. */

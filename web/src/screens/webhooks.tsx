@@ -1,14 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import type { WebhookEndpoint } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import {
-  deleteWebhook,
-  listWebhooks,
-  rotateWebhookSecret,
-  sendTestEvent,
-  setWebhookEnabled,
-  type WebhookEndpoint,
-} from '../requests/webhooks';
+import { deleteWebhook, listWebhooks, rotateWebhookSecret, sendTestEvent, setWebhookEnabled } from '../requests/webhooks';
 import { Link } from '../router';
 import { useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { WorkspaceRole } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { addMember, listMembers, type Member, type Workspace, type WorkspaceRole } from '../requests/workspaces';
+import { addMember, listMembers, type Member, type Workspace } from '../requests/workspaces';
 import { Link } from '../router';
 import { workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
