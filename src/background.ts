@@ -8,6 +8,7 @@ import { CLUSTER_TICK_MS, clusterTick } from './distributed/cluster.js';
 import { listenForRunStops } from './executions/remote-stop.js';
 import { failAbandonedRuns } from './executions/runner.js';
 import { sweepExpiredOAuthRecords } from './oauth/sweep.js';
+import { settlesWithin } from './ops/settles-within.js';
 import { drainNode } from './ops/shutdown.js';
 import { stopThreadTurns } from './threads/thread-turns.js';
 import { pruneWebhookLog } from './webhooks/retention.js';
@@ -35,19 +36,6 @@ export interface BackgroundParts {
   redisPrefix: string;
   /** Closed last, after every part that uses them: the run queue, the ops side, the Redis connections. */
   closeLast: (() => Promise<void>)[];
-}
-
-/** Whether `promise` settles within `ms` (it is left running either way). */
-async function settlesWithin(promise: Promise<unknown> | undefined, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([Promise.resolve(promise).then(() => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Background {

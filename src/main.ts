@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig } from './config.js';
+import { loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openConfiguredDatabase } from './db/open-configured.js';
 import { exitOnStartFailure, stopOnSignals } from './signals.js';
@@ -30,4 +30,4 @@ async function main(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
 }
 
-main().catch((error: unknown) => exitOnStartFailure(error, (error) => error instanceof ConfigError));
+main().catch(exitOnStartFailure);

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { ConfigError } from './config.js';
 
 /**
  * Stops a node on SIGINT or SIGTERM: the first signal lets runs in progress finish within
@@ -28,8 +29,8 @@ export function stopOnSignals(
 }
 
 /** How an entry point ends when it cannot start: a configuration mistake in one line, anything else in full. */
-export function exitOnStartFailure(error: unknown, isConfigError: (error: unknown) => boolean): never {
-  if (isConfigError(error) && error instanceof Error) console.error(`Invalid configuration: ${error.message}`);
+export function exitOnStartFailure(error: unknown): never {
+  if (error instanceof ConfigError) console.error(`Invalid configuration: ${error.message}`);
   else console.error(error);
   process.exit(1);
 }

@@ -33,4 +33,4 @@ async function worker(): Promise<void> {
   ctx.log.info({ nodeId: config.nodeId }, 'worker taking runs from the queue');
 }
 
-worker().catch((error: unknown) => exitOnStartFailure(error, (error) => error instanceof ConfigError));
+worker().catch(exitOnStartFailure);

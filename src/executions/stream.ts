@@ -21,21 +21,17 @@ const STREAM_HEADERS = {
  * it; a replayed one (an interrupted run, before a resume) does not end it, so a client that
  * opens the stream and then posts the next user.message sees that run.
  */
-class EventStream extends OrderedStream {
-  constructor(
-    private readonly ctx: AppContext,
-    response: ServerResponse,
-    private readonly executionId: string,
-    afterSequence: number,
-  ) {
-    super(ctx, response, executionId, afterSequence);
+class EventStream extends OrderedStream<AppContext> {
+  /** An execution's events are announced on a channel named by its id. */
+  private get executionId(): string {
+    return this.channel;
   }
 
   async run(): Promise<void> {
     await this.subscribe();
     // Read once subscribed: every event stored after this point is announced to this stream,
     // so the replay goes up to here and the queue takes over from the next sequence.
-    const progress = await executionProgress(this.ctx.db, this.executionId);
+    const progress = await executionProgress(this.deps.db, this.executionId);
     await this.replay(progress?.last_sequence ?? 0);
     if (!progress || progress.status === 'completed' || progress.status === 'failed') {
       this.close();
@@ -54,7 +50,7 @@ class EventStream extends OrderedStream {
 
   /** Then ends the stream the way a live closing event would have. */
   protected async catchUpFromStore(): Promise<void> {
-    const progress = await executionProgress(this.ctx.db, this.executionId);
+    const progress = await executionProgress(this.deps.db, this.executionId);
     if (!progress || progress.last_sequence <= this.lastSent) return;
     await this.replay(progress.last_sequence);
     if (progress.status !== 'working' && !this.hasQueuedAfter(this.lastSent)) this.close();
@@ -62,7 +58,7 @@ class EventStream extends OrderedStream {
 
   /** Stored events go out a chunk of frames per write. */
   protected async replay(through: number): Promise<void> {
-    for await (const chunk of frameChunksAfter(this.ctx.db, this.executionId, this.lastSent, through)) {
+    for await (const chunk of frameChunksAfter(this.deps.db, this.executionId, this.lastSent, through)) {
       if (this.closed) return;
       this.writeStored(chunk.text, chunk.lastSequence);
     }

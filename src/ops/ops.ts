@@ -34,10 +34,8 @@ type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'>;
  * observer, and the context takes the run registry chosen here.
  */
 export function createOps(parts: OpsParts, redisPrefix: string): Ops {
-  const ctx = parts;
-  const { log } = parts;
+  const { log, config } = parts;
   let controlSockets = () => 0;
-  const { config } = ctx;
   const redisUrl = config.redisUrl;
   // Probes must fail fast: no queueing while disconnected, no retries of a command.
   const probe = redisUrl
@@ -65,7 +63,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
                 },
               }
             : {}),
-          ledger: () => ledgerTotals(ctx.db),
+          ledger: () => ledgerTotals(parts.db),
         },
         config.executions,
       )

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ActiveRuns } from '../executions/active-runs.js';
+import { settlesWithin } from './settles-within.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -37,19 +38,9 @@ export async function drainNode(node: DrainingNode, graceMs: number, cut?: Abort
   }
   // The worker's close waits for its jobs. One taken just as it closed may add its run
   // after that stop: past the grace period, such runs are stopped too, until it is closed.
-  while (workerClosed && !(await closedWithin(workerClosed, STOP_AGAIN_MS))) {
+  while (workerClosed && !(await settlesWithin(workerClosed, STOP_AGAIN_MS))) {
     if (!allEnded) await runs.stopAll();
   }
 }
 
 const STOP_AGAIN_MS = 100;
-
-async function closedWithin(closing: Promise<void>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  const closed = await Promise.race([closing.then(() => true), late]);
-  clearTimeout(timer);
-  return closed;
-}

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { AnnouncedEvent } from './bus.js';
 import type { OpenStream } from './open-streams.js';
 
+/** What every stream uses; a subclass may ask for more of the context (its store, say). */
 export type StreamDeps = Pick<AppContext, 'bus' | 'streams' | 'log'>;
 
 /**
@@ -20,7 +21,7 @@ export type StreamDeps = Pick<AppContext, 'bus' | 'streams' | 'log'>;
  * Tens of thousands of these can sit idle at once, so each is one object with its methods
  * on the prototype rather than a handful of closures.
  */
-export abstract class OrderedStream implements OpenStream {
+export abstract class OrderedStream<Deps extends StreamDeps = StreamDeps> implements OpenStream {
   #lastSent: number;
   #closed = false;
   /** While set, the store is being read and announcements only queue. */
@@ -28,9 +29,10 @@ export abstract class OrderedStream implements OpenStream {
   readonly #queue: AnnouncedEvent[] = [];
 
   constructor(
-    protected readonly deps: StreamDeps,
+    protected readonly deps: Deps,
     protected readonly response: ServerResponse,
-    private readonly channel: string,
+    /** The bus channel its announcements come on. */
+    protected readonly channel: string,
     afterSequence: number,
   ) {
     this.#lastSent = afterSequence;

@@ -30,14 +30,14 @@ function throughOf(frame: string): number {
  * subscription stays open until the client leaves or the server shuts down; a chat stream
  * also ends after the turn that answered its message (`endAfterTurnThrough`).
  */
-export class ThreadStream extends OrderedStream {
+export class ThreadStream extends OrderedStream<AppContext> {
   /** A chat stream ends at the first agent.turn_end of a turn that saw this sequence. */
   #endThrough: number | undefined;
   /** The furthest `through` of a turn_end sent, in case the end is set after its turn_end went out. */
   #sentThrough = -1;
 
   constructor(
-    private readonly ctx: AppContext,
+    ctx: AppContext,
     response: ServerResponse,
     readonly threadRowId: string,
     afterSequence: number,
@@ -47,10 +47,10 @@ export class ThreadStream extends OrderedStream {
 
   /** Subscribes, then replays what the store holds; live records follow. Resolves once the hand-over is done. */
   async open(): Promise<void> {
-    this.ctx.threadHeartbeats.add(this);
+    this.deps.threadHeartbeats.add(this);
     await this.subscribe();
     // Read once subscribed: everything stored after this is announced to this stream.
-    await this.replay(await lastThreadSequence(this.ctx.db, this.threadRowId));
+    await this.replay(await lastThreadSequence(this.deps.db, this.threadRowId));
     this.goLive();
   }
 
@@ -68,7 +68,7 @@ export class ThreadStream extends OrderedStream {
   keepAlive(): void {}
 
   protected override onClose(): void {
-    this.ctx.threadHeartbeats.delete(this);
+    this.deps.threadHeartbeats.delete(this);
   }
 
   protected get logFields(): Record<string, string> {
@@ -76,13 +76,13 @@ export class ThreadStream extends OrderedStream {
   }
 
   protected async catchUpFromStore(): Promise<void> {
-    await this.replay(await lastThreadSequence(this.ctx.db, this.threadRowId));
+    await this.replay(await lastThreadSequence(this.deps.db, this.threadRowId));
   }
 
   /** Writes stored records after lastSent up to `through`, a page at a time. */
   protected async replay(through: number): Promise<void> {
     while (!this.closed && this.lastSent < through) {
-      const rows = await threadFramesAfter(this.ctx.db, this.threadRowId, this.lastSent, through, REPLAY_PAGE);
+      const rows = await threadFramesAfter(this.deps.db, this.threadRowId, this.lastSent, through, REPLAY_PAGE);
       if (rows.length === 0) return;
       for (const row of rows) {
         if (this.closed) return;
