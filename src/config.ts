@@ -494,7 +494,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       lineLimitBytes: integer(env, 'SKILL_LINE_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       eventBytesPerRun: integer(env, 'SKILL_EVENT_BYTES_PER_RUN', 8 * 1024 * 1024, 4096, 1024 * 1024 * 1024),
       outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 10_000, 1, 1_000_000),
-      processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 16, 1, 4096),
+      processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 64, 1, 4096),
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),

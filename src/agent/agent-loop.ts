@@ -22,11 +22,11 @@ export interface AgentRun {
 
 const SUMMARY_CHARS = 280;
 
-/** The abort reason of a run that ran out of time, as opposed to one a person stopped. */
-export class RunTimedOut extends Error {}
+/** The abort reason of a run that went over one of its limits (time, or what the kernel holds it to), as opposed to one a person stopped. */
+export class RunOverLimit extends Error {}
 
 function abortedOutcome(signal: AbortSignal): RunOutcome {
-  return signal.reason instanceof RunTimedOut ? { kind: 'failed', reason: signal.reason.message } : { kind: 'stopped' };
+  return signal.reason instanceof RunOverLimit ? { kind: 'failed', reason: signal.reason.message } : { kind: 'stopped' };
 }
 
 /** The run's one-line account of itself: the start of the model's last words. */

@@ -1,8 +1,12 @@
 import { mkdir } from 'node:fs/promises';
+import { breachReason } from '../skills/limit-breach.js';
 import type { Skill } from '../skills/registry.js';
 import { type RunRequest, type RuntimeServices, resultWithoutRun, SkillRefused, type SkillRuntime } from '../skills/runtime.js';
 import { ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
-import { RunTimedOut, runAgent } from './agent-loop.js';
+import { reportKill } from '../skills/script-runtime.js';
+import { watchGroup } from '../skills/watchdog.js';
+import { openRunGroup } from '../skills/watched-child.js';
+import { RunOverLimit, runAgent } from './agent-loop.js';
 import { anthropicClient } from './anthropic-client.js';
 import type { ModelClient } from './conversation.js';
 import { type ModelRoute, NO_MODEL_KEY, routeModel } from './model-route.js';
@@ -46,12 +50,21 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         return { finished: Promise.resolve(resultWithoutRun({ kind: 'failed', reason: NO_MODEL_KEY, fault: 'service' })) };
       await mkdir(request.outputDir, { recursive: true });
 
-      const timeout = new AbortController();
+      const group = await openRunGroup(services.sandbox.cgroups, request.limits);
+      const overLimit = new AbortController();
       const timer = setTimeout(
-        () => timeout.abort(new RunTimedOut(`the run took longer than its limit of ${request.limits.timeoutMs} ms`)),
+        () => overLimit.abort(new RunOverLimit(`the run took longer than its limit of ${request.limits.timeoutMs} ms`)),
         request.limits.timeoutMs,
       );
-      const signal = AbortSignal.any([request.signal, timeout.signal]);
+      // Every script of the run shares its group: memory, processes and CPU are the run's, not a call's.
+      const watch = group
+        ? watchGroup(group, (breach) => {
+            reportKill(breach.limit, request.limits);
+            void group.kill();
+            overLimit.abort(new RunOverLimit(breachReason(breach, request.limits)));
+          })
+        : undefined;
+      const signal = AbortSignal.any([request.signal, overLimit.signal]);
       const tools = agentToolSpecs(skill.allowedTools);
       const finished = runAgent({
         client: clientFor(route),
@@ -71,11 +84,16 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
           limits: request.limits,
           builtIn: skill.builtIn,
           signal,
+          ...(group && watch ? { group, checkLimits: watch.lookNow } : {}),
         },
         account: request.account,
         signal,
         onMessage: request.onMessage,
-      }).finally(() => clearTimeout(timer));
+      }).finally(async () => {
+        clearTimeout(timer);
+        watch?.stop();
+        await group?.remove();
+      });
       return { finished };
     },
   };

@@ -3,10 +3,12 @@ import { mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PROJECT_ROOT } from '../paths.js';
+import type { LimitBreach } from '../skills/limit-breach.js';
 import { SKILL_NODE } from '../skills/node-runtime.js';
+import type { RunGroup } from '../skills/run-cgroup.js';
 import type { RunLimits } from '../skills/runtime.js';
 import { ENABLE_SANDBOX_HINT, namespaceArgs, type SkillSandbox } from '../skills/sandbox.js';
-import { folderUsage, type LimitBreach } from '../skills/watchdog.js';
+import { folderUsage } from '../skills/watchdog.js';
 import { prlimitArgs, signalOfExit, spawnWatched, watchedLimits } from '../skills/watched-child.js';
 import { isInside, relativeParts, ToolRefused } from './confined-files.js';
 
@@ -196,6 +198,7 @@ export async function runSkillScript(
   sandbox: SkillSandbox,
   limits: RunLimits & { builtIn: boolean },
   signal: AbortSignal,
+  group?: RunGroup,
 ): Promise<ScriptResult> {
   checkInput(request.args, request.stdin);
   const { skill, script, interpreter } = await resolveScript(request.skillDir, request.scriptPath);
@@ -219,6 +222,7 @@ export async function runSkillScript(
       detached: true,
       timeoutMs: wallMs,
       watched: watchedLimits(limits, output),
+      ...(group ? { group } : {}),
     },
     {
       timedOut: () => `The script was killed: it ran past its time limit of ${wallMs} ms.`,

@@ -1,4 +1,5 @@
 import { mkdir, realpath } from 'node:fs/promises';
+import type { RunGroup } from '../skills/run-cgroup.js';
 import type { RunLimits } from '../skills/runtime.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
 import { folderUsage } from '../skills/watchdog.js';
@@ -15,6 +16,13 @@ export interface ToolContext {
   limits: RunLimits;
   builtIn: boolean;
   signal: AbortSignal;
+  /** The run's control group, when the server has cgroup control: every script of the run starts in it. */
+  group?: RunGroup;
+  /**
+   * Reads the group's counters before the run goes on: a script the kernel killed ends the run
+   * (through its signal) before the model is asked again, not a tick later.
+   */
+  checkLimits?: () => Promise<void>;
 }
 
 export interface ToolCall {
@@ -181,7 +189,8 @@ async function runScriptTool(input: Record<string, unknown>, context: ToolContex
   if (typeof stdin !== 'string') throw new ToolRefused('`stdin` must be a string.');
   const request = { skillDir: context.skillDir, scriptPath: parts.join('/'), args, stdin, outputDir: context.outputDir };
   const limits = { ...context.limits, builtIn: context.builtIn };
-  const result = await runSkillScript(request, context.sandbox, limits, context.signal);
+  const result = await runSkillScript(request, context.sandbox, limits, context.signal, context.group);
+  await context.checkLimits?.();
   const usage = await folderUsage(context.outputDir);
   const overLimit = usage.bytes > context.limits.outputLimitBytes || usage.files > context.limits.outputFileLimit;
   const text = [

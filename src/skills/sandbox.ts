@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigError, type SandboxSetting } from '../config.js';
+import { type CgroupHost, detectCgroups, GRANT_CGROUPS_HINT } from './run-cgroup.js';
 
 const run = promisify(execFile);
 
@@ -25,6 +26,8 @@ export interface SkillSandbox {
   warning: string | undefined;
   /** bwrap's path, when kind is bwrap. */
   bwrapPath: string | undefined;
+  /** Where run groups are made, when this server has cgroup control: the kernel then holds memory, processes and CPU per run. */
+  cgroups: CgroupHost | undefined;
 }
 
 /** Node's permission model alone, for built-in skills only: what a context gets by default. */
@@ -35,6 +38,7 @@ export const BUILT_INS_ONLY: SkillSandbox = {
   prlimit: undefined,
   warning: undefined,
   bwrapPath: undefined,
+  cgroups: undefined,
 };
 
 export const ENABLE_SANDBOX_HINT =
@@ -118,22 +122,30 @@ export function namespaceArgs(runtimeFiles: string[], readOnly: string[], writab
 /** The sandbox's private /tmp: memory-backed, so kept small. */
 const TMP_BYTES = 16 * 1024 * 1024;
 
-/** What this machine offers: bwrap (and why it cannot be used, if so), prlimit, Node's files. */
+/** What this machine offers: bwrap (and why it cannot be used, if so), prlimit, Node's files, cgroup control. */
 export interface SandboxProbe {
   bwrap: string | undefined;
   failure: string | undefined;
   runtimeFiles: string[];
   prlimit: string | undefined;
+  cgroups: CgroupHost | undefined;
+  /** Why there is no cgroup control, when there is none. */
+  noCgroups: string | undefined;
 }
 
 let detected: Promise<SandboxProbe> | undefined;
 
-/** Probes once per process: bwrap, whether it can build a namespace here, and prlimit. */
+/** Probes once per process: bwrap, whether it can build a namespace here, prlimit, and cgroup control. */
 function probeMachine(): Promise<SandboxProbe> {
   detected ??= (async () => {
-    const [bwrap, prlimit, runtimeFiles] = await Promise.all([locate('bwrap'), locate('prlimit'), nodeRuntimeFiles()]);
+    const [bwrap, prlimit, runtimeFiles, groups] = await Promise.all([
+      locate('bwrap'),
+      locate('prlimit'),
+      nodeRuntimeFiles(),
+      detectCgroups(),
+    ]);
     const failure = bwrap ? await bubblewrapWorks(bwrap, runtimeFiles) : 'bwrap is not installed';
-    return { bwrap, failure, runtimeFiles, prlimit };
+    return { bwrap, failure, runtimeFiles, prlimit, cgroups: groups.host, noCgroups: groups.reason };
   })();
   return detected;
 }
@@ -141,8 +153,13 @@ function probeMachine(): Promise<SandboxProbe> {
 /** Decides how skills run on this server; throws when SKILL_SANDBOX=bwrap cannot be honoured. */
 export async function detectSandbox(setting: SandboxSetting, probe = probeMachine): Promise<SkillSandbox> {
   const found = await probe();
-  const base = { runtimeFiles: found.runtimeFiles, prlimit: found.prlimit };
-  const noPrlimit = found.prlimit ? '' : ' prlimit (util-linux) is missing too, so memory and CPU are held by a watchdog alone.';
+  const base = { runtimeFiles: found.runtimeFiles, prlimit: found.prlimit, cgroups: found.cgroups };
+  const noPrlimit = [
+    found.prlimit ? '' : ' prlimit (util-linux) is missing too, so memory and CPU are held by a watchdog alone.',
+    found.cgroups
+      ? ''
+      : ` Without cgroup control (${found.noCgroups}), a run's memory, processes and CPU are watched rather than held by the kernel; to grant it, ${GRANT_CGROUPS_HINT}.`,
+  ].join('');
   if (setting === 'none') {
     return {
       ...base,

@@ -1,6 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { breachReason, type LimitBreach } from './limit-breach.js';
 import { parseSkillMessage, type SkillMessage } from './protocol.js';
 import { boundedLines, LineTooLong } from './protocol-lines.js';
 import type { Skill } from './registry.js';
@@ -14,8 +15,8 @@ import {
 } from './runtime.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
 import { skillCommand } from './skill-command.js';
-import { inspectOutput, type LimitBreach } from './watchdog.js';
-import { signalOfExit, spawnWatched, watchedLimits } from './watched-child.js';
+import { inspectOutput } from './watchdog.js';
+import { openRunGroup, signalOfExit, spawnWatched, watchedLimits } from './watched-child.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;
@@ -109,23 +110,8 @@ export interface SandboxKill {
   limits: RunLimits;
 }
 
-function reportKill(cause: SandboxKill['cause'], limits: RunLimits): void {
+export function reportKill(cause: SandboxKill['cause'], limits: RunLimits): void {
   if (sandboxKills.hasSubscribers) sandboxKills.publish({ cause, limits } satisfies SandboxKill);
-}
-
-function breachReason(breach: LimitBreach, limits: RunLimits): string {
-  switch (breach.limit) {
-    case 'memory':
-      return `the skill went over its memory limit of ${limits.memoryMb} MiB`;
-    case 'cpu':
-      return `the skill used more than its CPU time limit of ${limits.cpuSeconds} seconds`;
-    case 'processes':
-      return `the skill started more processes than its limit of ${limits.processLimit}`;
-    case 'output-bytes':
-      return `the skill wrote more than its output limit of ${limits.outputLimitBytes} bytes`;
-    case 'output-files':
-      return `the skill wrote more files than its limit of ${limits.outputFileLimit}`;
-  }
 }
 
 /** The limit a hard rlimit (or V8's heap cap) enforced when the skill died of one. */
@@ -170,9 +156,10 @@ export async function startScript(
   const entry = path.join(skill.dir, skill.entry ?? '');
   const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir }, limits);
   const watched = watchedLimits(limits, outputDir);
+  const group = await openRunGroup(sandbox.cgroups, limits);
   const run = spawnWatched<RunOutcome>(
     command,
-    { cwd: outputDir, env: {}, timeoutMs: limits.timeoutMs, watched },
+    { cwd: outputDir, env: {}, timeoutMs: limits.timeoutMs, watched, ...(group ? { group } : {}) },
     {
       timedOut() {
         reportKill('time', limits);
@@ -235,7 +222,7 @@ export async function startScript(
     }
   };
 
-  const finished = (async (): Promise<RunOutcome> => {
+  const ended = async (): Promise<RunOutcome> => {
     try {
       await relay();
     } catch (error) {
@@ -254,8 +241,8 @@ export async function startScript(
     if (result instanceof Error)
       return { kind: 'failed', reason: `the skill could not start: ${result.message}`, fault: 'service' };
     if (run.killedFor) return run.killedFor;
-    // A last look at the output: files written after the last tick.
-    const breach = await inspectOutput(watched);
+    // A last look at the counters and the output: a kill or files after the last tick.
+    const breach = (await group?.breach()) ?? (await inspectOutput(watched));
     if (breach) {
       reportKill(breach.limit, limits);
       return { kind: 'failed', reason: breachReason(breach, limits) };
@@ -265,7 +252,8 @@ export async function startScript(
     if (exitLimit) reportKill(exitLimit, limits);
     if (result.code !== 0) return { kind: 'failed', reason: exitReason(signal ? null : result.code, signal, stderr, limits) };
     return { kind: 'completed' };
-  })();
+  };
+  const finished = ended().finally(() => group?.remove());
 
   return { finished, stop: () => end({ kind: 'stopped' }) };
 }

@@ -2,6 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { type Dirent, type FSWatcher, lstatSync, readdirSync, readFileSync, watch } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { LimitBreach } from './limit-breach.js';
+import type { RunGroup } from './run-cgroup.js';
 
 /** What a run may use; each is checked on every tick. */
 export interface WatchedLimits {
@@ -12,13 +14,6 @@ export interface WatchedLimits {
   outputBytes: number;
   outputFiles: number;
 }
-
-export type LimitBreach =
-  | { limit: 'memory'; bytes: number }
-  | { limit: 'cpu'; seconds: number }
-  | { limit: 'processes'; count: number }
-  | { limit: 'output-bytes'; bytes: number }
-  | { limit: 'output-files'; count: number };
 
 const PAGE_BYTES = 4096;
 // USER_HZ: the unit of /proc's CPU times, 100 on every Linux build Node supports.
@@ -176,20 +171,28 @@ function outputTally(limits: WatchedLimits, report: (breach: LimitBreach) => voi
 }
 
 /**
- * Watches a running skill and reports the first limit it goes over: its process tree every
- * 100 ms, and its output folder on every change to it (inotify), so a fast writer is
+ * Watches a running skill and reports the first limit it goes over: its process tree (or,
+ * in a run group, the group's counters) every 100 ms, and its output folder on every change to it (inotify), so a fast writer is
  * stopped within a few writes rather than a tick. Hard rlimits (prlimit) stop what a look
  * is too slow to catch; this names the limit and covers what rlimits cannot (resident
  * memory, folder totals).
  */
-export function watchRun(rootPid: number, limits: WatchedLimits, onBreach: (breach: LimitBreach) => void): () => void {
+export function watchRun(
+  rootPid: number,
+  limits: WatchedLimits,
+  onBreach: (breach: LimitBreach) => void,
+  group?: RunGroup,
+): () => void {
   let stopped = false;
   const report = (breach: LimitBreach) => {
     if (stopped) return;
     stop();
     onBreach(breach);
   };
-  const lookAtRun = coalesced(() => inspectRun(rootPid, limits), report);
+  // A run group's counters replace the walk of /proc: the kernel already holds memory and
+  // processes, and reading them costs the same however many processes the run has.
+  const inspect = group ? async () => (await group.breach()) ?? (await inspectOutput(limits)) : () => inspectRun(rootPid, limits);
+  const lookAtRun = coalesced(inspect, report);
   const lookAtOutput = coalesced(() => inspectOutput(limits), report);
   const tally = outputTally(limits, report);
   const timer = setInterval(lookAtRun, TICK_MS);
@@ -209,6 +212,32 @@ export function watchRun(rootPid: number, limits: WatchedLimits, onBreach: (brea
     folder?.close();
   }
   return stop;
+}
+
+/** A run group under watch: `lookNow` checks at once, for a caller about to go on with the run. */
+export interface GroupWatch {
+  lookNow(): Promise<void>;
+  stop(): void;
+}
+
+/**
+ * Reads a run group's counters every tick, for as long as the run lasts (across all its
+ * processes and tool calls), and reports the first limit the kernel enforced.
+ */
+export function watchGroup(group: RunGroup, onBreach: (breach: LimitBreach) => void): GroupWatch {
+  let stopped = false;
+  const report = (breach: LimitBreach | undefined) => {
+    if (stopped || !breach) return;
+    stop();
+    onBreach(breach);
+  };
+  const look = coalesced(() => group.breach(), report);
+  const timer = setInterval(look, TICK_MS);
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  return { lookNow: async () => report(await group.breach()), stop };
 }
 
 /** The processes under `root`, read from /proc at once: a kill must not wait for the event loop. */

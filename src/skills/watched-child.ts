@@ -1,7 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import type { RunLimits } from './runtime.js';
-import { killTree, type LimitBreach, type WatchedLimits, watchRun } from './watchdog.js';
+import type { LimitBreach } from './limit-breach.js';
+import type { CgroupHost, GroupLimits, RunGroup } from './run-cgroup.js';
+import { type RunLimits, SkillRefused } from './runtime.js';
+import { killTree, type WatchedLimits, watchRun } from './watchdog.js';
 
 const MIB = 1024 * 1024;
 
@@ -15,6 +17,24 @@ export function watchedLimits(limits: RunLimits, outputDir: string): WatchedLimi
     outputBytes: limits.outputLimitBytes,
     outputFiles: limits.outputFileLimit,
   };
+}
+
+/** What the kernel holds a run's group to, from the run's limits. */
+export function groupLimits(limits: RunLimits): GroupLimits {
+  return { memoryBytes: limits.memoryMb * MIB, processes: limits.processLimit, cpuSeconds: limits.cpuSeconds };
+}
+
+/**
+ * The group one run's processes all start in, when the server has cgroup control. A group
+ * that cannot be made is the service's failure: the run is refused rather than left unheld.
+ */
+export async function openRunGroup(host: CgroupHost | undefined, limits: RunLimits): Promise<RunGroup | undefined> {
+  if (!host) return undefined;
+  try {
+    return await host.create(groupLimits(limits));
+  } catch (error) {
+    throw new SkillRefused(`this server could not set up the limits of a run (${(error as Error).message}); try again`);
+  }
 }
 
 /**
@@ -54,6 +74,8 @@ export interface WatchOptions {
   detached?: boolean;
   timeoutMs: number;
   watched: WatchedLimits;
+  /** The run's control group, when the server has cgroup control: the child starts inside it. */
+  group?: RunGroup;
 }
 
 /**
@@ -66,7 +88,8 @@ export function spawnWatched<Why>(
   options: WatchOptions,
   reasons: { timedOut(): Why; breached(breach: LimitBreach): Why },
 ): WatchedChild<Why> {
-  const child = spawn(command.file, command.args, {
+  const { file, args } = options.group ? options.group.wrap(command) : command;
+  const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -85,10 +108,11 @@ export function spawnWatched<Why>(
     // bubblewrap's processes start sessions of their own, out of the group's reach.
     killTree(child);
     if (options.detached) killGroup();
+    void options.group?.kill();
   };
   const timer = setTimeout(() => kill(killedFor ?? reasons.timedOut()), options.timeoutMs);
   const stopWatching = child.pid
-    ? watchRun(child.pid, options.watched, (breach) => kill(killedFor ?? reasons.breached(breach)))
+    ? watchRun(child.pid, options.watched, (breach) => kill(killedFor ?? reasons.breached(breach)), options.group)
     : () => undefined;
   // A detached child's leftover processes would hold the pipes open; bubblewrap's die with it anyway.
   if (options.detached) child.once('exit', killGroup);

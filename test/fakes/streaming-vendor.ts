@@ -47,6 +47,8 @@ export interface StreamingVendor<Plan, Recorded> {
   requests: Recorded[];
   /** Adds planned answers to the queue. */
   plan(...plans: Plan[]): void;
+  /** Forgets the answers planned but never asked for: a run a limit ended early leaves some behind. */
+  forgetPlans(): void;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,7 @@ export async function startStreamingVendor<Plan, Recorded extends RecordedReques
     url: `http://127.0.0.1:${port}${wire.basePath}`,
     requests,
     plan: (...plans) => queue.push(...plans),
+    forgetPlans: () => queue.splice(0),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

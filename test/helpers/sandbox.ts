@@ -13,3 +13,6 @@ export const TEST_SANDBOX_SETTING = here.kind === 'bwrap' ? 'auto' : 'none';
 
 /** Whether this machine runs skills inside bubblewrap. */
 export const BUBBLEWRAP_HERE = here.kind === 'bwrap';
+
+/** Whether the kernel holds runs to their limits here (cgroup control), rather than a watchdog. */
+export const KERNEL_LIMITS_HERE = here.cgroups !== undefined;

@@ -7,6 +7,8 @@ const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe
   failure: undefined,
   runtimeFiles: ['/usr/bin/node'],
   prlimit: '/usr/bin/prlimit',
+  cgroups: { version: 1, create: () => Promise.reject(new Error('not made in these tests')) },
+  noCgroups: undefined,
   ...found,
 });
 const noNamespaces = machine({ failure: 'setting up uid map: Permission denied' });
@@ -33,6 +35,12 @@ describe('choosing the sandbox', () => {
     const sandbox = await detectSandbox('none', machine({}));
     expect(sandbox).toMatchObject({ kind: 'permissions', runsUntrusted: true });
     expect(sandbox.warning).toMatch(/SKILL_SANDBOX=none/);
+  });
+
+  it('says when the kernel cannot hold runs to their limits, and how to grant cgroup control', async () => {
+    const sandbox = await detectSandbox('auto', machine({ cgroups: undefined, noCgroups: 'mkdir: permission denied' }));
+    expect(sandbox).toMatchObject({ kind: 'bwrap', cgroups: undefined });
+    expect(sandbox.warning).toMatch(/Without cgroup control \(mkdir: permission denied\).*Delegate=yes/);
   });
 
   it('says when prlimit is missing too', async () => {

@@ -1,0 +1,26 @@
+/** The first limit a run went over, as the watchdog or the kernel's counters saw it. */
+export type LimitBreach =
+  | { limit: 'memory'; bytes: number }
+  | { limit: 'cpu'; seconds: number }
+  | { limit: 'processes'; count: number }
+  | { limit: 'output-bytes'; bytes: number }
+  | { limit: 'output-files'; count: number };
+
+/** Why a run that went over `breach` was ended, as its agent.info and its failure say. */
+export function breachReason(
+  breach: LimitBreach,
+  limits: { memoryMb: number; cpuSeconds: number; processLimit: number; outputLimitBytes: number; outputFileLimit: number },
+): string {
+  switch (breach.limit) {
+    case 'memory':
+      return `the skill went over its memory limit of ${limits.memoryMb} MiB`;
+    case 'cpu':
+      return `the skill used more than its CPU time limit of ${limits.cpuSeconds} seconds`;
+    case 'processes':
+      return `the skill started more processes than its limit of ${limits.processLimit}`;
+    case 'output-bytes':
+      return `the skill wrote more than its output limit of ${limits.outputLimitBytes} bytes`;
+    case 'output-files':
+      return `the skill wrote more files than its limit of ${limits.outputFileLimit}`;
+  }
+}

@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { LimitBreach } from './limit-breach.js';
+
+/** What the kernel holds one run to, across every process and tool call of the run. */
+export interface GroupLimits {
+  memoryBytes: number;
+  processes: number;
+  cpuSeconds: number;
+}
+
+/**
+ * One run's control group (DESIGN §8, §14): memory of every kind the kernel charges (tmpfs,
+ * shared memory and socket buffers included), a hard cap on processes, and CPU counted for
+ * the run as a whole. The kernel enforces memory and processes as they happen; reading the
+ * group's counters costs the same however much the run does.
+ */
+export interface RunGroup {
+  /** `command`, started inside the group, so nothing it starts is ever outside it. */
+  wrap(command: { file: string; args: string[] }): { file: string; args: string[] };
+  /** The first limit the kernel enforced (or the CPU the run has used past its budget), read from the counters. */
+  breach(): Promise<LimitBreach | undefined>;
+  /** Kills every process in the group and waits until none is left. */
+  kill(): Promise<void>;
+  /** Kills whatever is left, then removes the group. */
+  remove(): Promise<void>;
+}
+
+/** Where this server makes run groups: cgroup v2, or the v1 memory, pids and cpuacct controllers. */
+export interface CgroupHost {
+  readonly version: 1 | 2;
+  create(limits: GroupLimits): Promise<RunGroup>;
+}
+
+const RUNS_FOLDER = 'skillet-runs';
+const KILL_ROUNDS = 200;
+const KILL_PAUSE_MS = 5;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function readText(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch(() => '');
+}
+
+/** A counter from a flat-keyed file such as memory.events or pids.events ("max 3"). */
+export function counterIn(text: string, key: string): number {
+  for (const line of text.split('\n')) {
+    const [name, value] = line.trim().split(/\s+/);
+    if (name === key) return Number(value) || 0;
+  }
+  return 0;
+}
+
+const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** `sh -c` that writes its own pid into every `procs` file, then becomes the command. */
+function joiningCommand(procsFiles: string[], command: { file: string; args: string[] }) {
+  const joins = procsFiles.map((file) => `echo $$ > ${shellQuote(file)}`).join(' && ');
+  return { file: '/bin/sh', args: ['-c', `${joins} && exec "$@"`, 'sh', command.file, ...command.args] };
+}
+
+/** SIGKILLs every process listed in `procsFile` until it lists none; the process cap keeps this finite. */
+async function killListed(procsFile: string): Promise<void> {
+  for (let round = 0; round < KILL_ROUNDS; round++) {
+    const pids = (await readText(procsFile)).split('\n').filter((line) => line.trim() !== '');
+    if (pids.length === 0) return;
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    await pause(KILL_PAUSE_MS);
+  }
+}
+
+/** rmdir, retried while the kernel still counts the processes just killed. */
+async function removeFolder(dir: string): Promise<void> {
+  for (let round = 0; round < KILL_ROUNDS; round++) {
+    try {
+      await rmdir(dir);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      await pause(KILL_PAUSE_MS);
+    }
+  }
+}
+
+/** The folders of the v1 hierarchies a run group needs, keyed by controller. */
+interface V1Folders {
+  memory: string;
+  pids: string;
+  cpuacct: string;
+}
+
+function v1Group(folders: V1Folders, limits: GroupLimits): RunGroup {
+  const dirs = [...new Set(Object.values(folders))];
+  const cpuBudgetNs = limits.cpuSeconds * 1e9;
+  return {
+    wrap: (command) =>
+      joiningCommand(
+        dirs.map((dir) => path.join(dir, 'cgroup.procs')),
+        command,
+      ),
+    async breach() {
+      const [oom, pids, cpu] = await Promise.all([
+        readText(path.join(folders.memory, 'memory.oom_control')),
+        readText(path.join(folders.pids, 'pids.events')),
+        readText(path.join(folders.cpuacct, 'cpuacct.usage')),
+      ]);
+      if (counterIn(oom, 'oom_kill') > 0) return { limit: 'memory', bytes: limits.memoryBytes };
+      if (counterIn(pids, 'max') > 0) return { limit: 'processes', count: limits.processes };
+      const usedNs = Number(cpu.trim()) || 0;
+      if (usedNs > cpuBudgetNs) return { limit: 'cpu', seconds: usedNs / 1e9 };
+      return undefined;
+    },
+    kill: () => killListed(path.join(folders.pids, 'cgroup.procs')),
+    async remove() {
+      await killListed(path.join(folders.pids, 'cgroup.procs'));
+      for (const dir of dirs) await removeFolder(dir);
+    },
+  };
+}
+
+function v2Group(dir: string, limits: GroupLimits): RunGroup {
+  const cpuBudgetUs = limits.cpuSeconds * 1e6;
+  const kill = async () => {
+    // cgroup.kill (Linux 5.14) kills the whole group at once, racing no fork.
+    await writeFile(path.join(dir, 'cgroup.kill'), '1').catch(() => undefined);
+    await killListed(path.join(dir, 'cgroup.procs'));
+  };
+  return {
+    wrap: (command) => joiningCommand([path.join(dir, 'cgroup.procs')], command),
+    async breach() {
+      const [memory, pids, cpu] = await Promise.all([
+        readText(path.join(dir, 'memory.events')),
+        readText(path.join(dir, 'pids.events')),
+        readText(path.join(dir, 'cpu.stat')),
+      ]);
+      if (counterIn(memory, 'oom_kill') > 0) return { limit: 'memory', bytes: limits.memoryBytes };
+      if (counterIn(pids, 'max') > 0) return { limit: 'processes', count: limits.processes };
+      const usedUs = counterIn(cpu, 'usage_usec');
+      if (usedUs > cpuBudgetUs) return { limit: 'cpu', seconds: usedUs / 1e6 };
+      return undefined;
+    },
+    kill,
+    async remove() {
+      await kill();
+      await removeFolder(dir);
+    },
+  };
+}
+
+/** A cgroup v2 host: run groups go under `base` (the server's own group, or a folder it owns). */
+function v2Host(base: string): CgroupHost {
+  return {
+    version: 2,
+    async create(limits) {
+      const dir = path.join(base, `run-${randomUUID()}`);
+      await mkdir(dir);
+      try {
+        await writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+        await writeFile(path.join(dir, 'memory.swap.max'), '0').catch(() => undefined);
+        await writeFile(path.join(dir, 'pids.max'), String(limits.processes));
+      } catch (error) {
+        await removeFolder(dir);
+        throw error;
+      }
+      return v2Group(dir, limits);
+    },
+  };
+}
+
+/** A cgroup v1 host: run groups go under `bases` (one folder in each controller's hierarchy). */
+function v1Host(bases: V1Folders): CgroupHost {
+  return {
+    version: 1,
+    async create(limits) {
+      const name = `run-${randomUUID()}`;
+      const folders: V1Folders = {
+        memory: path.join(bases.memory, name),
+        pids: path.join(bases.pids, name),
+        cpuacct: path.join(bases.cpuacct, name),
+      };
+      const dirs = [...new Set(Object.values(folders))];
+      try {
+        for (const dir of dirs) await mkdir(dir);
+        const memory = String(limits.memoryBytes);
+        await writeFile(path.join(folders.memory, 'memory.limit_in_bytes'), memory);
+        // With swap accounting, memory and swap together; without it the file is absent.
+        await writeFile(path.join(folders.memory, 'memory.memsw.limit_in_bytes'), memory).catch(() => undefined);
+        // v1 charges TCP buffers only once their own limit is set (other sockets are kernel memory, always charged).
+        await writeFile(path.join(folders.memory, 'memory.kmem.tcp.limit_in_bytes'), memory).catch(() => undefined);
+        await writeFile(path.join(folders.pids, 'pids.max'), String(limits.processes));
+      } catch (error) {
+        for (const dir of dirs) await removeFolder(dir);
+        throw error;
+      }
+      return v1Group(folders, limits);
+    },
+  };
+}
+
+/** Where a hierarchy is mounted, and which of its groups the mount shows as its top. */
+export interface CgroupMount {
+  mountPoint: string;
+  root: string;
+}
+
+/** The hierarchies mounted on this machine: by controller (v1), and the v2 one, read from mountinfo. */
+export function cgroupMounts(mountinfo: string): { v1: Map<string, CgroupMount>; v2: CgroupMount | undefined } {
+  const v1 = new Map<string, CgroupMount>();
+  let v2: CgroupMount | undefined;
+  for (const line of mountinfo.split('\n')) {
+    const [mountPart, fsPart] = line.split(' - ');
+    if (!mountPart || !fsPart) continue;
+    const fields = mountPart.split(' ');
+    const mount = { root: fields[3] ?? '/', mountPoint: fields[4] ?? '' };
+    const [fsType, , superOptions = ''] = fsPart.split(' ');
+    if (fsType === 'cgroup2') v2 ??= mount;
+    if (fsType !== 'cgroup') continue;
+    for (const option of superOptions.split(',')) if (['memory', 'pids', 'cpuacct'].includes(option)) v1.set(option, mount);
+  }
+  return { v1, v2 };
+}
+
+/** The folder of group `group` under `mount`: a container's mount may show its own group as the top. */
+export function groupFolder(mount: CgroupMount, group: string): string {
+  const relative =
+    mount.root !== '/' && (group === mount.root || group.startsWith(`${mount.root}/`)) ? group.slice(mount.root.length) : group;
+  return path.join(mount.mountPoint, relative);
+}
+
+/** This process's group in each hierarchy, from /proc/self/cgroup: by controller (v1), and '' for v2. */
+export function ownGroups(procSelfCgroup: string): Map<string, string> {
+  const groups = new Map<string, string>();
+  for (const line of procSelfCgroup.split('\n')) {
+    const match = /^\d+:([^:]*):(.*)$/.exec(line.trim());
+    if (!match) continue;
+    const [, controllers = '', groupPath = '/'] = match;
+    if (controllers === '') groups.set('', groupPath);
+    for (const controller of controllers.split(',')) if (controller !== '') groups.set(controller, groupPath);
+  }
+  return groups;
+}
+
+const NEEDED_V2 = ['memory', 'pids', 'cpu'];
+
+/**
+ * Gives the server's cgroup v2 group the controllers run groups need. A group with processes
+ * of its own cannot hand controllers down (the kernel's no-internal-process rule), so the
+ * server first moves itself into a leaf of its own group, as systemd's delegation expects.
+ */
+async function prepareV2(own: string): Promise<string> {
+  const available = (await readFile(path.join(own, 'cgroup.controllers'), 'utf8')).split(/\s+/);
+  const missing = NEEDED_V2.filter((controller) => !available.includes(controller));
+  if (missing.length > 0) throw new Error(`the ${missing.join(', ')} controller(s) are not delegated to this server's group`);
+  const runs = path.join(own, RUNS_FOLDER);
+  const enable = NEEDED_V2.map((controller) => `+${controller}`).join(' ');
+  try {
+    await writeFile(path.join(own, 'cgroup.subtree_control'), enable);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EBUSY') throw error;
+    const leaf = path.join(own, 'skillet-server');
+    await mkdir(leaf, { recursive: true });
+    for (const pid of (await readText(path.join(own, 'cgroup.procs'))).split('\n').filter(Boolean)) {
+      await writeFile(path.join(leaf, 'cgroup.procs'), pid).catch(() => undefined);
+    }
+    await writeFile(path.join(own, 'cgroup.subtree_control'), enable);
+  }
+  await mkdir(runs, { recursive: true });
+  await writeFile(path.join(runs, 'cgroup.subtree_control'), enable);
+  return runs;
+}
+
+/** A v1 hierarchy's folder for run groups, under the server's own group there. */
+async function prepareV1(mount: CgroupMount, own: string): Promise<string> {
+  const runs = path.join(groupFolder(mount, own), RUNS_FOLDER);
+  await mkdir(runs, { recursive: true });
+  return runs;
+}
+
+/** How a server gets cgroup control, for the message that refuses the computer without it. */
+export const GRANT_CGROUPS_HINT =
+  'run the server as root, in a container that gives it its own cgroup namespace (Docker does), ' +
+  'or under systemd with Delegate=yes in its unit (see docs/operations.md)';
+
+/**
+ * Finds the cgroup control this server has and makes the folder run groups go under (a
+ * throwaway group proves that limits can be written). The reason is set when there is none.
+ */
+export async function detectCgroups(
+  files: { mountinfo: string; procSelfCgroup: string } | undefined = undefined,
+): Promise<{ host: CgroupHost; reason?: undefined } | { host?: undefined; reason: string }> {
+  try {
+    const mountinfo = files?.mountinfo ?? (await readFile('/proc/self/mountinfo', 'utf8'));
+    const own = ownGroups(files?.procSelfCgroup ?? (await readFile('/proc/self/cgroup', 'utf8')));
+    const mounts = cgroupMounts(mountinfo);
+    const v1Needed = ['memory', 'pids', 'cpuacct'];
+    let host: CgroupHost;
+    if (v1Needed.every((controller) => mounts.v1.has(controller))) {
+      const [memory, pids, cpuacct] = await Promise.all(
+        v1Needed.map((controller) => prepareV1(mounts.v1.get(controller) as CgroupMount, own.get(controller) ?? '/')),
+      );
+      host = v1Host({ memory: memory as string, pids: pids as string, cpuacct: cpuacct as string });
+    } else if (mounts.v2) {
+      host = v2Host(await prepareV2(groupFolder(mounts.v2, own.get('') ?? '/')));
+    } else {
+      return { reason: 'this machine has no cgroup hierarchy with the memory, pids and cpu controllers' };
+    }
+    const trial = await host.create({ memoryBytes: 64 * 1024 * 1024, processes: 4, cpuSeconds: 1 });
+    await trial.remove();
+    return { host };
+  } catch (error) {
+    return { reason: `this server cannot make control groups (${(error as Error).message})` };
+  }
+}

@@ -1,0 +1,194 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type CgroupHost,
+  cgroupMounts,
+  counterIn,
+  detectCgroups,
+  groupFolder,
+  ownGroups,
+  type RunGroup,
+} from '../../src/skills/run-cgroup.js';
+
+const MIB = 1024 * 1024;
+
+describe('reading the cgroup layout of a machine', () => {
+  it('finds the v1 controllers and the v2 mount of a hybrid host, and this process groups', () => {
+    const mountinfo = [
+      '30 25 0:26 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory',
+      '31 25 0:27 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids',
+      '32 25 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct',
+      '33 25 0:29 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw',
+      '34 25 0:30 / /proc rw - proc proc rw',
+    ].join('\n');
+    const mounts = cgroupMounts(mountinfo);
+    expect(Object.fromEntries(mounts.v1)).toEqual({
+      memory: { root: '/', mountPoint: '/sys/fs/cgroup/memory' },
+      pids: { root: '/', mountPoint: '/sys/fs/cgroup/pids' },
+      cpuacct: { root: '/', mountPoint: '/sys/fs/cgroup/cpu,cpuacct' },
+    });
+    expect(mounts.v2).toEqual({ root: '/', mountPoint: '/sys/fs/cgroup/unified' });
+    const own = ownGroups('4:memory:/services/skillet\n3:cpu,cpuacct:/\n8:pids:/services/skillet\n0::/\n');
+    expect(Object.fromEntries(own)).toEqual({
+      memory: '/services/skillet',
+      cpu: '/',
+      cpuacct: '/',
+      pids: '/services/skillet',
+      '': '/',
+    });
+  });
+
+  it('does not name a container group twice when its mount shows that group as the top', () => {
+    const mount = { root: '/docker/abc', mountPoint: '/sys/fs/cgroup/memory' };
+    expect(groupFolder(mount, '/docker/abc')).toBe('/sys/fs/cgroup/memory');
+    expect(groupFolder(mount, '/docker/abc/inner')).toBe('/sys/fs/cgroup/memory/inner');
+    expect(groupFolder({ root: '/', mountPoint: '/sys/fs/cgroup' }, '/system.slice/skillet.service')).toBe(
+      '/sys/fs/cgroup/system.slice/skillet.service',
+    );
+  });
+
+  it('reads counters from flat-keyed files', () => {
+    expect(counterIn('low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n', 'oom_kill')).toBe(1);
+    expect(counterIn('max 12', 'max')).toBe(12);
+    expect(counterIn('', 'max')).toBe(0);
+  });
+});
+
+let host: CgroupHost | undefined;
+let noHost = '';
+beforeAll(async () => {
+  const found = await detectCgroups();
+  host = found.host;
+  noHost = found.reason ?? '';
+});
+
+const groups: RunGroup[] = [];
+afterEach(async () => {
+  for (const group of groups.splice(0)) await group.remove();
+});
+
+async function groupOf(limits: { memoryBytes: number; processes: number; cpuSeconds: number }): Promise<RunGroup> {
+  if (!host) throw new Error(`this machine has no cgroup control for the kernel-limit tests: ${noHost}`);
+  const group = await host.create(limits);
+  groups.push(group);
+  return group;
+}
+
+/** Runs `file args` inside `group`; resolves with how it ended and the pid it had. */
+function runIn(group: RunGroup, file: string, args: string[]) {
+  const { file: wrapped, args: wrappedArgs } = group.wrap({ file, args });
+  const child = spawn(wrapped, wrappedArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, output })),
+  );
+  return { child, ended };
+}
+
+/** The group's folder in the pids hierarchy, read from a member's /proc entry as the kernel reports it. */
+function pidsFolderOf(pid: number): string {
+  const line = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((entry) => /^\d+:([^:]*,)?pids(,[^:]*)?:/.test(entry) || entry.startsWith('0::'));
+  const groupPath = line?.split(':')[2] ?? '';
+  const mounts = cgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+  const mount = mounts.v1.get('pids') ?? mounts.v2;
+  if (!mount) throw new Error('no pids hierarchy');
+  return groupFolder(mount, groupPath);
+}
+
+describe.runIf(process.platform === 'linux')('a run group holds hostile code to its limits through the kernel', () => {
+  it('keeps a process bomb under the cap at every moment, and kill leaves no process behind', async () => {
+    const group = await groupOf({ memoryBytes: 256 * MIB, processes: 16, cpuSeconds: 60 });
+    const forks = [
+      'import os, sys, time',
+      'started = 0',
+      'for i in range(500):',
+      '    try:',
+      '        if os.fork() == 0:',
+      '            time.sleep(30)',
+      '            os._exit(0)',
+      '        started += 1',
+      '    except OSError:',
+      '        pass',
+      'print(started, flush=True)',
+      'time.sleep(30)',
+    ].join('\n');
+    const bomb = runIn(group, 'python3', ['-c', forks]);
+    await new Promise<void>((resolve) => bomb.child.stdout.once('data', () => resolve()));
+    const folder = pidsFolderOf(bomb.child.pid as number);
+    expect(Number(readFileSync(`${folder}/pids.peak`, 'utf8'))).toBeLessThanOrEqual(16);
+    expect(await group.breach()).toEqual({ limit: 'processes', count: 16 });
+    await group.kill();
+    expect(readFileSync(`${folder}/cgroup.procs`, 'utf8').trim()).toBe('');
+    expect((await bomb.ended).signal).toBe('SIGKILL');
+  });
+
+  it('kills a process that allocates past the memory limit', async () => {
+    const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
+    const hog = runIn(group, 'python3', ['-c', 'x = bytearray(300 * 1024 * 1024)\nprint("survived")']);
+    const ended = await hog.ended;
+    expect(ended.signal).toBe('SIGKILL');
+    expect(ended.output).not.toMatch(/survived/);
+    expect(await group.breach()).toEqual({ limit: 'memory', bytes: 64 * MIB });
+  });
+
+  it('counts socket buffers: 400 socket pairs filled to their largest buffers are killed at the memory limit', async () => {
+    const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
+    const hoard = [
+      'import socket',
+      'pairs = []',
+      'for i in range(400):',
+      '    a, b = socket.socketpair()',
+      '    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8 << 20)',
+      '    a.setblocking(False)',
+      '    try:',
+      '        while True: a.send(b"x" * 65536)',
+      '    except BlockingIOError: pass',
+      '    pairs.append((a, b))',
+      'print("held them all")',
+    ].join('\n');
+    const ended = await runIn(group, 'python3', ['-c', hoard]).ended;
+    expect(ended.output).not.toMatch(/held them all/);
+    expect(await group.breach()).toEqual({ limit: 'memory', bytes: 64 * MIB });
+  });
+
+  it('counts /dev/shm in the sandbox against the memory limit', async () => {
+    const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
+    const fill = runIn(group, 'bwrap', [
+      '--unshare-all',
+      '--die-with-parent',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      'dd',
+      'if=/dev/zero',
+      'of=/dev/shm/fill',
+      'bs=1M',
+      'count=300',
+    ]);
+    const ended = await fill.ended;
+    expect(ended.code).not.toBe(0);
+    expect(await group.breach()).toEqual({ limit: 'memory', bytes: 64 * MIB });
+  });
+
+  it('counts CPU for the run as a whole: two calls under the budget each go over it together', async () => {
+    const group = await groupOf({ memoryBytes: 256 * MIB, processes: 16, cpuSeconds: 1 });
+    const burn = ['-c', 'import time\nend = time.process_time() + 0.7\nwhile time.process_time() < end: pass'];
+    expect((await runIn(group, 'python3', burn).ended).code).toBe(0);
+    expect(await group.breach()).toBeUndefined();
+    expect((await runIn(group, 'python3', burn).ended).code).toBe(0);
+    expect(await group.breach()).toMatchObject({ limit: 'cpu' });
+  });
+});
