@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { type Dirent, type FSWatcher, lstatSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { watchFolderTree } from './folder-watch.js';
 import type { LimitBreach } from './limit-breach.js';
 import type { RunGroup } from './run-cgroup.js';
 
@@ -172,7 +173,8 @@ function outputTally(limits: WatchedLimits, report: (breach: LimitBreach) => voi
 
 /**
  * Watches a running skill and reports the first limit it goes over: its process tree (or,
- * in a run group, the group's counters) every 100 ms, and its output folder on every change to it (inotify), so a fast writer is
+ * in a run group, the group's counters) every 100 ms, and its output folder on every
+ * change to it (inotify), so a fast writer is
  * stopped within a few writes rather than a tick. Hard rlimits (prlimit) stop what a look
  * is too slow to catch; this names the limit and covers what rlimits cannot (resident
  * memory, folder totals).
@@ -196,20 +198,15 @@ export function watchRun(
   const lookAtOutput = coalesced(() => inspectOutput(limits), report);
   const tally = outputTally(limits, report);
   const timer = setInterval(lookAtRun, TICK_MS);
-  let folder: FSWatcher | undefined;
-  try {
-    folder = watch(limits.outputDir, { recursive: true }, (event, name) => {
-      tally(event, name);
-      if (!stopped) lookAtOutput();
-    });
-    folder.on('error', () => undefined); // the folder went away with the run; the ticks go on
-  } catch {
-    // no inotify here: the ticks look at the folder too
-  }
+  // One watch per folder: Node 20's recursive watch costs more with every file a run writes.
+  const stopWatchingFolder = watchFolderTree(limits.outputDir, limits.outputFiles + 1, (name) => {
+    tally('change', name);
+    if (!stopped) lookAtOutput();
+  });
   function stop() {
     stopped = true;
     clearInterval(timer);
-    folder?.close();
+    stopWatchingFolder();
   }
   return stop;
 }

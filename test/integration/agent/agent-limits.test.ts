@@ -61,3 +61,39 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('an agent run held to its 
     expect(JSON.stringify(ending.events)).not.toContain('holding 400 pairs');
   });
 });
+
+/**
+ * The output watcher's cost must not grow with what a run writes: Node 20's recursive watch
+ * re-read the whole folder on every change, and 3,000 files blocked the server for 14 s.
+ */
+describe.runIf(BUBBLEWRAP_HERE)('a run that writes many small files', () => {
+  // Storing 20,000 files as the run's artifact takes most of the time: 26 s alone, 45 s beside other tests.
+  it('leaves the server answering: 20,000 files while /healthz is asked every 100 ms', { timeout: 180_000 }, async ({
+    anthropic,
+    ownServer,
+  }) => {
+    const api = await ownServer({ SKILL_OUTPUT_FILE_LIMIT: '30000', SKILL_OUTPUT_LIMIT_BYTES: String(64 * 1024 * 1024) });
+    const person = await signUp(api);
+    anthropic.forgetPlans();
+    anthropic.plan(...scriptCalls({ path: 'scripts/many-files.py' }));
+    const answers: { status: number; ms: number }[] = [];
+    let running = true;
+    const polling = (async () => {
+      while (running) {
+        const started = performance.now();
+        const { status } = await api.get('/healthz');
+        answers.push({ status, ms: performance.now() - started });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const events = await runAgent(api, person, 'agent-hostile', 'Write the files.');
+    running = false;
+    await polling;
+    expect(stopReasonOf(events)).toBe('end_turn');
+    expect(answers.length).toBeGreaterThan(5);
+    // Alone, no answer here took 50 ms; beside the rest of the suite on two cores one now and
+    // then passes 100 ms. The recursive watch held answers for 5 s. The 100 ms target is the
+    // benchmark's to hold; this bound tells a blocked event loop from a busy machine.
+    expect(answers.filter((answer) => answer.status !== 200 || answer.ms >= 1000)).toEqual([]);
+  });
+});
