@@ -3,6 +3,7 @@ import { mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PROJECT_ROOT } from '../paths.js';
+import { SANDBOX_PYTHON } from '../skills/computer-software.js';
 import type { LimitBreach } from '../skills/limit-breach.js';
 import { SKILL_NODE } from '../skills/node-runtime.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
@@ -33,7 +34,6 @@ export const STREAM_CAP_BYTES = 32 * 1024;
 const WALL_CAP_MS = 120_000;
 const PIPE_GRACE_MS = 2000;
 const MIB = 1024 * 1024;
-const PYTHON = '/usr/bin/python3';
 const BASH = ['/usr/bin/bash', '/bin/bash'].find((candidate) => existsSync(candidate));
 // The model reads stderr: Node's notice that the permission model is experimental is only noise there.
 const QUIET = process.allowedNodeEnvironmentFlags.has('--disable-warning') ? ['--disable-warning=ExperimentalWarning'] : [];
@@ -143,7 +143,7 @@ function commandFor(target: Target, args: string[], sandbox: SkillSandbox, limit
   const interpreters: Record<Interpreter, string[]> = {
     node: [node, SKILL_NODE.permissionFlag, ...QUIET, ...nodeFlags, `--max-old-space-size=${limits.memoryMb}`],
     // -E: no PYTHON* variables, -s: no user site folder, -B: no .pyc written into the skill.
-    python: [PYTHON, '-E', '-s', '-B'],
+    python: [SANDBOX_PYTHON, '-E', '-s', '-B'],
     bash: [BASH ?? '/bin/bash', '--noprofile', '--norc'],
   };
   let command = [...interpreters[interpreter], script, ...args];
@@ -203,7 +203,7 @@ export async function runSkillScript(
   checkInput(request.args, request.stdin);
   const { skill, script, interpreter } = await resolveScript(request.skillDir, request.scriptPath);
   const how = confinement(sandbox, interpreter, limits.builtIn);
-  if (interpreter === 'python' && !existsSync(PYTHON)) throw new ToolRefused(`Python is not installed on this server.`);
+  if (interpreter === 'python' && !existsSync(SANDBOX_PYTHON)) throw new ToolRefused(`Python is not installed on this server.`);
   if (interpreter === 'bash' && !BASH) throw new ToolRefused('bash is not installed on this server.');
   await mkdir(request.outputDir, { recursive: true });
   const output = await realpath(request.outputDir);

@@ -14,6 +14,7 @@ import { completionCommand } from './commands/completion.js';
 import { executionCommands } from './commands/executions.js';
 import { runCommands } from './commands/run.js';
 import { skillCommands } from './commands/skills.js';
+import { doctorReport, doctorText } from './doctor.js';
 import { CliError, EXIT, explain, printLine } from './output.js';
 import type { GlobalOptions } from './session.js';
 
@@ -60,6 +61,16 @@ program
     }
     process.env.NODE_ROLE ??= 'worker';
     await import('../worker.js');
+  });
+program
+  .command('doctor')
+  .description('check what skills get on this host: the sandbox, cgroup control and the installed software')
+  .option('--json', 'the report as one JSON line')
+  .action(async (options: { json?: boolean }) => {
+    const report = await doctorReport((await loadConfig(process.env)).executions.sandbox);
+    if (options.json) printLine(report);
+    else process.stdout.write(doctorText(report));
+    if (!report.ready) process.exitCode = EXIT.failure;
   });
 program
   .command('migrate')

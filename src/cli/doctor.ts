@@ -1,0 +1,63 @@
+import type { SandboxSetting } from '../config.js';
+import { inspectSoftware, readSoftwareList, type SoftwareStatus } from '../skills/computer-software.js';
+import { GRANT_CGROUPS_HINT } from '../skills/run-cgroup.js';
+import { detectSandbox, ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
+
+/** What `skillet doctor` found on this host. */
+export interface DoctorReport {
+  sandbox: { kind: 'bwrap' | 'permissions'; runsUntrusted: boolean; kernelLimits: boolean; prlimit: boolean };
+  software: SoftwareStatus[];
+  /** Whether the host gives skills everything they may count on. */
+  ready: boolean;
+}
+
+export async function doctorReport(setting: SandboxSetting): Promise<DoctorReport> {
+  const sandbox = await detectSandbox(setting);
+  const software = inspectSoftware(readSoftwareList());
+  const missing = software.some((item) => !item.present && !item.optional);
+  return {
+    sandbox: {
+      kind: sandbox.kind,
+      runsUntrusted: sandbox.runsUntrusted,
+      kernelLimits: sandbox.cgroups !== undefined,
+      prlimit: sandbox.prlimit !== undefined,
+    },
+    software,
+    ready: sandbox.kind === 'bwrap' && sandbox.cgroups !== undefined && !missing,
+  };
+}
+
+const mark = (ok: boolean) => (ok ? '  ok       ' : '  MISSING  ');
+
+/** The report for a person: what is there, what is not, and what to run about it. */
+export function doctorText(report: DoctorReport): string {
+  const { sandbox } = report;
+  const lines = ['What skills get on this host', '', 'Sandbox'];
+  lines.push(
+    `${mark(sandbox.kind === 'bwrap')}bubblewrap: ${
+      sandbox.kind === 'bwrap'
+        ? 'every skill runs in namespaces of its own'
+        : `only built-in skills run; to fix, ${ENABLE_SANDBOX_HINT}`
+    }`,
+  );
+  lines.push(
+    `${mark(sandbox.kernelLimits)}cgroup control: ${
+      sandbox.kernelLimits
+        ? 'the kernel holds each run to its memory, processes and CPU'
+        : `a watchdog stands in for the kernel; to fix, ${GRANT_CGROUPS_HINT}`
+    }`,
+  );
+  lines.push(`${mark(sandbox.prlimit)}prlimit: ${sandbox.prlimit ? 'hard limits per process' : 'install util-linux'}`);
+  lines.push('', 'Software (the list is computer/software.json)');
+  for (const item of report.software) {
+    const fix = item.present ? '' : ` (install with: apt-get install ${item.package})`;
+    const optional = item.optional && !item.present ? '  optional ' : mark(item.present);
+    lines.push(`${optional}${item.provides}${fix}`);
+  }
+  const missing = report.software.filter((item) => !item.present && !item.optional).map((item) => item.package);
+  lines.push('');
+  if (report.ready) lines.push('Ready: skills have everything they may count on.');
+  else if (missing.length > 0) lines.push(`Not ready. To install what is missing: apt-get install ${missing.join(' ')}`);
+  else lines.push('Not ready: see the sandbox lines above.');
+  return `${lines.join('\n')}\n`;
+}
