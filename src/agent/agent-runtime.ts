@@ -4,7 +4,6 @@ import type { Skill } from '../skills/registry.js';
 import { type RunRequest, type RuntimeServices, resultWithoutRun, SkillRefused, type SkillRuntime } from '../skills/runtime.js';
 import { ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
 import { reportKill } from '../skills/script-runtime.js';
-import { watchGroup } from '../skills/watchdog.js';
 import { openRunGroup } from '../skills/watched-child.js';
 import { RunOverLimit, runAgent } from './agent-loop.js';
 import { anthropicClient } from './anthropic-client.js';
@@ -56,14 +55,15 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         () => overLimit.abort(new RunOverLimit(`the run took longer than its limit of ${request.limits.timeoutMs} ms`)),
         request.limits.timeoutMs,
       );
-      // Every script of the run shares its group: memory, processes and CPU are the run's, not a call's.
-      const watch = group
-        ? watchGroup(group, (breach) => {
-            reportKill(breach.limit, request.limits);
-            void group.kill();
-            overLimit.abort(new RunOverLimit(breachReason(breach, request.limits)));
-          })
-        : undefined;
+      // Every script of the run starts in its group, so memory, processes and CPU are the
+      // run's. Nothing runs in it between scripts: while one runs, its own watch reads the
+      // counters; after it, this check ends the run on the first limit they show.
+      const checkLimits = async () => {
+        const breach = await group?.breach();
+        if (!breach || overLimit.signal.aborted) return;
+        reportKill(breach.limit, request.limits);
+        overLimit.abort(new RunOverLimit(breachReason(breach, request.limits)));
+      };
       const signal = AbortSignal.any([request.signal, overLimit.signal]);
       const tools = agentToolSpecs(skill.allowedTools);
       const finished = runAgent({
@@ -84,14 +84,13 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
           limits: request.limits,
           builtIn: skill.builtIn,
           signal,
-          ...(group && watch ? { group, checkLimits: watch.lookNow } : {}),
+          ...(group ? { group, checkLimits } : {}),
         },
         account: request.account,
         signal,
         onMessage: request.onMessage,
       }).finally(async () => {
         clearTimeout(timer);
-        watch?.stop();
         await group?.remove();
       });
       return { finished };

@@ -154,7 +154,7 @@ function probeMachine(): Promise<SandboxProbe> {
 export async function detectSandbox(setting: SandboxSetting, probe = probeMachine): Promise<SkillSandbox> {
   const found = await probe();
   const base = { runtimeFiles: found.runtimeFiles, prlimit: found.prlimit, cgroups: found.cgroups };
-  const noPrlimit = [
+  const weakerLimits = [
     found.prlimit ? '' : ' prlimit (util-linux) is missing too, so memory and CPU are held by a watchdog alone.',
     found.cgroups
       ? ''
@@ -166,11 +166,11 @@ export async function detectSandbox(setting: SandboxSetting, probe = probeMachin
       kind: 'permissions',
       runsUntrusted: true,
       bwrapPath: undefined,
-      warning: `SKILL_SANDBOX=none: every skill, including installed ones, runs on Node's permission model alone, with the network and this server's processes in reach.${noPrlimit}`,
+      warning: `SKILL_SANDBOX=none: every skill, including installed ones, runs on Node's permission model alone, with the network and this server's processes in reach.${weakerLimits}`,
     };
   }
   if (found.bwrap && !found.failure) {
-    return { ...base, kind: 'bwrap', runsUntrusted: true, bwrapPath: found.bwrap, warning: noPrlimit.trim() || undefined };
+    return { ...base, kind: 'bwrap', runsUntrusted: true, bwrapPath: found.bwrap, warning: weakerLimits.trim() || undefined };
   }
   if (setting === 'bwrap') throw new ConfigError(`SKILL_SANDBOX=bwrap, but the sandbox cannot start: ${found.failure}`);
   return {
@@ -178,6 +178,6 @@ export async function detectSandbox(setting: SandboxSetting, probe = probeMachin
     kind: 'permissions',
     runsUntrusted: false,
     bwrapPath: undefined,
-    warning: `The skill sandbox is unavailable (${found.failure}): built-in skills run on Node's permission model alone, and installed skills are refused. To enable it, ${ENABLE_SANDBOX_HINT}.${noPrlimit}`,
+    warning: `The skill sandbox is unavailable (${found.failure}): built-in skills run on Node's permission model alone, and installed skills are refused. To enable it, ${ENABLE_SANDBOX_HINT}.${weakerLimits}`,
   };
 }

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { type Dirent, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { watchFolderTree } from './folder-watch.js';
@@ -151,16 +151,10 @@ function folderUsageNow(dir: string): { sizes: Map<string, number>; files: numbe
 function outputTally(limits: WatchedLimits, report: (breach: LimitBreach) => void) {
   let sizes = new Map<string, number>();
   let total = 0;
-  return (_event: string, name: string | null) => {
-    if (name === null) return;
+  return (name: string, stats: Stats | undefined) => {
     const file = path.join(limits.outputDir, name);
-    let size = 0;
-    try {
-      const stats = lstatSync(file);
-      size = stats.isFile() ? stats.size : 0;
-    } catch {
-      // removed or renamed away: it holds nothing now
-    }
+    // Gone, or renamed away: it holds nothing now.
+    const size = stats?.isFile() ? stats.size : 0;
     total += size - (sizes.get(file) ?? 0);
     sizes.set(file, size);
     if (total <= limits.outputBytes) return;
@@ -199,8 +193,8 @@ export function watchRun(
   const tally = outputTally(limits, report);
   const timer = setInterval(lookAtRun, TICK_MS);
   // One watch per folder: Node 20's recursive watch costs more with every file a run writes.
-  const stopWatchingFolder = watchFolderTree(limits.outputDir, limits.outputFiles + 1, (name) => {
-    tally('change', name);
+  const stopWatchingFolder = watchFolderTree(limits.outputDir, limits.outputFiles + 1, (name, stats) => {
+    tally(name, stats);
     if (!stopped) lookAtOutput();
   });
   function stop() {
@@ -209,32 +203,6 @@ export function watchRun(
     stopWatchingFolder();
   }
   return stop;
-}
-
-/** A run group under watch: `lookNow` checks at once, for a caller about to go on with the run. */
-export interface GroupWatch {
-  lookNow(): Promise<void>;
-  stop(): void;
-}
-
-/**
- * Reads a run group's counters every tick, for as long as the run lasts (across all its
- * processes and tool calls), and reports the first limit the kernel enforced.
- */
-export function watchGroup(group: RunGroup, onBreach: (breach: LimitBreach) => void): GroupWatch {
-  let stopped = false;
-  const report = (breach: LimitBreach | undefined) => {
-    if (stopped || !breach) return;
-    stop();
-    onBreach(breach);
-  };
-  const look = coalesced(() => group.breach(), report);
-  const timer = setInterval(look, TICK_MS);
-  const stop = () => {
-    stopped = true;
-    clearInterval(timer);
-  };
-  return { lookNow: async () => report(await group.breach()), stop };
 }
 
 /** The processes under `root`, read from /proc at once: a kill must not wait for the event loop. */
