@@ -1,8 +1,12 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { computerPrompt } from '../computer/computer-prompt.js';
+import { ComputerSession } from '../computer/computer-session.js';
+import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
 import { breachReason } from '../skills/limit-breach.js';
 import type { Skill } from '../skills/registry.js';
+import { GRANT_CGROUPS_HINT } from '../skills/run-cgroup.js';
 import { type RunRequest, type RuntimeServices, resultWithoutRun, SkillRefused, type SkillRuntime } from '../skills/runtime.js';
-import { ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
+import { ENABLE_SANDBOX_HINT, type SkillSandbox } from '../skills/sandbox.js';
 import { reportKill } from '../skills/script-runtime.js';
 import { openRunGroup } from '../skills/watched-child.js';
 import { RunOverLimit, runAgent } from './agent-loop.js';
@@ -17,8 +21,14 @@ function clientFor(route: ModelRoute): ModelClient {
 }
 
 /** The skill's instructions, and what the model needs to know about where it works. */
-function systemPrompt(skill: Skill, toolNames: string[]): string {
-  const tools = toolNames.length > 0 ? toolNames.join(', ') : 'none';
+function systemPrompt(skill: Skill, toolset: Toolset, computer: string | undefined): string {
+  const tools = toolset.names.length > 0 ? toolset.names.join(', ') : 'none';
+  const fileTools = toolset.names.some((name) => FILE_TOOL_NAMES.includes(name))
+    ? [
+        'For list_files, read_file, write_file and run_script: the skill\'s own files are read only, at paths starting "skill/";',
+        'files written at paths starting "output/" are delivered to the user as the result of this run.',
+      ]
+    : [];
   return [
     `You are carrying out the skill "${skill.name}": ${skill.description}`,
     '',
@@ -26,10 +36,22 @@ function systemPrompt(skill: Skill, toolNames: string[]): string {
     '',
     '---',
     `Tools you have: ${tools}.`,
-    'The skill\'s own files (its references/, assets/ and scripts/ folders) are read only, at paths starting "skill/".',
-    'Files you write go to the run\'s output, at paths starting "output/": they are delivered to the user as the result of this run.',
+    ...(computer ? [computer] : []),
+    ...fileTools,
     "The user's request is the first user message. Work until the task is done, then answer with a short summary of what you did.",
   ].join('\n');
+}
+
+/** Why this server cannot give a run the computer, in words for the person who asked; undefined when it can. */
+function computerMissing(sandbox: SkillSandbox): string | undefined {
+  const needs = 'This skill needs the computer (a shell with Python, in a sandbox)';
+  if (sandbox.kind !== 'bwrap') {
+    return `${needs}, and this server has no sandbox to run it in. An operator can install bubblewrap (Debian: apt-get install bubblewrap) and allow unprivileged user namespaces.`;
+  }
+  if (!sandbox.cgroups) {
+    return `${needs}, and this server cannot hold a run's memory, processes and CPU in a control group. To grant that, ${GRANT_CGROUPS_HINT}.`;
+  }
+  return undefined;
 }
 
 /**
@@ -44,6 +66,9 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       if (!skill.builtIn && !services.sandbox.runsUntrusted) {
         throw new SkillRefused(`This server runs only its built-in skills without a sandbox: ${ENABLE_SANDBOX_HINT}.`);
       }
+      const toolset = chooseToolset(skill.allowedTools, false);
+      const missing = toolset.needsComputer ? computerMissing(services.sandbox) : undefined;
+      if (missing) throw new SkillRefused(missing);
       const route = routeModel(settings, skill.models, await request.account.ownModelKey());
       if (!route)
         return { finished: Promise.resolve(resultWithoutRun({ kind: 'failed', reason: NO_MODEL_KEY, fault: 'service' })) };
@@ -65,33 +90,56 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         overLimit.abort(new RunOverLimit(breachReason(breach, request.limits)));
       };
       const signal = AbortSignal.any([request.signal, overLimit.signal]);
-      const tools = agentToolSpecs(skill.allowedTools);
+      const tools = agentToolSpecs(toolset.names);
+      const workspaceDir = `${request.outputDir}-workspace`;
+      let computer: ComputerSession | undefined;
+      if (toolset.needsComputer) {
+        await mkdir(workspaceDir, { recursive: true });
+        computer = new ComputerSession({
+          sandbox: services.sandbox,
+          folders: {
+            skill: { slug: skill.slug, dir: skill.dir },
+            outputDir: request.outputDir,
+            workspaceDir,
+            uploadsDir: request.uploads?.dir,
+          },
+          group,
+          env: {},
+        });
+        computer.warmUp();
+        const session = computer;
+        signal.addEventListener('abort', () => session.close(), { once: true });
+      }
+      const prompt = computer
+        ? computerPrompt({ slug: skill.slug, uploads: request.uploads?.files ?? [], allowedHosts: [] })
+        : undefined;
       const finished = runAgent({
         client: clientFor(route),
         route,
         settings,
-        system: systemPrompt(
-          skill,
-          tools.map((tool) => tool.name),
-        ),
+        system: systemPrompt(skill, toolset, prompt),
         input: request.input,
         tools,
         toolContext: {
           skillDir: skill.dir,
           outputDir: request.outputDir,
-          allowed: tools.map((tool) => tool.name),
+          // The narrow tools of §9 stay usable as aliases on the computer, for skills written for them.
+          allowed: toolset.needsComputer ? [...toolset.names, ...FILE_TOOL_NAMES] : toolset.names,
           sandbox: services.sandbox,
           limits: request.limits,
           builtIn: skill.builtIn,
           signal,
           ...(group ? { group, checkLimits } : {}),
+          ...(computer ? { computer: { computer, bashPrefixes: toolset.bashPrefixes, ...(group ? { checkLimits } : {}) } } : {}),
         },
         account: request.account,
         signal,
         onMessage: request.onMessage,
       }).finally(async () => {
         clearTimeout(timer);
+        computer?.close();
         await group?.remove();
+        if (computer) await rm(workspaceDir, { recursive: true, force: true });
       });
       return { finished };
     },

@@ -1,8 +1,7 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { PROJECT_ROOT } from '../paths.js';
 import { SANDBOX_PYTHON } from '../skills/computer-software.js';
 import type { LimitBreach } from '../skills/limit-breach.js';
 import { SKILL_NODE } from '../skills/node-runtime.js';
@@ -12,6 +11,7 @@ import { ENABLE_SANDBOX_HINT, namespaceArgs, type SkillSandbox } from '../skills
 import { folderUsage } from '../skills/watchdog.js';
 import { prlimitArgs, signalOfExit, spawnWatched, watchedLimits } from '../skills/watched-child.js';
 import { isInside, relativeParts, ToolRefused } from './confined-files.js';
+import { systemViewArgs } from './system-folders.js';
 
 export interface ScriptRequest {
   skillDir: string;
@@ -37,39 +37,6 @@ const MIB = 1024 * 1024;
 const BASH = ['/usr/bin/bash', '/bin/bash'].find((candidate) => existsSync(candidate));
 // The model reads stderr: Node's notice that the permission model is experimental is only noise there.
 const QUIET = process.allowedNodeEnvironmentFlags.has('--disable-warning') ? ['--disable-warning=ExperimentalWarning'] : [];
-/**
- * What python3 and bash need, read-only: the binaries, the dynamic loader and libraries, and
- * Python's standard library live under /usr (on merged-/usr systems /bin, /lib and /lib64 are
- * links into it, and ELF binaries name their loader by its /lib64 path); Debian's alternatives
- * (awk and the like) are links through /etc/alternatives. Unlike Node's, these files cannot be
- * listed with ldd alone, hence whole folders. Not all of /usr: /usr/local and /usr/src are where
- * a server is often installed (Docker's /usr/src/app), with its data folder beside it. The rest
- * of /etc stays hidden too.
- */
-const SYSTEM_DIRS = [
-  '/usr/bin',
-  '/usr/lib',
-  '/usr/lib64',
-  '/usr/libexec',
-  '/usr/share',
-  '/bin',
-  '/lib',
-  '/lib64',
-  '/etc/alternatives',
-].filter((dir) => existsSync(dir));
-/** This server's code and working folder (where DATA_DIR is by default), should a system folder above hold them. */
-const SERVER_DIRS_TO_HIDE = [...new Set([PROJECT_ROOT, process.cwd()].map(realOrSelf))].filter((dir) =>
-  SYSTEM_DIRS.some((system) => isInside(realOrSelf(system), dir)),
-);
-
-function realOrSelf(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
-  }
-}
-
 type Interpreter = 'node' | 'python' | 'bash';
 const INTERPRETERS: Record<string, Interpreter> = { '.js': 'node', '.mjs': 'node', '.py': 'python', '.sh': 'bash' };
 
@@ -115,14 +82,7 @@ function checkInput(args: string[], stdin: string): void {
 /** bubblewrap's arguments: Node sees its own files only; python3 and bash see the system folders, minus this server's. */
 function isolation(interpreter: Interpreter, sandbox: SkillSandbox, skill: string, output: string): string[] {
   if (interpreter === 'node') return namespaceArgs(sandbox.runtimeFiles, [skill], [output]);
-  const args = namespaceArgs(SYSTEM_DIRS, [], []);
-  // The hiding tmpfs must come after the system binds and before the skill's, which may lie under it.
-  const last = args.splice(-2);
-  if (last[0] !== '--remount-ro') throw new Error("namespaceArgs no longer ends with the root's --remount-ro");
-  const hide = SERVER_DIRS_TO_HIDE.flatMap((dir) => ['--size', '1048576', '--tmpfs', dir]);
-  // Read-only once the binds inside it are made, or it would be a writable (memory-backed) folder.
-  const seal = SERVER_DIRS_TO_HIDE.flatMap((dir) => ['--remount-ro', dir]);
-  return [...args, ...hide, '--ro-bind', skill, skill, '--bind', output, output, ...seal, ...last];
+  return systemViewArgs([], ['--ro-bind', skill, skill, '--bind', output, output]);
 }
 
 interface Target {

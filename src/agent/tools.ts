@@ -1,4 +1,10 @@
 import { mkdir, realpath } from 'node:fs/promises';
+import {
+  COMPUTER_TOOL_NAMES,
+  COMPUTER_TOOL_SPECS,
+  type ComputerToolContext,
+  runComputerTool,
+} from '../computer/computer-tools.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { RunLimits } from '../skills/runtime.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
@@ -23,6 +29,8 @@ export interface ToolContext {
    * (through its signal) before the model is asked again, not a tick later.
    */
   checkLimits?: () => Promise<void>;
+  /** The run's computer (DESIGN §14), when its tools were chosen. */
+  computer?: ComputerToolContext;
 }
 
 export interface ToolCall {
@@ -82,11 +90,12 @@ const SPECS: ToolSpec[] = [
     },
   },
 ];
-const TOOL_NAMES = SPECS.map((spec) => spec.name);
+const ALL_SPECS = [...COMPUTER_TOOL_SPECS, ...SPECS];
+const TOOL_NAMES = ALL_SPECS.map((spec) => spec.name);
 
-/** The tools offered to the model: all four, or those `allowed-tools` names (others are ignored). */
-export function agentToolSpecs(allowedTools: readonly string[] | undefined): ToolSpec[] {
-  return allowedTools === undefined ? [...SPECS] : SPECS.filter((spec) => allowedTools.includes(spec.name));
+/** The specs of the tools named (see chooseToolset), in that order. */
+export function agentToolSpecs(names: readonly string[]): ToolSpec[] {
+  return names.flatMap((name) => ALL_SPECS.filter((spec) => spec.name === name));
 }
 
 /** Text from the model made safe for one short line of a human's screen. */
@@ -101,9 +110,24 @@ const LABELS: Record<string, [verb: string, what: string]> = {
   run_script: ['Running', 'a script'],
 };
 
+const COMPUTER_LABELS: Record<string, [verb: string, key: string]> = {
+  bash: ['Running', 'command'],
+  read: ['Reading', 'path'],
+  write: ['Writing', 'path'],
+  edit: ['Editing', 'path'],
+  glob: ['Looking for', 'pattern'],
+  grep: ['Searching for', 'pattern'],
+};
+
 /** A short human label for a call, such as "Writing report.md". */
 export function toolLabel(call: ToolCall): string {
   if (call.name === 'list_files') return 'Listing files';
+  const computer = COMPUTER_LABELS[call.name];
+  if (computer) {
+    const raw: unknown = (call.input as Record<string, unknown> | null)?.[computer[1]];
+    const given = typeof raw === 'string' ? shortText(raw) : '';
+    return given ? `${computer[0]} ${given}` : `Using ${call.name}`;
+  }
   const label = LABELS[call.name];
   if (!label) return `Using ${shortText(call.name, 40) || 'a tool'}`;
   const raw: unknown = (call.input as Record<string, unknown> | null)?.path;
@@ -222,7 +246,8 @@ export async function runAgentTool(call: ToolCall, context: ToolContext): Promis
   const fail = (output: string) => ({ output, isError: true });
   const handler = TOOL_NAMES.includes(call.name) ? HANDLERS[call.name] : undefined;
   const usable = TOOL_NAMES.filter((name) => context.allowed.includes(name)).join(', ') || 'none';
-  if (!handler) return fail(`There is no tool "${shortText(call.name, 80)}". Tools you can use: ${usable}.`);
+  if (!TOOL_NAMES.includes(call.name))
+    return fail(`There is no tool "${shortText(call.name, 80)}". Tools you can use: ${usable}.`);
   if (!context.allowed.includes(call.name))
     return fail(`The tool ${call.name} is not allowed for this skill. Tools you can use: ${usable}.`);
   const input: unknown = call.input;
@@ -232,6 +257,12 @@ export async function runAgentTool(call: ToolCall, context: ToolContext): Promis
   if (context.signal.aborted) return fail('The run was stopped.');
   // The loop runs one call at a time, so a write never overlaps a script of the same run.
   try {
+    const { computer } = context;
+    if (COMPUTER_TOOL_NAMES.includes(call.name)) {
+      if (!computer) return fail(`The tool ${call.name} needs the computer, which this run does not have.`);
+      return { output: await runComputerTool(call.name, call.input, computer), isError: false };
+    }
+    if (!handler) return fail(`There is no tool "${shortText(call.name, 80)}". Tools you can use: ${usable}.`);
     return { output: await handler(call.input, context), isError: false };
   } catch (error) {
     return fail(error instanceof ToolRefused ? error.message : `${call.name} failed: ${describeFailure(error)}.`);

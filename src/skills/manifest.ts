@@ -73,10 +73,13 @@ function modelChoice(fields: Record<string, unknown>): ModelChoice {
   return choice;
 }
 
-/** `allowed-tools` is a space-separated string in the open format; a YAML list is taken too. */
+/**
+ * `allowed-tools` is a space-separated string in the open format (a scoped name such as
+ * `Bash(git status:*)` may hold spaces inside its brackets); a YAML list is taken too.
+ */
 function allowedTools(value: unknown): string[] | undefined {
   if (value === undefined || value === null) return undefined;
-  const names = typeof value === 'string' ? value.split(/[\s,]+/) : value;
+  const names = typeof value === 'string' ? (value.match(/[^\s,()]+(?:\([^)]*\))?/g) ?? []) : value;
   if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
     throw new ManifestError('allowed-tools must be a list of tool names');
   }

@@ -73,6 +73,8 @@ export interface RunRequest {
   /** Each message in order; the next waits until this one is handled. */
   onMessage: (message: RunMessage) => Promise<void>;
   account: RunAccount;
+  /** The run's input files, in a folder of their own (DESIGN §15); paths relative to `dir`. */
+  uploads?: { dir: string; files: { path: string; size: number; mimeType: string }[] };
 }
 
 /** A run that has started. */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runSkillScript, STREAM_CAP_BYTES } from '../../src/agent/script-sandbox.js';
 import { agentToolSpecs, runAgentTool, type ToolContext, toolLabel } from '../../src/agent/tools.js';
+import { chooseToolset } from '../../src/computer/toolset.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import type { RunLimits } from '../../src/skills/runtime.js';
 import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from '../../src/skills/sandbox.js';
@@ -76,15 +77,14 @@ async function dataSnapshot(): Promise<string[]> {
 }
 
 describe('the tools offered', () => {
-  it('offers all four with JSON-schema inputs, and narrows them to allowed-tools, ignoring names not ours', () => {
-    const all = agentToolSpecs(undefined);
+  it('offers the four file tools by name with JSON-schema inputs, and narrows them to allowed-tools, ignoring names not ours', () => {
+    const all = agentToolSpecs(chooseToolset(ALL, false).names);
     expect(all.map((spec) => spec.name)).toEqual(ALL);
     for (const spec of all) expect(spec.inputSchema.type).toBe('object');
     expect(all.find((spec) => spec.name === 'run_script')?.inputSchema.required).toEqual(['path']);
-    expect(agentToolSpecs(['write_file', 'Bash', 'read_file', 'read_file']).map((spec) => spec.name)).toEqual([
-      'read_file',
-      'write_file',
-    ]);
+    expect(
+      agentToolSpecs(chooseToolset(['write_file', 'Shell', 'read_file', 'read_file'], false).names).map((spec) => spec.name),
+    ).toEqual(['read_file', 'write_file']);
     expect(agentToolSpecs([])).toEqual([]);
   });
 

@@ -1,0 +1,234 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { ToolRefused } from '../agent/confined-files.js';
+import { systemViewArgs } from '../agent/system-folders.js';
+import { PROJECT_ROOT } from '../paths.js';
+import { SANDBOX_PYTHON } from '../skills/computer-software.js';
+import type { RunGroup } from '../skills/run-cgroup.js';
+import type { SkillSandbox } from '../skills/sandbox.js';
+import { COMPUTER_PATHS } from './computer-paths.js';
+
+const SUPERVISOR = path.join(PROJECT_ROOT, 'computer', 'supervisor.py');
+const SUPERVISOR_INSIDE = '/opt/skillet/supervisor.py';
+/** How long the supervisor may take to answer beyond a command's own time limit before the computer counts as hung. */
+const ANSWER_GRACE_MS = 10_000;
+const START_TIMEOUT_MS = 15_000;
+/** A computer that keeps dying is not restarted for ever within one run. */
+const MAX_STARTS = 4;
+/** Read-only extras the installed software reads: fonts for matplotlib and LibreOffice, certificates for HTTPS through the proxy. */
+const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/ssl/certs', '/etc/ca-certificates'].filter((dir) => existsSync(dir));
+
+export interface ComputerFolders {
+  /** The running skill's folder, shown read only at /mnt/skills/<slug>/. */
+  skill: { slug: string; dir: string };
+  /** The run's output folder: /mnt/session/outputs/ (and /mnt/user-data/outputs/). */
+  outputDir: string;
+  /** The host folder that is /workspace; it outlives a restart of the computer. */
+  workspaceDir: string;
+  /** The run's input files, read only at /mnt/user-data/uploads/. */
+  uploadsDir: string | undefined;
+}
+
+export interface ComputerOptions {
+  sandbox: SkillSandbox;
+  folders: ComputerFolders;
+  group: RunGroup | undefined;
+  /** Extra environment for the shell (the egress proxy's variables). */
+  env: Record<string, string>;
+}
+
+export type ComputerAnswer = Record<string, unknown>;
+
+/** bubblewrap's arguments for the computer: the fixed paths of DESIGN §14 and nothing of the server's. */
+function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[] {
+  const { skill, outputDir, workspaceDir, uploadsDir } = folders;
+  const uploads = uploadsDir ? ['--ro-bind', uploadsDir, COMPUTER_PATHS.uploads] : ['--dir', COMPUTER_PATHS.uploads];
+  const binds = [
+    '--bind',
+    workspaceDir,
+    COMPUTER_PATHS.workspace,
+    ...uploads,
+    '--bind',
+    outputDir,
+    COMPUTER_PATHS.outputs,
+    '--bind',
+    outputDir,
+    COMPUTER_PATHS.outputsAlias,
+    '--ro-bind',
+    skill.dir,
+    `${COMPUTER_PATHS.skills}/${skill.slug}`,
+    '--ro-bind',
+    SUPERVISOR,
+    SUPERVISOR_INSIDE,
+  ];
+  const runtime = sandbox.runtimeFiles.map((file) => realpathSync(file));
+  return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), '--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];
+}
+
+interface Pending {
+  resolve(answer: ComputerAnswer): void;
+  reject(error: Error): void;
+  timer: NodeJS.Timeout;
+}
+
+/** One started sandbox: the supervisor process and its answers, matched to requests by id. */
+class Machine {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly ready: Promise<void>;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #gone: Error | undefined;
+  /** Fails the start, when the machine ends before it said it was ready. */
+  #onEnd: (error: Error) => void = () => undefined;
+
+  constructor(command: { file: string; args: string[] }, env: NodeJS.ProcessEnv) {
+    this.child = spawn(command.file, command.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stderr.resume(); // the supervisor's own complaints are not the model's business
+    this.child.stdin.on('error', () => undefined);
+    let markReady: () => void = () => undefined;
+    let failStart: (error: Error) => void = () => undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failStart = reject;
+    });
+    const startTimer = setTimeout(() => this.#end(new Error('the computer did not start in time')), START_TIMEOUT_MS);
+    const lines = createInterface({ input: this.child.stdout });
+    lines.on('line', (line) => {
+      let answer: ComputerAnswer;
+      try {
+        answer = JSON.parse(line) as ComputerAnswer;
+      } catch {
+        return;
+      }
+      if (answer.ready === true) {
+        clearTimeout(startTimer);
+        markReady();
+        return;
+      }
+      const pending = this.#pending.get(Number(answer.id));
+      if (!pending) return;
+      this.#pending.delete(Number(answer.id));
+      clearTimeout(pending.timer);
+      pending.resolve(answer);
+    });
+    this.child.once('error', (error) => this.#end(error));
+    this.child.once('exit', () => this.#end(new Error('the computer stopped')));
+    this.#onEnd = (error) => {
+      clearTimeout(startTimer);
+      failStart(error);
+    };
+    this.ready.catch(() => undefined);
+  }
+
+  get alive(): boolean {
+    return this.#gone === undefined;
+  }
+
+  #end(error: Error): void {
+    if (this.#gone) return;
+    this.#gone = error;
+    this.#onEnd(error);
+    for (const pending of this.#pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.#pending.clear();
+    this.kill();
+  }
+
+  kill(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+
+  request(body: Record<string, unknown>, answerWithinMs: number): Promise<ComputerAnswer> {
+    if (this.#gone) return Promise.reject(this.#gone);
+    const id = this.#nextId++;
+    return new Promise<ComputerAnswer>((resolve, reject) => {
+      const timer = setTimeout(() => this.#end(new Error('the computer stopped answering')), answerWithinMs);
+      this.#pending.set(id, { resolve, reject, timer });
+      this.child.stdin.write(`${JSON.stringify({ ...body, id })}\n`);
+    });
+  }
+}
+
+/**
+ * The computer of one run (DESIGN §14): a bubblewrap sandbox in the run's control group whose
+ * process 1 is the supervisor (computer/supervisor.py), holding one bash shell and doing the
+ * file tools' work inside. Started at most a few times: should it die (a kill, a crash),
+ * the next call starts a new one on the same /workspace and says so.
+ */
+export class ComputerSession {
+  readonly #options: ComputerOptions;
+  #machine: Machine | undefined;
+  #starts = 0;
+  #closed = false;
+
+  constructor(options: ComputerOptions) {
+    this.#options = options;
+  }
+
+  /** Starts the sandbox ahead of the first call, so the model's first command does not wait for it. */
+  warmUp(): void {
+    void this.#current().catch(() => undefined);
+  }
+
+  async #current(): Promise<{ machine: Machine; restarted: boolean }> {
+    if (this.#closed) throw new ToolRefused('The run was stopped.');
+    if (this.#machine?.alive) {
+      await this.#machine.ready;
+      return { machine: this.#machine, restarted: false };
+    }
+    const restarted = this.#machine !== undefined;
+    if (this.#starts >= MAX_STARTS) {
+      throw new ToolRefused('The computer stopped too often in this run and is not started again.');
+    }
+    this.#starts += 1;
+    const { sandbox, folders, group, env } = this.#options;
+    if (!sandbox.bwrapPath) throw new ToolRefused('The computer is not available on this server.');
+    const command = {
+      file: sandbox.bwrapPath,
+      args: [...computerArgs(sandbox, folders), SANDBOX_PYTHON, '-E', '-s', '-B', SUPERVISOR_INSIDE],
+    };
+    const machine = new Machine(group ? group.wrap(command) : command, {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: COMPUTER_PATHS.workspace,
+      LANG: 'C.UTF-8',
+      TMPDIR: '/tmp',
+      TERM: 'dumb',
+      MPLBACKEND: 'Agg',
+      PYTHONDONTWRITEBYTECODE: '1',
+      ...env,
+    });
+    this.#machine = machine;
+    try {
+      await machine.ready;
+    } catch (error) {
+      throw new ToolRefused(`The computer could not start: ${(error as Error).message}.`);
+    }
+    return { machine, restarted };
+  }
+
+  /** Sends one operation to the supervisor; a computer that died is started again, and the answer says so. */
+  async call(body: Record<string, unknown>, answerWithinMs: number): Promise<ComputerAnswer> {
+    const { machine, restarted } = await this.#current();
+    let answer: ComputerAnswer;
+    try {
+      answer = await machine.request(body, answerWithinMs + ANSWER_GRACE_MS);
+    } catch (error) {
+      if (this.#closed) throw new ToolRefused('The run was stopped.');
+      throw new ToolRefused(
+        `The computer stopped during this call (${(error as Error).message}); the next call starts it again, ` +
+          'with the files of /workspace kept but the shell new.',
+      );
+    }
+    return restarted ? { ...answer, restarted: true } : answer;
+  }
+
+  /** Ends the sandbox and everything in it. */
+  close(): void {
+    this.#closed = true;
+    this.#machine?.kill();
+  }
+}
