@@ -1,0 +1,3 @@
+import sys
+
+print(' '.join(sys.argv[1:]).upper() + '!')
