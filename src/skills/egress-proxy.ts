@@ -77,6 +77,12 @@ function connectTarget(authority: string): Destination {
   return { host, port: Number(match[2]) };
 }
 
+/** Sends a last answer and closes: a client that keeps its side open does not hold a slot. */
+function answerAndClose(socket: Duplex, answer: string): void {
+  socket.once('finish', () => socket.destroy());
+  socket.end(answer);
+}
+
 /** The destination of a plain-HTTP request, which a proxy receives as a full URL. */
 function requestTarget(raw: string): { destination: Destination; path: string; hostHeader: string } {
   let url: URL | undefined;
@@ -137,6 +143,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
   const reportSocket = (destination: Destination, upstream: Socket, startedAt: number) => {
     let failure: string | undefined;
+    let address: string | undefined;
+    upstream.once('connect', () => {
+      address = upstream.remoteAddress;
+    });
     upstream.once('error', (error: NodeJS.ErrnoException) => {
       failure = error.code ?? error.message;
     });
@@ -145,7 +155,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         destination,
         {
           allowed: true,
-          address: upstream.remoteAddress,
+          address,
           bytesUp: upstream.bytesWritten,
           bytesDown: upstream.bytesRead,
           ...(failure ? { error: failure } : {}),
@@ -173,7 +183,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const startedAt = clock.now().getTime();
     const admitted = await admit(
       () => connectTarget(request.url ?? ''),
-      (text) => client.end(plainAnswer(403, text)),
+      (text) => answerAndClose(client, plainAnswer(403, text)),
       startedAt,
     );
     if (!admitted || client.destroyed) return;
@@ -194,7 +204,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     upstream.once('error', (error: NodeJS.ErrnoException) => {
       if (established) client.destroy();
       else
-        client.end(plainAnswer(502, `${destination.host}:${destination.port} could not be reached (${error.code ?? 'error'})`));
+        answerAndClose(
+          client,
+          plainAnswer(502, `${destination.host}:${destination.port} could not be reached (${error.code ?? 'error'})`),
+        );
     });
     client.once('close', () => upstream.destroy());
   };
@@ -207,7 +220,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         target = requestTarget(request.url ?? '');
         return target.destination;
       },
-      (text) => response.writeHead(403, oneLine(text), { 'content-type': 'text/plain; charset=utf-8' }).end(`${oneLine(text)}\n`),
+      (text) =>
+        response
+          .writeHead(403, oneLine(text), { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
+          .end(`${oneLine(text)}\n`),
       startedAt,
     );
     if (!admitted || !target || response.destroyed) return;
@@ -263,15 +279,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     tunnel(request, client, head).catch(() => client.destroy());
   });
   http.on('clientError', (_error, client: Duplex) => {
-    if (client.writable) client.end(plainAnswer(400, 'the proxy could not read this request'));
+    if (client.writable) answerAndClose(client, plainAnswer(400, 'the proxy could not read this request'));
     else client.destroy();
   });
 
   // Half-open like Node's own HTTP server: a client that ends its side still gets the answer.
   const front = createServer({ allowHalfOpen: true }, (socket) => {
-    socket.on('error', () => undefined);
     if (clients >= maxConnections) {
-      socket.end(plainAnswer(503, `the sandbox already has ${maxConnections} connections open; close one and try again`));
+      answerAndClose(
+        track(socket),
+        plainAnswer(503, `the sandbox already has ${maxConnections} connections open; close one and try again`),
+      );
       return;
     }
     clients += 1;
