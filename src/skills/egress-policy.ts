@@ -63,7 +63,7 @@ function notAllowed(policy: EgressPolicy, host: string): EgressRefused {
 export function checkName(policy: EgressPolicy, host: string, port: number): void {
   if (!hostAllowed(policy, host)) throw notAllowed(policy, host);
   if (!policy.ports.includes(port)) {
-    const ports = policy.ports.join(' and ');
+    const ports = `${policy.ports.slice(0, -1).join(', ')} and ${policy.ports.at(-1)}`;
     throw new EgressRefused(`${host} was asked for on port ${port}; skills may reach only ports ${ports}`);
   }
 }
