@@ -29,7 +29,7 @@ const INSIDE_SOCKET = '/run/skillet/egress.sock';
 const HERE = BUBBLEWRAP_HERE && existsSync(PYTHON) && existsSync('/usr/bin/curl');
 
 /** Run inside: starts the forwarder (unless told not to), then tries every way out and prints what happened. */
-const PROBE = String.raw`
+const PROBE = `
 import json, socket, subprocess, sys, time, urllib.error, urllib.request
 port, with_forwarder = int(sys.argv[1]), sys.argv[2] == "forwarder"
 results = {}
