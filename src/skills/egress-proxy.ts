@@ -3,7 +3,16 @@ import { connect, createServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Clock, systemClock } from '../clock.js';
 import type { Resolve } from '../webhooks/address-guard.js';
-import { checkDestination, type EgressPolicy, EgressRefused, normalHost, pinnedLookup } from './egress-policy.js';
+import { checkDestination, type EgressPolicy, EgressRefused, pinnedLookup } from './egress-policy.js';
+import {
+  answerAndClose,
+  connectTarget,
+  type Destination,
+  HOP_BY_HOP,
+  oneLine,
+  plainAnswer,
+  requestTarget,
+} from './egress-requests.js';
 
 /** Where each connection is reported: a pino logger fits. */
 export interface ConnectionLog {
@@ -30,79 +39,6 @@ export interface EgressProxy {
 
 const DEFAULT_MAX_CONNECTIONS = 32;
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
-/** Headers about one hop, not the request: a proxy drops them (RFC 9110 §7.6.1). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
-
-/** One line of printable ASCII: it goes into a status line, where nothing else may. */
-function oneLine(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 400);
-}
-
-/**
- * A refusal as a whole HTTP answer. The reason is the status line's phrase as well as the
- * body: clients such as Python's urllib show only the phrase when a CONNECT fails.
- */
-function plainAnswer(status: number, text: string): string {
-  const line = oneLine(text);
-  const body = `${line}\n`;
-  return `HTTP/1.1 ${status} ${line}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`;
-}
-
-interface Destination {
-  host: string;
-  port: number;
-}
-
-/** `host:port` of a CONNECT, with the port required. */
-function connectTarget(authority: string): Destination {
-  const match = /^(.+):(\d{1,5})$/.exec(authority);
-  let url: URL | undefined;
-  try {
-    url = match ? new URL(`http://${authority}`) : undefined;
-  } catch {
-    url = undefined;
-  }
-  const host = url && url.pathname === '/' && !url.username && !url.search ? normalHost(url.hostname) : undefined;
-  if (!match || !host) throw new EgressRefused(`"${authority.slice(0, 200)}" is not a host and port to connect to`);
-  return { host, port: Number(match[2]) };
-}
-
-/** Sends a last answer and closes: a client that keeps its side open does not hold a slot. */
-function answerAndClose(socket: Duplex, answer: string): void {
-  socket.once('finish', () => socket.destroy());
-  socket.end(answer);
-}
-
-/** The destination of a plain-HTTP request, which a proxy receives as a full URL. */
-function requestTarget(raw: string): { destination: Destination; path: string; hostHeader: string } {
-  let url: URL | undefined;
-  try {
-    url = /^[a-z]+:\/\//i.test(raw) ? new URL(raw) : undefined;
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol === 'https:') throw new EgressRefused('https addresses go through a CONNECT tunnel; set HTTPS_PROXY');
-  const host = url?.protocol === 'http:' ? normalHost(url.hostname) : undefined;
-  if (!url || !host) {
-    throw new EgressRefused('this is the network proxy for skills: ask it for a full http:// address, or CONNECT for https');
-  }
-  return {
-    destination: { host, port: url.port === '' ? 80 : Number(url.port) },
-    path: url.pathname + url.search,
-    hostHeader: url.host,
-  };
-}
-
 /**
  * The network of one run's sandbox (DESIGN §14): an HTTP proxy on a unix socket that is
  * bound into the sandbox, reaching only what the policy allows, and logging every
@@ -116,6 +52,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const sockets = new Set<Duplex>();
   /** Connections from the sandbox; `sockets` holds these and the ones to destinations. */
   let clients = 0;
+  /** Set by close(): a destination checked while it ran is not connected to after it. */
+  let closed = false;
 
   const track = <T extends Duplex>(socket: T): T => {
     sockets.add(socket);
@@ -186,7 +124,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       (text) => answerAndClose(client, plainAnswer(403, text)),
       startedAt,
     );
-    if (!admitted || client.destroyed) return;
+    if (!admitted) return;
+    if (client.destroyed || closed) return void client.destroy();
     const { destination, addresses } = admitted;
     const upstream = track(connect({ host: destination.host, port: destination.port, lookup: pinnedLookup(addresses) }));
     idle(upstream);
@@ -226,6 +165,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           .end(`${oneLine(text)}\n`),
       startedAt,
     );
+    if (closed) return void response.destroy();
     if (!admitted || !target || response.destroyed) return;
     const { destination, addresses } = admitted;
     const headers: Record<string, string | string[]> = { host: target.hostHeader, connection: 'close' };
@@ -309,6 +249,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   return {
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         front.close(() => resolve());
         for (const socket of sockets) socket.destroy();
       }),
