@@ -141,7 +141,7 @@ describe('the egress proxy', () => {
     await start();
     const body = 'name=skillet';
     const client = new Client().send(
-      `POST http://127.0.0.1:${webPort}/submit?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${webPort}\r\n` +
+      `POST http://127.0.0.1:${webPort}/submit?x=1 HTTP/1.1\r\nHost: metadata.internal\r\n` +
         `Proxy-Authorization: Basic c2VjcmV0\r\nProxy-Connection: keep-alive\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
     const answer = await client.until(/\r\n0\r\n\r\n$/);
@@ -193,6 +193,24 @@ describe('the egress proxy', () => {
     expect(plain).toMatch(/^HTTP\/1\.1 403 .*a private or local address that skills may not reach/);
     expect(received).toEqual([]);
     expect(lines.map((line) => line.allowed)).toEqual([false, false, false]);
+  });
+
+  it('connects to the address it checked: the name is resolved once, so a rebinding second answer is never used', async () => {
+    let lookups = 0;
+    const resolve = async () => {
+      lookups += 1;
+      return [{ address: lookups === 1 ? '127.0.0.1' : '10.255.255.1', family: 4 }];
+    };
+    await start({ policy: policy({ allowedHosts: ['rebind.example'] }), resolve });
+    const client = new Client().send(connectRequest(`rebind.example:${echoPort}`));
+    await client.until(/200 Connection Established/);
+    client.data = Buffer.alloc(0);
+    client.send('ping');
+    await client.until(/^ping$/);
+    expect(lookups).toBe(1);
+    client.socket.destroy();
+    await vi.waitFor(() => expect(lines).toHaveLength(1));
+    expect(lines[0]).toMatchObject({ host: 'rebind.example', address: '127.0.0.1', allowed: true });
   });
 
   it('answers 502 when an allowed destination does not answer, and logs why', async () => {
