@@ -79,6 +79,12 @@ export interface Config {
     outputFileLimit: number;
     /** Processes a run's sandbox may hold at once. */
     processLimit: number;
+    /**
+     * Hosts skills may reach (through the egress proxy, and web_fetch): names, or `*.domain`
+     * for its subdomains; the package registries are in it when the operator allows them.
+     * Empty: no network.
+     */
+    allowedHosts: string[];
     /** How skills are confined: see src/skills/sandbox.ts. */
     sandbox: SandboxSetting;
     /** Running executions one user may have at once, across workspaces. */
@@ -241,6 +247,27 @@ function sandboxSetting(env: Env): SandboxSetting {
   const setting = SANDBOX_SETTINGS.find((candidate) => candidate === raw);
   if (!setting) throw new ConfigError(`SKILL_SANDBOX must be one of ${SANDBOX_SETTINGS.join(', ')} (got "${raw}")`);
   return setting;
+}
+
+/** Reached by pip and npm when SKILL_ALLOW_PACKAGE_REGISTRIES is on. */
+export const PACKAGE_REGISTRY_HOSTS = ['pypi.org', 'files.pythonhosted.org', 'registry.npmjs.org'] as const;
+const HOST_NAME = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** SKILL_ALLOWED_HOSTS, lower-cased, plus the registries when they are allowed. */
+function allowedHosts(env: Env): string[] {
+  const hosts = (read(env, 'SKILL_ALLOWED_HOSTS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((entry) => entry !== '');
+  const bad = hosts.find((entry) => entry.length > 253 || !HOST_NAME.test(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      `SKILL_ALLOWED_HOSTS must be host names separated by commas, such as api.example.com or *.example.com, without a scheme, port or path (got "${bad}")`,
+    );
+  }
+  if (hosts.length > 1000) throw new ConfigError('SKILL_ALLOWED_HOSTS may name at most 1000 hosts');
+  const registries = boolean(env, 'SKILL_ALLOW_PACKAGE_REGISTRIES', false) ? PACKAGE_REGISTRY_HOSTS : [];
+  return [...new Set([...hosts, ...registries])];
 }
 
 function databaseUrl(env: Env): string | undefined {
@@ -495,6 +522,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       eventBytesPerRun: integer(env, 'SKILL_EVENT_BYTES_PER_RUN', 8 * 1024 * 1024, 4096, 1024 * 1024 * 1024),
       outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 10_000, 1, 1_000_000),
       processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 64, 1, 4096),
+      allowedHosts: allowedHosts(env),
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),

@@ -61,9 +61,9 @@ export function literalAddressOf(hostname: string): string | undefined {
 
 export class AddressRefused extends Error {}
 
-type Resolve = (hostname: string) => Promise<LookupAddress[]>;
+export type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
-const systemResolve: Resolve = (hostname) =>
+export const systemResolve: Resolve = (hostname) =>
   new Promise((resolve, reject) => {
     const options: LookupAllOptions = { all: true, verbatim: true };
     lookup(hostname, options, (error, addresses) => (error ? reject(error) : resolve(addresses)));

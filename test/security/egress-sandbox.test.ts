@@ -1,0 +1,256 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/paths.js';
+import type { EgressPolicy } from '../../src/skills/egress-policy.js';
+import { type EgressProxy, startEgressProxy } from '../../src/skills/egress-proxy.js';
+import { namespaceArgs } from '../../src/skills/sandbox.js';
+import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
+
+/**
+ * The skill network end to end (DESIGN §14): a real bubblewrap sandbox with the sandbox's
+ * own namespaces (no network but its loopback), the egress proxy's socket bound in, the
+ * forwarder running under the sandbox's python3, and programs inside using the proxy
+ * variables. What the policy allows is reached; everything else is refused or unreachable.
+ */
+
+const run = promisify(execFile);
+const PYTHON = '/usr/bin/python3';
+const FORWARDER = path.join(PROJECT_ROOT, 'computer', 'egress-forwarder.py');
+const INSIDE_SOCKET = '/run/skillet/egress.sock';
+const HERE = BUBBLEWRAP_HERE && existsSync(PYTHON) && existsSync('/usr/bin/curl');
+
+/** Run inside: starts the forwarder (unless told not to), then tries every way out and prints what happened. */
+const PROBE = `
+import json, socket, subprocess, sys, time, urllib.error, urllib.request
+port, with_forwarder = int(sys.argv[1]), sys.argv[2] == "forwarder"
+results = {}
+if with_forwarder:
+    subprocess.Popen(["/usr/bin/python3", "/opt/skillet/egress-forwarder.py", "${INSIDE_SOCKET}"])
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", 3128), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+def fetch(name, url):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            results[name] = {"status": answer.status, "body": answer.read().decode()}
+    except urllib.error.HTTPError as error:
+        results[name] = {"status": error.code, "reason": error.reason, "body": error.read().decode()}
+    except Exception as error:
+        results[name] = {"error": str(error)}
+
+def dial(name, address):
+    try:
+        socket.create_connection(address, timeout=3).close()
+        results[name] = "connected"
+    except OSError as error:
+        results[name] = error.strerror or str(error)
+
+fetch("plain", "http://127.0.0.1:%d/plain" % port)
+fetch("refusedPlain", "http://example.org/")
+fetch("refusedTls", "https://example.org/")
+curl = subprocess.run(["/usr/bin/curl", "-sS", "--proxytunnel", "-x", "http://127.0.0.1:3128", "http://127.0.0.1:%d/tunnel" % port], capture_output=True, text=True)
+results["tunnel"] = {"code": curl.returncode, "out": curl.stdout, "err": curl.stderr.strip()}
+dial("directHost", ("127.0.0.1", port))
+dial("directPublic", ("93.184.215.14", 80))
+print(json.dumps(results))
+`;
+
+interface Probe {
+  plain: { status?: number; body?: string; reason?: string; error?: string };
+  refusedPlain: { status?: number; body?: string; reason?: string; error?: string };
+  refusedTls: { status?: number; error?: string };
+  tunnel: { code: number; out: string; err: string };
+  directHost: string;
+  directPublic: string;
+}
+
+let dir: string;
+let server: Server;
+let port: number;
+let proxy: EgressProxy | undefined;
+let logged: Record<string, unknown>[];
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'skillet-egress-sandbox-'));
+  server = createServer((request, response) => response.end(`reached ${request.url}`));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterEach(async () => {
+  await proxy?.close();
+  proxy = undefined;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The log the proxy is given: pino, as the server's own, writing JSON lines here. */
+function capturingLogger() {
+  logged = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) logged.push(JSON.parse(line));
+      done();
+    },
+  });
+  return pino({ level: 'info' }, sink);
+}
+
+async function startProxy(policy: Partial<EgressPolicy>): Promise<string> {
+  const socketPath = path.join(dir, `proxy-${Math.random().toString(36).slice(2)}.sock`);
+  proxy = await startEgressProxy({
+    socketPath,
+    policy: { allowedHosts: ['127.0.0.1'], allowPrivateAddresses: true, ports: [80, 443, port], ...policy },
+    log: capturingLogger(),
+    runId: 'run-egress',
+  });
+  return socketPath;
+}
+
+/** The sandbox's namespaces and view, with /usr for python3 and curl, the forwarder, and the socket when given. */
+async function probe(socketPath: string | undefined, forwarder: boolean): Promise<Probe> {
+  const base = namespaceArgs([], [], []);
+  // The sandbox ends by making its root read only; what this test adds goes in before that.
+  expect(base.slice(-2)).toEqual(['--remount-ro', '/']);
+  expect(base).toContain('--unshare-net');
+  const args = [
+    ...base.slice(0, -2),
+    ...[
+      '--ro-bind',
+      '/usr',
+      '/usr',
+      '--symlink',
+      'usr/lib',
+      '/lib',
+      '--symlink',
+      'usr/lib64',
+      '/lib64',
+      '--symlink',
+      'usr/bin',
+      '/bin',
+    ],
+    ...['--ro-bind', FORWARDER, '/opt/skillet/egress-forwarder.py'],
+    ...(socketPath ? ['--bind', socketPath, INSIDE_SOCKET] : []),
+    ...['--remount-ro', '/', PYTHON, '-c', PROBE, String(port), forwarder ? 'forwarder' : 'none'],
+  ];
+  const proxyUrl = 'http://127.0.0.1:3128';
+  const env = { PATH: '/usr/bin:/bin', http_proxy: proxyUrl, https_proxy: proxyUrl, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl };
+  const { stdout } = await run('/usr/bin/bwrap', args, { env, timeout: 60_000 });
+  return JSON.parse(stdout) as Probe;
+}
+
+describe.runIf(HERE)('the skill network from inside bubblewrap', () => {
+  it('reaches an allowed server through the proxy, by plain HTTP and through a CONNECT tunnel, and refuses a host not allowed', async () => {
+    const socketPath = await startProxy({});
+    const seen = await probe(socketPath, true);
+    expect(seen.plain).toEqual({ status: 200, body: 'reached /plain' });
+    expect(seen.tunnel).toEqual({ code: 0, out: 'reached /tunnel', err: '' });
+    const reason =
+      'example.org is not among the hosts this server allows skills to reach; an operator can add it to SKILL_ALLOWED_HOSTS';
+    expect(seen.refusedPlain).toEqual({ status: 403, reason, body: `${reason}\n` });
+    expect(seen.refusedTls.error).toBe(`<urlopen error Tunnel connection failed: 403 ${reason}>`);
+    // The proxy is the only way out: the host's loopback and the internet are not in the sandbox.
+    expect(seen.directHost).toBe('Connection refused');
+    expect(seen.directPublic).toBe('Network is unreachable');
+
+    await proxy?.close();
+    proxy = undefined;
+    const lines = logged.map(({ runId, host, port: to, allowed, reason: why, bytesUp, bytesDown, msg }) => ({
+      runId,
+      host,
+      port: to,
+      allowed,
+      why,
+      msg,
+      moved: Number(bytesUp) > 0 && Number(bytesDown) > 0,
+    }));
+    expect(lines).toHaveLength(4);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        {
+          runId: 'run-egress',
+          host: '127.0.0.1',
+          port,
+          allowed: true,
+          why: undefined,
+          msg: 'skill network connection',
+          moved: true,
+        },
+        {
+          runId: 'run-egress',
+          host: '127.0.0.1',
+          port,
+          allowed: true,
+          why: undefined,
+          msg: 'skill network connection',
+          moved: true,
+        },
+        {
+          runId: 'run-egress',
+          host: 'example.org',
+          port: 80,
+          allowed: false,
+          why: reason,
+          msg: 'skill network connection',
+          moved: false,
+        },
+        {
+          runId: 'run-egress',
+          host: 'example.org',
+          port: 443,
+          allowed: false,
+          why: reason,
+          msg: 'skill network connection',
+          moved: false,
+        },
+      ]),
+    );
+    for (const line of logged) expect(line.durationMs).toEqual(expect.any(Number));
+  });
+
+  it("refuses the sandbox a private address when the operator's switch is off", async () => {
+    const socketPath = await startProxy({ allowPrivateAddresses: false });
+    const seen = await probe(socketPath, true);
+    const reason =
+      '127.0.0.1 leads to 127.0.0.1, a private or local address that skills may not reach; only public addresses are allowed';
+    expect(seen.plain).toEqual({ status: 403, reason, body: `${reason}\n` });
+    expect(seen.tunnel.code).not.toBe(0);
+    expect(seen.tunnel.err).toContain('403');
+    expect(logged.filter((line) => line.allowed === false)).toHaveLength(4);
+  });
+
+  it('reaches nothing without the socket: the forwarder says the proxy is missing, and nothing else answers', async () => {
+    const withoutSocket = await probe(undefined, true);
+    expect(withoutSocket.plain.status).toBe(502);
+    expect(withoutSocket.plain.body).toMatch(/^the network proxy is not reachable from this sandbox/);
+    expect(withoutSocket.refusedTls.error).toMatch(/Tunnel connection failed: 502/);
+    expect(withoutSocket.directHost).toBe('Connection refused');
+    expect(withoutSocket.directPublic).toBe('Network is unreachable');
+
+    const bare = await probe(undefined, false);
+    expect(bare.plain.error).toMatch(/Connection refused/);
+    expect(bare.refusedTls.error).toMatch(/Connection refused/);
+    expect(bare.tunnel.code).not.toBe(0);
+    expect([bare.directHost, bare.directPublic]).toEqual(['Connection refused', 'Network is unreachable']);
+  });
+});
