@@ -62,19 +62,21 @@ export function uniqueName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
+const GENERIC = 'application/octet-stream';
+
 /** A media type as a client may state it: `type/subtype`, without parameters. */
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
 /**
- * The type a file is stored (and served) with: the one its extension names, else the one the
- * client stated when it is a well-formed type that says something, else octet-stream. The
+ * The type a file is stored (and served) with: the one its extension names (unless that is
+ * octet-stream, as for `.bin`), else the one the client stated when it is a well-formed type that says something, else octet-stream. The
  * extension comes first because clients state a form's own type (curl's raw uploads say
  * `application/x-www-form-urlencoded`) or octet-stream for most files.
  */
 export function mimeTypeFor(filename: string, stated: string | undefined): string {
   const byExtension = lookup(filename);
-  if (byExtension) return byExtension;
+  if (byExtension && byExtension !== GENERIC) return byExtension;
   const declared = stated?.split(';')[0]?.trim().toLowerCase() ?? '';
   const meaningless = declared.startsWith('multipart/') || declared === 'application/x-www-form-urlencoded';
-  return MEDIA_TYPE.test(declared) && !meaningless ? declared : 'application/octet-stream';
+  return MEDIA_TYPE.test(declared) && !meaningless ? declared : GENERIC;
 }

@@ -48,9 +48,13 @@ export function fileRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       deliver(reply, await fileContent(ctx, callerOf(request), request.params.fileId), 'attachment'),
     );
 
-    app.delete('/files/:fileId', { config: user, schema: { params: FileParams, response: { 200: Success } } }, async (request) => {
-      await removeFile(ctx, callerOf(request), request.params.fileId);
-      return { success: true as const };
-    });
+    app.delete(
+      '/files/:fileId',
+      { config: user, schema: { params: FileParams, response: { 200: Success } } },
+      async (request) => {
+        await removeFile(ctx, callerOf(request), request.params.fileId);
+        return { success: true as const };
+      },
+    );
   };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { findInWorkspace as findArtifactInWorkspace, filesOf } from '../artifacts/artifacts.store.js';
+import { filesOf, findInWorkspace as findArtifactInWorkspace } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
@@ -41,18 +41,24 @@ export async function checkRunFiles(ctx: Pick<AppContext, 'db'>, caller: Caller,
       const artifact = await findArtifactInWorkspace(ctx.db, caller.workspaceId, ref.artifactId);
       if (!artifact) throw new NotFound('Artifact not found: check its id in your artifact list.');
       if (artifact.status !== 'completed') {
-        throw new Conflict(`That artifact has no files to give a run (its run ${artifact.status === 'pending' ? 'is still going' : 'failed'}).`);
+        throw new Conflict(
+          `That artifact has no files to give a run (its run ${artifact.status === 'pending' ? 'is still going' : 'failed'}).`,
+        );
       }
       const files = await filesOf(ctx.db, [artifact.id]);
       count += files.length;
       bytes += files.reduce((sum, file) => sum + Number(file.size), 0);
     }
     if (count > RUN_FILES_MAX) {
-      throw new InvalidInput(`A run can be given at most ${RUN_FILES_MAX} files (an artifact counts each of its files). Give it fewer.`);
+      throw new InvalidInput(
+        `A run can be given at most ${RUN_FILES_MAX} files (an artifact counts each of its files). Give it fewer.`,
+      );
     }
   }
   if (bytes > RUN_BYTES_MAX) {
-    throw new PayloadTooLarge(`A run can be given at most ${RUN_BYTES_MAX} bytes of files; these come to ${bytes}. Give it fewer or smaller files.`);
+    throw new PayloadTooLarge(
+      `A run can be given at most ${RUN_BYTES_MAX} bytes of files; these come to ${bytes}. Give it fewer or smaller files.`,
+    );
   }
   return { refs, fileIds };
 }
