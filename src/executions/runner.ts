@@ -213,7 +213,13 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     await failWithoutRun(ctx, target, reason);
     return;
   }
-  const clearUploads = () => (uploads ? removeUploads(uploads.dir) : Promise.resolve());
+  // Removed before the run's end is stored, so nothing of it is left once its stream ends.
+  const clearUploads = async () => {
+    if (!uploads) return;
+    await removeUploads(uploads.dir).catch((error: unknown) =>
+      ctx.log.error({ err: error, executionId }, "a run's files could not be removed"),
+    );
+  };
   const output = new RunOutput(ctx, {
     executionId,
     workspaceId,
@@ -261,16 +267,14 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
           fault: 'service',
         }),
       )
-      .then((result) => finishRun(ctx, target, result, output, stoppedBy))
+      .then(async (result) => {
+        await clearUploads();
+        return finishRun(ctx, target, result, output, stoppedBy);
+      })
       // Only when the database stayed away past every retry: the run stays working until
       // this node restarts (or, in a cluster, stops beating), and the process lives on.
       .catch((error: unknown) => ctx.log.error({ err: error, executionId }, 'a run ended but its end could not be stored'))
-      .finally(async () => {
-        await clearUploads().catch((error: unknown) =>
-          ctx.log.error({ err: error, executionId }, "a run's files could not be removed"),
-        );
-        ctx.runs.delete(executionId, run);
-      }),
+      .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);
 }

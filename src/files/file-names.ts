@@ -50,6 +50,14 @@ export function cleanFileName(raw: string, fallback = 'file'): string {
 }
 
 /**
+ * The folder an artifact's files go under, from its title (a run's input, which may hold
+ * slashes and new lines): the whole title, slashes and white space runs made single spaces.
+ */
+export function folderNameOf(title: string): string {
+  return cleanFileName(title.replace(/[/\\\s]+/g, ' '), 'artifact');
+}
+
+/**
  * `name` if it is not yet in `taken`, else the first free `name (2).ext`, `name (3).ext`...;
  * the answer is added to `taken`.
  */

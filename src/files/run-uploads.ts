@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { filesOf, findArtifact } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
 import type { RunUploads } from '../skills/runtime.js';
-import { cleanFileName, uniqueName } from './file-names.js';
+import { folderNameOf, uniqueName } from './file-names.js';
 import { filesOfExecution, inputFilesById } from './files.store.js';
 
 /** A file or artifact a run was given is gone (deleted since): the run cannot have its input. */
@@ -57,7 +57,7 @@ async function layoutOf(ctx: Pick<AppContext, 'db'>, executionId: string): Promi
       throw new MissingRunFile(
         'an artifact this run was given was deleted before it started; start a new run with the files you want',
       );
-    const folder = uniqueName(cleanFileName(artifact.title, 'artifact'), taken);
+    const folder = uniqueName(folderNameOf(artifact.title), taken);
     for (const file of await filesOf(ctx.db, [artifact.id])) {
       // Bundle paths were checked when the artifact was stored: relative, forward slashes, no `..`.
       placed.push({ path: `${folder}/${file.path}`, sha256: file.sha256, size: Number(file.size), mimeType: file.mime_type });

@@ -110,7 +110,7 @@ describe('uploading a file', () => {
     ['%E2%80%AEfdp.exe', 'fdp.exe'],
     ['%2E%2E%2F%2E%2E%2Fsecret', 'secret'],
     ['r%C3%A9sum%C3%A9.pdf', 'résumé.pdf'],
-  ])('cleans the name %j to %j', async ([raw, cleaned], { server, person }) => {
+  ] as const)('cleans the name %j to %j', async ([raw, cleaned], { server, person }) => {
     const created = await uploadRaw(server.url, session(person), raw, 'x');
     expect(created.status).toBe(201);
     expect(created.body.filename).toBe(cleaned);
@@ -142,7 +142,7 @@ describe('uploading a file', () => {
       const reply = await uploadBody(server.url, headers, body);
       expect(reply.status, body).toBe(400);
       expect(reply.body).toEqual(invalid);
-      expect(reply.body.error?.message).not.toMatch(/POST|\/api\/v1/);
+      expect(reply.text).not.toMatch(/POST|\/api\/v1/);
     }
     expect(await temporaryFiles(server)).toEqual([]);
   });
