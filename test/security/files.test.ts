@@ -34,7 +34,12 @@ describe("another workspace's files", () => {
     expect(await still.text()).toBe('private bytes');
   });
 
-  it('are 404 as a run input, by file id and by artifact id, and nothing is created', async ({ server, api, owner, stranger }) => {
+  it('are 404 as a run input, by file id and by artifact id, and nothing is created', async ({
+    server,
+    api,
+    owner,
+    stranger,
+  }) => {
     const file = await uploadRaw(server.url, session(owner), 'private.txt', 'private bytes');
     const { artifactId } = await runForArtifact(api, owner, 'writer', JSON.stringify({ files: [{ path: 'a.txt', text: 'A' }] }));
     const own = await uploadRaw(server.url, session(stranger), 'mine.txt', 'mine');

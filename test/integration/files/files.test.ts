@@ -82,7 +82,12 @@ describe('uploading a file', () => {
       before: { note: 'ignored', other: 'x'.repeat(10_000) },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ filename: 'data.bin', size: bytes.length, sha256: sha256(bytes), mimeType: 'application/x-thing' });
+    expect(created.body).toMatchObject({
+      filename: 'data.bin',
+      size: bytes.length,
+      sha256: sha256(bytes),
+      mimeType: 'application/x-thing',
+    });
     const content = await fetch(`${server.url}/api/v1/files/${created.body.id}/content`, { headers: session(person) });
     expect(sha256(Buffer.from(await content.arrayBuffer()))).toBe(sha256(bytes));
   });
@@ -116,7 +121,10 @@ describe('uploading a file', () => {
     expect(created.body.filename).toBe(cleaned);
   });
 
-  it('cleans a form field name of path parts and new lines, and bounds a long name keeping its extension', async ({ server, person }) => {
+  it('cleans a form field name of path parts and new lines, and bounds a long name keeping its extension', async ({
+    server,
+    person,
+  }) => {
     const pathy = await uploadForm(server.url, session(person), '../../a\r\nb.txt', 'x');
     expect(pathy.status).toBe(201);
     expect(pathy.body.filename).not.toMatch(/[/\\\r\n]/);
@@ -152,7 +160,9 @@ describe('uploading a file', () => {
     const over = Buffer.alloc(LIMIT + 1, 7);
     const declared = await uploadRaw(server.url, session(person), 'big.bin', over);
     expect(declared.status).toBe(413);
-    expect(declared.body).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('FILE_UPLOAD_LIMIT') } });
+    expect(declared.body).toEqual({
+      error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('FILE_UPLOAD_LIMIT') },
+    });
     const form = await uploadForm(server.url, session(person), 'big.bin', over);
     expect(form.status).toBe(413);
     // No declared length: the server reads up to the limit, answers, and reads no further.
@@ -190,7 +200,10 @@ describe('listing and deleting files', () => {
     }
   });
 
-  it('deletes a file: gone from every route, its blob gone unless another file has the same bytes', async ({ server, person }) => {
+  it('deletes a file: gone from every route, its blob gone unless another file has the same bytes', async ({
+    server,
+    person,
+  }) => {
     const unique = await uploadRaw(server.url, session(person), 'unique.txt', `only here ${Math.random()}`);
     const shared = await uploadRaw(server.url, session(person), 'a.txt', 'shared bytes');
     const twin = await uploadRaw(server.url, session(person), 'b.txt', 'shared bytes');

@@ -10,8 +10,9 @@ import { withServer } from '../../helpers/fixtures.js';
 import { BUBBLEWRAP_HERE } from '../../helpers/sandbox.js';
 import type { TestServer } from '../../helpers/server.js';
 
-const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' }).extend('person', ({ api }) =>
-  signUp(api),
+const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' }).extend(
+  'person',
+  ({ api }) => signUp(api),
 );
 
 async function executionCount(server: TestServer, person: TestUser): Promise<number> {
@@ -33,7 +34,11 @@ interface Report {
 }
 
 describe('files on POST /executions', () => {
-  it('refuses an unknown file or artifact with a 404 like its other 404s, and creates nothing', async ({ server, api, person }) => {
+  it('refuses an unknown file or artifact with a 404 like its other 404s, and creates nothing', async ({
+    server,
+    api,
+    person,
+  }) => {
     const file = await uploadRaw(server.url, session(person), 'ok.txt', 'ok');
     const [executionsBefore, chargesBefore] = [await executionCount(server, person), await transactionCount(server, person)];
     for (const files of [
@@ -48,7 +53,10 @@ describe('files on POST /executions', () => {
       expect(reply.status).toBe(404);
       expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
     }
-    const unknownSkill = await api.post('/api/v1/executions', { body: { skill_slug: 'no-such-skill', input: 'hi' }, headers: session(person) });
+    const unknownSkill = await api.post('/api/v1/executions', {
+      body: { skill_slug: 'no-such-skill', input: 'hi' },
+      headers: session(person),
+    });
     expect(Object.keys(unknownSkill.body as object)).toEqual(['error']);
     expect(await executionCount(server, person)).toBe(executionsBefore);
     expect(await transactionCount(server, person)).toBe(chargesBefore);
@@ -109,7 +117,12 @@ describe('files on POST /executions', () => {
     const auth = session(person);
     const first = await uploadRaw(server.url, auth, 'notes.txt', 'first notes');
     const second = await uploadRaw(server.url, auth, 'notes.txt', 'second notes');
-    const writerInput = JSON.stringify({ files: [{ path: 'a.txt', text: 'A' }, { path: 'sub/b.txt', text: 'B' }] });
+    const writerInput = JSON.stringify({
+      files: [
+        { path: 'a.txt', text: 'A' },
+        { path: 'sub/b.txt', text: 'B' },
+      ],
+    });
     const { artifactId } = await runForArtifact(api, person, 'writer', writerInput);
 
     const created = await api.post<{ id: string }>('/api/v1/executions', {

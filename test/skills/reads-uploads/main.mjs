@@ -17,7 +17,11 @@ export default async function readsUploads({ writeFile: writeOutput, result }) {
   for (const entry of entries.filter((one) => one.isFile())) {
     const absolute = path.join(entry.parentPath, entry.name);
     const bytes = await readFile(absolute);
-    files.push({ path: path.relative('uploads', absolute), size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    files.push({
+      path: path.relative('uploads', absolute),
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
   }
   files.sort((a, b) => (a.path < b.path ? -1 : 1));
   const first = files[0] && path.join('uploads', files[0].path);
