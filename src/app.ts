@@ -17,6 +17,7 @@ import { connectPageRoutes } from './consent/connect-page.routes.js';
 import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { streamRoute } from './executions/stream.routes.js';
+import { fileRoutes } from './files/files.routes.js';
 import { clientErrorWriter, replySink, writeError } from './http/error-writer.js';
 import { SilentConnections, serverWithFrontRoutes } from './http/front-routes.js';
 import { openApiOptions } from './http/openapi.js';
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(artifactRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(fileRoutes(ctx), { prefix: '/api/v1' });
   await app.register(threadRoutes(ctx), { prefix: '/api/v1' });
   await app.register(publicFileRoutes(ctx));
   await app.register(billingRoutes(ctx), { prefix: '/api/v1' });

@@ -7,6 +7,8 @@ import { startRunWorker } from './distributed/bull-run-queue.js';
 import { CLUSTER_TICK_MS, clusterTick } from './distributed/cluster.js';
 import { listenForRunStops } from './executions/remote-stop.js';
 import { failAbandonedRuns } from './executions/runner.js';
+import { sweepExpiredFiles } from './files/files.js';
+import { clearUploadLeftovers } from './files/run-uploads.js';
 import { sweepExpiredOAuthRecords } from './oauth/sweep.js';
 import { settlesWithin } from './ops/settles-within.js';
 import { drainNode } from './ops/shutdown.js';
@@ -51,6 +53,7 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
     await sweepExpiredActivations(ctx).catch((error: unknown) => log.error({ err: error }, 'activation sweep failed'));
     await sweepExpiredOAuthRecords(ctx).catch((error: unknown) => log.error({ err: error }, 'OAuth sweep failed'));
     await pruneWebhookLog(ctx).catch((error: unknown) => log.error({ err: error }, 'webhook log sweep failed'));
+    await sweepExpiredFiles(ctx).catch((error: unknown) => log.error({ err: error }, 'input file sweep failed'));
   };
 
   /** A cluster: every node beats; the one holding the lease ends lost runs and sweeps. */
@@ -83,6 +86,7 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
       // Deliveries queued before a restart (or by another node) are picked up from here on.
       ctx.webhooks.start();
       ctx.webhooks.kick();
+      await clearUploadLeftovers(ctx);
       const recovered = await recoverArtifacts(ctx);
       if (recovered.failed + recovered.removedBlobs > 0) log.warn(recovered, 'cleaned up artifacts cut off by the last shutdown');
       if (config.redisUrl) {

@@ -43,6 +43,8 @@ export interface Config {
   environment: 'development' | 'production';
   trustProxy: boolean;
   bodyLimitBytes: number;
+  /** Largest input file one upload may store (DESIGN §15); the body is read only this far. */
+  fileUploadLimitBytes: number;
   /**
    * How long a client has to send a whole request, headers and body. Past it the request is
    * answered 408 and its connection closed: a body trickled in a byte at a time holds nothing.
@@ -497,6 +499,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    fileUploadLimitBytes: integer(env, 'FILE_UPLOAD_LIMIT', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 60, 1, 3600) * 1000,
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),
     passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),

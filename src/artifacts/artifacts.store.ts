@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { ArtifactFilesTable, ArtifactsTable, Tables } from '../db/tables.js';
+import { blobsInUse } from '../files/files.store.js';
 
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type ArtifactFileRow = Selectable<ArtifactFilesTable>;
@@ -93,10 +94,10 @@ export async function deleteArtifact(db: Kysely<Tables>, id: string): Promise<vo
   await db.deleteFrom('artifacts').where('id', '=', id).execute();
 }
 
-/** Of the given blobs, those no artifact file points at any more. */
+/** Of the given blobs, those no artifact file and no uploaded input file points at any more. */
 export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promise<string[]> {
   if (sha256s.length === 0) return [];
-  const referenced = new Set<string>();
+  const referenced = await blobsInUse(db, sha256s);
   for (let start = 0; start < sha256s.length; start += 500) {
     const rows = await db
       .selectFrom('artifact_files')

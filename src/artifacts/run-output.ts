@@ -17,6 +17,8 @@ interface RunOutputTarget {
   skillName: string;
   /** The text the run works on. */
   input: string;
+  /** A folder of the scratch folder that is not output (a script's ./uploads/): never part of the artifact. */
+  notOutput?: string | undefined;
 }
 
 /** Where the skill in a bundle lives, when the bundle holds exactly one valid script skill. */
@@ -148,7 +150,8 @@ export class RunOutput {
    */
   async complete(cost: number): Promise<string | undefined> {
     try {
-      const files = await scratchFiles(this.scratchDir);
+      const skipped = this.#target.notOutput;
+      const files = (await scratchFiles(this.scratchDir)).filter((file) => !skipped || !file.path.startsWith(`${skipped}/`));
       if (files.length === 0) {
         if (this.#artifactId) await deleteArtifact(this.#ctx.db, await this.#artifactId);
         return undefined;

@@ -15,6 +15,7 @@ import { agentThreadsMigration } from './migrations/0011-agent-threads.js';
 import { outboundWebhooksMigration } from './migrations/0012-outbound-webhooks.js';
 import { creditHoldsMigration } from './migrations/0013-credit-holds.js';
 import { approvalAskersMigration } from './migrations/0014-approval-askers.js';
+import { inputFilesMigration } from './migrations/0015-input-files.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -34,6 +35,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0012-outbound-webhooks': outboundWebhooksMigration(types),
     '0013-credit-holds': creditHoldsMigration(types),
     '0014-approval-askers': approvalAskersMigration,
+    '0015-input-files': inputFilesMigration(types),
   };
 }
 

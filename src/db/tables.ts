@@ -36,6 +36,8 @@ export interface Tables {
   webhook_attempts: WebhookAttemptsTable;
   credit_holds: CreditHoldsTable;
   thread_turn_claims: ThreadTurnClaimsTable;
+  input_files: InputFilesTable;
+  execution_files: ExecutionFilesTable;
 }
 
 /** Credits held for a house-key model call under way (billing/credit-holds.store.ts). */
@@ -440,4 +442,31 @@ export interface WebhookAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+}
+
+/** A file a workspace uploaded for its runs (DESIGN §15); its bytes are the blob `sha256`. */
+export interface InputFilesTable {
+  /** The list order; `id` is the public id. */
+  number: Generated<number>;
+  id: string;
+  workspace_id: string;
+  /** Who uploaded it. */
+  user_id: string;
+  /** Cleaned: no path parts, control characters or leading dots. */
+  filename: string;
+  size: number;
+  mime_type: string;
+  sha256: string;
+  created_at: string;
+  /** When the sweep deletes it; null once a run was given it. */
+  expires_at: string | null;
+}
+
+/** One file an execution was given: an uploaded file or an artifact's files, in the order asked for. */
+export interface ExecutionFilesTable {
+  execution_id: string;
+  position: number;
+  /** Exactly one of the two is set. No foreign key: the run's record outlives what it names. */
+  file_id: string | null;
+  artifact_id: string | null;
 }

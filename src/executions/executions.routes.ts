@@ -44,6 +44,7 @@ export function executionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           input: request.body.input,
           source: request.body.source,
           interface: request.body.interface,
+          files: request.body.files,
           idempotencyKey: idempotencyKeyOf(request.headers['idempotency-key']),
         });
         return {

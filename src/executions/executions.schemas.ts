@@ -10,6 +10,16 @@ export const CreateExecutionBody = Type.Object({
   input: Type.String({ minLength: 1 }),
   source: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
   interface: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  // At most 100 files reach a run (an artifact counts each of its files); the domain says so in words.
+  files: Type.Optional(
+    Type.Array(
+      Type.Union([
+        Type.Object({ fileId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+        Type.Object({ artifactId: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+      ]),
+      { maxItems: 1000 },
+    ),
+  ),
 });
 
 export const CreatedExecution = Type.Object({

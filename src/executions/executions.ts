@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
+import { attachRunFiles, checkRunFiles, type FileRef } from '../files/run-files.js';
 import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { sha256Hex } from '../secrets.js';
@@ -26,6 +27,8 @@ export interface NewExecution {
   interface?: string | undefined;
   idempotencyKey?: string | undefined;
   parentExecutionId?: string | undefined;
+  /** Files the execution's runs are given (DESIGN §15). */
+  files?: FileRef[] | undefined;
 }
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
@@ -52,9 +55,12 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
   if (!skill) throw new NotFound(`No skill with slug ${request.skillSlug}`);
   requireInputWithinLimit(ctx, request.input);
   await requireCanExecute(ctx, caller, skill.price);
+  const files = request.files?.length ? await checkRunFiles(ctx, caller, request.files) : undefined;
   const source = request.source ?? 'api';
   const clientInterface = request.interface ?? 'api';
-  const fingerprint = sha256Hex(JSON.stringify([request.skillSlug, request.input, source, clientInterface]));
+  // Files join the fingerprint only when given, so earlier keys keep their meaning.
+  const fingerprinted = [request.skillSlug, request.input, source, clientInterface, ...(files ? [files.refs] : [])];
+  const fingerprint = sha256Hex(JSON.stringify(fingerprinted));
   const now = ctx.clock.now();
 
   if (request.idempotencyKey !== undefined) {
@@ -71,7 +77,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
     }
   }
   try {
-    const created = await insertExecution(ctx.db, {
+    const row: Omit<ExecutionRow, 'id'> = {
       execution_id: randomUUID(),
       workspace_id: caller.workspaceId,
       user_id: caller.userId,
@@ -91,7 +97,14 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
       started_at: null,
       completed_at: null,
       owner_node: null,
-    });
+    };
+    const created = files
+      ? await ctx.db.transaction().execute(async (trx) => {
+          const inserted = await insertExecution(trx, row);
+          await attachRunFiles(trx, inserted.execution_id, files);
+          return inserted;
+        })
+      : await insertExecution(ctx.db, row);
     invalidate(ctx, caller.workspaceId, ['executions']);
     return created;
   } catch (error) {

@@ -4,10 +4,19 @@ import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
+import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import type { Skill } from '../skills/registry.js';
-import { type RunMessage, type RunResult, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
+import {
+  type RunMessage,
+  type RunResult,
+  type RunUploads,
+  resultWithoutRun,
+  SkillRefused,
+  type StartedRun,
+} from '../skills/runtime.js';
 import { runtimeFor } from '../skills/runtimes.js';
+import { UPLOADS_FOLDER } from '../skills/skill-command.js';
 import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
 import type { ActiveRun, StopCause } from './active-runs.js';
 import type { NewEvent } from './event-codec.js';
@@ -195,14 +204,40 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     await failWithoutRun(ctx, target, 'this skill cannot run on this server');
     return;
   }
-  const output = new RunOutput(ctx, { executionId, workspaceId, skillSlug: skill.slug, skillName: skill.name, input: text });
+  let uploads: RunUploads | undefined;
+  try {
+    uploads = await prepareUploads(ctx, executionId);
+  } catch (error) {
+    const reason =
+      error instanceof MissingRunFile ? error.message : `the run's files could not be prepared: ${(error as Error).message}`;
+    await failWithoutRun(ctx, target, reason);
+    return;
+  }
+  // Removed before the run's end is stored, so nothing of it is left once its stream ends.
+  const clearUploads = async () => {
+    if (!uploads) return;
+    await removeUploads(uploads.dir).catch((error: unknown) =>
+      ctx.log.error({ err: error, executionId }, "a run's files could not be removed"),
+    );
+  };
+  const output = new RunOutput(ctx, {
+    executionId,
+    workspaceId,
+    skillSlug: skill.slug,
+    skillName: skill.name,
+    input: text,
+    // A script sees its files as ./uploads/ of its output folder.
+    notOutput: uploads && skill.runtime === 'script' ? UPLOADS_FOLDER : undefined,
+  });
   const stopping = new AbortController();
   let started: StartedRun;
   try {
     started = await runtime.start({
       skill,
       input: text,
+      runId: executionId,
       outputDir: output.scratchDir,
+      ...(uploads ? { uploads } : {}),
       limits: ctx.config.executions,
       signal: stopping.signal,
       account: runAccount(ctx, executionId),
@@ -214,6 +249,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     });
   } catch (error) {
     const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;
+    await clearUploads();
     await failWithoutRun(ctx, target, reason, output);
     return;
   }
@@ -232,7 +268,10 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
           fault: 'service',
         }),
       )
-      .then((result) => finishRun(ctx, target, result, output, stoppedBy))
+      .then(async (result) => {
+        await clearUploads();
+        return finishRun(ctx, target, result, output, stoppedBy);
+      })
       // Only when the database stayed away past every retry: the run stays working until
       // this node restarts (or, in a cluster, stops beating), and the process lives on.
       .catch((error: unknown) => ctx.log.error({ err: error, executionId }, 'a run ended but its end could not be stored'))

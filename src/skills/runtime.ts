@@ -62,19 +62,30 @@ export interface RunAccount {
   charge(due: number, holdId?: string): Promise<number>;
 }
 
+/**
+ * The files a run was given (DESIGN §15), already copied into a folder of the run's own on
+ * this host, which the runner removes when the run ends. A runtime shows the folder to the
+ * skill read only. `path` is relative to `dir`, with forward slashes.
+ */
+export interface RunUploads {
+  dir: string;
+  files: { path: string; size: number; mimeType: string }[];
+}
+
 export interface RunRequest {
   skill: Skill;
   input: string;
   /** Where the run writes its files; created by the runtime. */
   outputDir: string;
+  uploads?: RunUploads;
   limits: RunLimits;
   /** Aborting stops the run: it ends as stopped (an interrupt or a cancel). */
   signal: AbortSignal;
   /** Each message in order; the next waits until this one is handled. */
   onMessage: (message: RunMessage) => Promise<void>;
   account: RunAccount;
-  /** The run's input files, in a folder of their own (DESIGN §15); paths relative to `dir`. */
-  uploads?: { dir: string; files: { path: string; size: number; mimeType: string }[] };
+  /** The execution this run is for, named in the log lines of its network. */
+  runId: string;
 }
 
 /** A run that has started. */

@@ -85,8 +85,17 @@ async function bubblewrapWorks(bwrap: string, runtimeFiles: string[]): Promise<s
   }
 }
 
-/** bubblewrap's arguments up to the command: namespaces, and the only paths the skill sees. */
-export function namespaceArgs(runtimeFiles: string[], readOnly: string[], writable: string[]): string[] {
+/**
+ * bubblewrap's arguments up to the command: namespaces, and the only paths the skill sees.
+ * `mounts` are folders shown read only at another path, after the writable binds so that
+ * one may sit inside a writable folder (a run's uploads inside its output folder).
+ */
+export function namespaceArgs(
+  runtimeFiles: string[],
+  readOnly: string[],
+  writable: string[],
+  mounts: { source: string; target: string }[] = [],
+): string[] {
   const args = [
     '--unshare-user',
     '--unshare-pid',
@@ -114,6 +123,7 @@ export function namespaceArgs(runtimeFiles: string[], readOnly: string[], writab
   ];
   for (const file of [...runtimeFiles, ...readOnly]) args.push('--ro-bind', file, file);
   for (const dir of writable) args.push('--bind', dir, dir);
+  for (const mount of mounts) args.push('--ro-bind', mount.source, mount.target);
   // The root bubblewrap builds is a tmpfs: read-only, so nothing is written outside the binds.
   args.push('--remount-ro', '/');
   return args;

@@ -1,5 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { breachReason, type LimitBreach } from './limit-breach.js';
 import { parseSkillMessage, type SkillMessage } from './protocol.js';
@@ -10,11 +10,12 @@ import {
   type RunOutcome,
   type RunResult,
   type RuntimeServices,
+  type RunUploads,
   SkillRefused,
   type SkillRuntime,
 } from './runtime.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
-import { skillCommand } from './skill-command.js';
+import { skillCommand, UPLOADS_FOLDER } from './skill-command.js';
 import { inspectOutput } from './watchdog.js';
 import { openRunGroup, signalOfExit, spawnWatched, watchedLimits } from './watched-child.js';
 
@@ -134,6 +135,21 @@ function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: 
 }
 
 /**
+ * Shows the run's files as ./uploads/ of its working folder. With bubblewrap, an empty
+ * folder there is the mount point of a read-only bind of theirs. Without it (built-in
+ * skills, or SKILL_SANDBOX=none) it is a link to their folder: Node's permission model does
+ * not stop writes through a link, but the folder holds the run's own copies and is removed
+ * with the run, so nothing beyond the run is at stake. Either way the output folder's
+ * watch and the artifact never count what is in it: a mount point seen from outside is
+ * empty, and links are not followed.
+ */
+async function showUploads(sandbox: SkillSandbox, outputDir: string, uploads: RunUploads): Promise<void> {
+  const place = path.join(outputDir, UPLOADS_FOLDER);
+  if (sandbox.kind === 'bwrap') await mkdir(place);
+  else await symlink(uploads.dir, place, 'dir');
+}
+
+/**
  * Runs a script skill in a child process confined by `sandbox` (see sandbox.ts and
  * skill-command.ts). It gets no environment, so no server secret reaches it. Every limit
  * is enforced while it runs, and every kill names the limit. Messages are handed to
@@ -143,18 +159,19 @@ export async function startScript(
   skill: Skill,
   input: string,
   outputDir: string,
-  options: { limits: RunLimits; sandbox: SkillSandbox },
+  options: { limits: RunLimits; sandbox: SkillSandbox; uploads?: RunUploads | undefined },
   onMessage: (message: SkillMessage) => Promise<void>,
 ): Promise<ScriptRun> {
-  const { limits, sandbox } = options;
+  const { limits, sandbox, uploads } = options;
   if (!skill.builtIn && !sandbox.runsUntrusted) {
     throw new SkillRefused(
       `the skill sandbox is not available on this server, so only built-in skills run; to enable it, ${ENABLE_SANDBOX_HINT}`,
     );
   }
   await mkdir(outputDir, { recursive: true });
+  if (uploads) await showUploads(sandbox, outputDir, uploads);
   const entry = path.join(skill.dir, skill.entry ?? '');
-  const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir }, limits);
+  const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir, uploadsDir: uploads?.dir }, limits);
   const watched = watchedLimits(limits, outputDir);
   const group = await openRunGroup(sandbox.cgroups, limits);
   const run = spawnWatched<RunOutcome>(
@@ -264,9 +281,10 @@ const NO_TOKENS = { input_tokens: 0, output_tokens: 0 };
 /** The script runtime behind the runtime seam: the skill's result line becomes the run's summary. */
 export function scriptRuntime(services: RuntimeServices): SkillRuntime {
   return {
-    async start({ skill, input, outputDir, limits, signal, onMessage }) {
+    async start({ skill, input, outputDir, uploads, limits, signal, onMessage }) {
       let summary = '';
-      const script = await startScript(skill, input, outputDir, { limits, sandbox: services.sandbox }, async (message) => {
+      const options = { limits, sandbox: services.sandbox, uploads };
+      const script = await startScript(skill, input, outputDir, options, async (message) => {
         if (message.type === 'result') summary = message.summary;
         else await onMessage(message);
       });

@@ -10,6 +10,9 @@ export interface CommandLimits {
   outputLimitBytes: number;
 }
 
+/** The folder of a script's working folder where the files its run was given appear, read only (DESIGN §15). */
+export const UPLOADS_FOLDER = 'uploads';
+
 /**
  * The command that runs one script skill: Node with the permission model (reads the skill,
  * the harness and the shared packages; writes only the output folder), inside bubblewrap
@@ -17,10 +20,12 @@ export interface CommandLimits {
  */
 export function skillCommand(
   sandbox: SkillSandbox,
-  run: { skillDir: string; entry: string; outputDir: string },
+  run: { skillDir: string; entry: string; outputDir: string; uploadsDir?: string | undefined },
   limits: CommandLimits,
 ): { file: string; args: string[] } {
   const readable = [run.skillDir, path.dirname(SKILL_HARNESS), path.join(PROJECT_ROOT, 'node_modules')];
+  // Without bubblewrap ./uploads is a link to the run's folder, which Node must be let read.
+  if (run.uploadsDir && sandbox.kind !== 'bwrap') readable.push(run.uploadsDir);
   const node = sandbox.runtimeFiles[0] ?? process.execPath;
   const nodeArgs = [
     SKILL_NODE.permissionFlag,
@@ -34,7 +39,8 @@ export function skillCommand(
   ];
   let command = { file: node, args: nodeArgs };
   if (sandbox.kind === 'bwrap' && sandbox.bwrapPath) {
-    const isolation = namespaceArgs(sandbox.runtimeFiles, readable, [run.outputDir]);
+    const mounts = run.uploadsDir ? [{ source: run.uploadsDir, target: path.join(run.outputDir, UPLOADS_FOLDER) }] : [];
+    const isolation = namespaceArgs(sandbox.runtimeFiles, readable, [run.outputDir], mounts);
     command = { file: sandbox.bwrapPath, args: [...isolation, '--chdir', run.outputDir, node, ...nodeArgs] };
   }
   if (!sandbox.prlimit) return command;

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { removeOrphans } from '../artifacts/blob-collection.js';
+import type { Delivery } from '../artifacts/delivery.js';
+import type { AppContext } from '../context.js';
+import { NotFound, PayloadTooLarge } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { invalidate } from '../realtime/control-messages.js';
+import { cleanFileName, mimeTypeFor } from './file-names.js';
+import {
+  countInWorkspace,
+  deleteInputFiles,
+  expiredFiles,
+  filePage,
+  findInWorkspace,
+  type InputFileRow,
+  insertInputFile,
+} from './files.store.js';
+
+/** An upload no run was given is deleted this long after it arrived. */
+export const UNATTACHED_LIFETIME_MS = 7 * 24 * 3_600_000;
+/** Expired files deleted per statement by the sweep; it goes on until none are left. */
+const SWEEP_BATCH = 200;
+
+export interface FileView {
+  id: string;
+  filename: string;
+  size: number;
+  mimeType: string;
+  sha256: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export function fileView(row: InputFileRow): FileView {
+  return {
+    id: row.id,
+    filename: row.filename,
+    size: Number(row.size),
+    mimeType: row.mime_type,
+    sha256: row.sha256,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+/** An upload as it arrives: the name and type the client gave (if any) and the bytes, streamed. */
+export interface Upload {
+  filename: string | undefined;
+  statedType: string | undefined;
+  bytes: AsyncIterable<Buffer>;
+}
+
+function tooLarge(limit: number): PayloadTooLarge {
+  return new PayloadTooLarge(
+    `The file is larger than this server's upload limit of ${limit} bytes, so nothing was stored. Send a smaller file, or ask the operator to raise FILE_UPLOAD_LIMIT.`,
+  );
+}
+
+/** The same bytes, failing the moment they pass `limit`: nothing past it is read. */
+async function* limited(source: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
+  let seen = 0;
+  for await (const chunk of source) {
+    seen += chunk.length;
+    if (seen > limit) throw tooLarge(limit);
+    yield chunk;
+  }
+}
+
+/**
+ * Stores an upload in the caller's workspace. The bytes are hashed on their way to a
+ * temporary file and stored as a blob under their SHA-256 only when whole and within
+ * FILE_UPLOAD_LIMIT; a refused upload leaves nothing behind.
+ */
+export async function uploadFile(
+  ctx: Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'control'>,
+  caller: Caller,
+  upload: Upload,
+  declaredLength?: number,
+): Promise<FileView> {
+  const limit = ctx.config.fileUploadLimitBytes;
+  if (declaredLength !== undefined && declaredLength > limit) throw tooLarge(limit);
+  const staged = await ctx.blobs.stage(Readable.from(limited(upload.bytes, limit)));
+  const filename = cleanFileName(upload.filename ?? '');
+  const now = ctx.clock.now();
+  const row: Omit<InputFileRow, 'number'> = {
+    id: randomUUID(),
+    workspace_id: caller.workspaceId,
+    user_id: caller.userId,
+    filename,
+    size: staged.size,
+    mime_type: mimeTypeFor(filename, upload.statedType),
+    sha256: staged.sha256,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + UNATTACHED_LIFETIME_MS).toISOString(),
+  };
+  try {
+    // Committed and recorded under the store's lock, so no collection runs in between.
+    await ctx.blobs.exclusive(async () => {
+      await ctx.blobs.commit(staged);
+      await insertInputFile(ctx.db, row);
+    });
+  } catch (error) {
+    await ctx.blobs.discard(staged);
+    throw error;
+  }
+  invalidate(ctx, caller.workspaceId, ['files']);
+  return fileView({ ...row, number: 0 });
+}
+
+export async function listFiles(ctx: Pick<AppContext, 'db'>, caller: Caller, limit: number, offset: number) {
+  const [rows, total] = await Promise.all([
+    filePage(ctx.db, caller.workspaceId, limit, offset),
+    countInWorkspace(ctx.db, caller.workspaceId),
+  ]);
+  return { items: rows.map(fileView), total };
+}
+
+async function fileOf(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<InputFileRow> {
+  const file = await findInWorkspace(ctx.db, caller.workspaceId, id);
+  if (!file) throw new NotFound('File not found: it may have been deleted or have expired. Upload it again.');
+  return file;
+}
+
+export async function fileDetail(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<FileView> {
+  return fileView(await fileOf(ctx, caller, id));
+}
+
+/** The file's bytes, with the type it was stored with and its name for a download. */
+export async function fileContent(ctx: Pick<AppContext, 'db' | 'blobs'>, caller: Caller, id: string): Promise<Delivery> {
+  const file = await fileOf(ctx, caller, id);
+  return { body: ctx.blobs.read(file.sha256), contentType: file.mime_type, size: Number(file.size), fileName: file.filename };
+}
+
+/** Deletes the file, and its blob when nothing else uses it; runs that were given it keep their record. */
+export async function removeFile(
+  ctx: Pick<AppContext, 'db' | 'blobs' | 'config' | 'control' | 'clock'>,
+  caller: Caller,
+  id: string,
+): Promise<void> {
+  const file = await fileOf(ctx, caller, id);
+  await ctx.blobs.exclusive(async () => {
+    await deleteInputFiles(ctx.db, [file.id]);
+    await removeOrphans(ctx, [file.sha256]);
+  });
+  invalidate(ctx, caller.workspaceId, ['files']);
+}
+
+/** Deletes every file whose expiry has passed (by the injected clock), with blobs nothing else uses. Returns how many went. */
+export async function sweepExpiredFiles(ctx: Pick<AppContext, 'db' | 'blobs' | 'config' | 'clock'>): Promise<number> {
+  const nowIso = ctx.clock.now().toISOString();
+  let removed = 0;
+  for (;;) {
+    const expired = await expiredFiles(ctx.db, nowIso, SWEEP_BATCH);
+    if (expired.length === 0) return removed;
+    await ctx.blobs.exclusive(async () => {
+      await deleteInputFiles(
+        ctx.db,
+        expired.map((file) => file.id),
+      );
+      await removeOrphans(
+        ctx,
+        expired.map((file) => file.sha256),
+      );
+    });
+    removed += expired.length;
+  }
+}
