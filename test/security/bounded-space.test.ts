@@ -51,7 +51,7 @@ describe.runIf(BUBBLEWRAP_HERE && existsSync('/usr/bin/python3'))('the sandbox /
     const marker = `skillet-shm-${randomUUID()}`;
     const request = { skillDir: AGENT_HOSTILE, scriptPath: 'scripts/fills-shm.py', args: [marker], stdin: '', outputDir: root };
     const result = await runSkillScript(request, here, LIMITS, new AbortController().signal);
-    expect(result).toMatchObject({ exitCode: 0, stderr: "" });
+    expect(result).toMatchObject({ exitCode: 0, stderr: '' });
     const filled = /shm: ENOSPC after (\d+) bytes/.exec(result.stdout);
     expect(Number(filled?.[1])).toBeLessThanOrEqual(SHM_BYTES);
     expect(result.stdout.match(/^dev: .*$/gm)).toEqual(['dev: EROFS', 'dev: EROFS']);

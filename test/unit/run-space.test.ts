@@ -55,7 +55,14 @@ describe('telling a leftover run group', () => {
   });
 
   it('claims no folder that is not a run group of this format', () => {
-    for (const name of ['run-', 'run-12', 'run-12-not-a-uuid', 'skillet-server', 'run-4ac5bd1e-2b6a-4a9e-9d4e-0f6c1b2a3d4e', '']) {
+    for (const name of [
+      'run-',
+      'run-12',
+      'run-12-not-a-uuid',
+      'skillet-server',
+      'run-4ac5bd1e-2b6a-4a9e-9d4e-0f6c1b2a3d4e',
+      '',
+    ]) {
       expect(ownerOfGroup(name)).toBeUndefined();
     }
   });
