@@ -88,7 +88,10 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
       ctx.webhooks.kick();
       await clearUploadLeftovers(ctx);
       const recovered = await recoverArtifacts(ctx);
-      if (recovered.failed + recovered.removedBlobs > 0) log.warn(recovered, 'cleaned up artifacts cut off by the last shutdown');
+      if (recovered.failed + recovered.removedBlobs + recovered.unmounted > 0)
+        log.warn(recovered, 'cleaned up artifacts cut off by the last shutdown');
+      const leftoverGroups = (await ctx.sandbox.cgroups?.clearLeftovers()) ?? 0;
+      if (leftoverGroups > 0) log.warn({ leftoverGroups }, 'removed the empty run groups of a server killed outright');
       if (config.redisUrl) {
         await startClusterTick();
         if (config.nodeRole !== 'api') runWorker = startRunWorker(ctx, config.redisUrl, redisPrefix);

@@ -87,6 +87,11 @@ export interface Config {
      * Empty: no network.
      */
     allowedHosts: string[];
+    /**
+     * Bytes the computer's writable folders (/workspace, /tmp and /dev/shm together) may hold.
+     * Below the memory limit: they are tmpfs, and their pages count as the run's memory.
+     */
+    workspaceLimitBytes: number;
     /** How skills are confined: see src/skills/sandbox.ts. */
     sandbox: SandboxSetting;
     /** Running executions one user may have at once, across workspaces. */
@@ -526,6 +531,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 10_000, 1, 1_000_000),
       processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 64, 1, 4096),
       allowedHosts: allowedHosts(env),
+      workspaceLimitBytes: integer(env, 'SKILL_WORKSPACE_LIMIT_BYTES', 128 * 1024 * 1024, 1024 * 1024, 64 * 1024 * 1024 * 1024),
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),

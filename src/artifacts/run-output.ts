@@ -6,6 +6,8 @@ import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
+import { type BoundedFolder, openBoundedFolder, outputSpace } from '../skills/run-space.js';
+import { SkillRefused } from '../skills/runtime.js';
 import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
 import type { StagedBlob } from './blob-files.js';
 import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
@@ -84,7 +86,7 @@ async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | unde
 }
 
 /** What a run's output uses: its files go to the blob store, its row to the database. */
-type OutputDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config'>;
+type OutputDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'sandbox'>;
 
 /**
  * The files one run writes, on their way to becoming its artifact. The skill writes into a
@@ -98,12 +100,33 @@ export class RunOutput {
   readonly #target: RunOutputTarget;
   readonly #startedAt: number;
   #artifactId: Promise<string> | undefined;
+  #folder: BoundedFolder | undefined;
 
   constructor(ctx: OutputDeps, target: RunOutputTarget) {
     this.#ctx = ctx;
     this.#target = target;
     this.scratchDir = path.join(ctx.config.dataDir, 'scratch', randomUUID());
     this.#startedAt = ctx.clock.now().getTime();
+  }
+
+  /**
+   * Makes the scratch folder, bounded by the output limits where this server can mount, so
+   * that the kernel holds what the run writes there (deleted files still open included).
+   */
+  async open(): Promise<void> {
+    const { outputLimitBytes, outputFileLimit } = this.#ctx.config.executions;
+    const space = outputSpace({ outputBytes: outputLimitBytes, outputFiles: outputFileLimit });
+    try {
+      this.#folder = await openBoundedFolder(this.#ctx.sandbox.boundedSpace, this.scratchDir, space);
+    } catch (error) {
+      throw new SkillRefused(`this server could not set up the run's output folder (${(error as Error).message}); try again`);
+    }
+  }
+
+  /** Unmounts the scratch folder, if it was mounted, and removes it. */
+  async #removeScratch(): Promise<void> {
+    if (this.#folder) await this.#folder.release();
+    else await rm(this.scratchDir, { recursive: true, force: true });
   }
 
   /** The run wrote a file: from now on its artifact exists, pending. */
@@ -167,13 +190,13 @@ export class RunOutput {
         throw error;
       }
     } finally {
-      await rm(this.scratchDir, { recursive: true, force: true });
+      await this.#removeScratch();
     }
   }
 
   /** The run did not complete: its artifact, if it has one, is failed and keeps no files. */
   async fail(): Promise<void> {
-    await rm(this.scratchDir, { recursive: true, force: true });
+    await this.#removeScratch();
     if (this.#artifactId) {
       const id = await this.#artifactId.catch(() => undefined);
       const failed = { status: 'failed', execution_time_ms: this.#elapsed() } as const;

@@ -232,6 +232,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
   const stopping = new AbortController();
   let started: StartedRun;
   try {
+    await output.open();
     started = await runtime.start({
       skill,
       input: text,

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LimitBreach } from './limit-breach.js';
+import { clearLeftoverGroups, runGroupName } from './run-cgroup-leftovers.js';
 
 /** What the kernel holds one run to, across every process and tool call of the run. */
 export interface GroupLimits {
@@ -31,6 +31,8 @@ export interface RunGroup {
 export interface CgroupHost {
   readonly version: 1 | 2;
   create(limits: GroupLimits): Promise<RunGroup>;
+  /** Removes the empty run groups of servers no longer running (killed outright); how many went. */
+  clearLeftovers(): Promise<number>;
 }
 
 const RUNS_FOLDER = 'skillet-runs';
@@ -159,7 +161,7 @@ function v2Host(base: string): CgroupHost {
   return {
     version: 2,
     async create(limits) {
-      const dir = path.join(base, `run-${randomUUID()}`);
+      const dir = path.join(base, runGroupName());
       await mkdir(dir);
       try {
         await writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
@@ -171,6 +173,7 @@ function v2Host(base: string): CgroupHost {
       }
       return v2Group(dir, limits);
     },
+    clearLeftovers: () => clearLeftoverGroups([base]),
   };
 }
 
@@ -179,7 +182,7 @@ function v1Host(bases: V1Folders): CgroupHost {
   return {
     version: 1,
     async create(limits) {
-      const name = `run-${randomUUID()}`;
+      const name = runGroupName();
       const folders: V1Folders = {
         memory: path.join(bases.memory, name),
         pids: path.join(bases.pids, name),
@@ -201,6 +204,7 @@ function v1Host(bases: V1Folders): CgroupHost {
       }
       return v1Group(folders, limits);
     },
+    clearLeftovers: () => clearLeftoverGroups([...new Set(Object.values(bases))]),
   };
 }
 

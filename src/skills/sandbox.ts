@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigError, type SandboxSetting } from '../config.js';
 import { type CgroupHost, detectCgroups, GRANT_CGROUPS_HINT } from './run-cgroup.js';
+import { detectBoundedSpace, type SpaceHost } from './run-space.js';
 
 const run = promisify(execFile);
 
@@ -28,6 +29,8 @@ export interface SkillSandbox {
   bwrapPath: string | undefined;
   /** Where run groups are made, when this server has cgroup control: the kernel then holds memory, processes and CPU per run. */
   cgroups: CgroupHost | undefined;
+  /** How run folders are mounted as tmpfs of their own size, when this server can mount: the kernel then bounds what a run writes. */
+  boundedSpace: SpaceHost | undefined;
 }
 
 /** Node's permission model alone, for built-in skills only: what a context gets by default. */
@@ -39,6 +42,7 @@ export const BUILT_INS_ONLY: SkillSandbox = {
   warning: undefined,
   bwrapPath: undefined,
   cgroups: undefined,
+  boundedSpace: undefined,
 };
 
 export const ENABLE_SANDBOX_HINT =
@@ -114,8 +118,16 @@ export function namespaceArgs(
     '--new-session',
     '--proc',
     '/proc',
+    // A minimal /dev: its devices, read only, and a bounded /dev/shm of its own (bubblewrap's
+    // own /dev is a tmpfs without a size, which a run could fill with the host's memory).
     '--dev',
     '/dev',
+    '--remount-ro',
+    '/dev',
+    '--size',
+    String(SHM_BYTES),
+    '--tmpfs',
+    '/dev/shm',
     '--size',
     String(TMP_BYTES),
     '--tmpfs',
@@ -131,6 +143,8 @@ export function namespaceArgs(
 
 /** The sandbox's private /tmp: memory-backed, so kept small. */
 const TMP_BYTES = 16 * 1024 * 1024;
+/** The sandbox's /dev/shm, for POSIX shared memory and semaphores: memory-backed as well. */
+const SHM_BYTES = 16 * 1024 * 1024;
 
 /** What this machine offers: bwrap (and why it cannot be used, if so), prlimit, Node's files, cgroup control. */
 export interface SandboxProbe {
@@ -141,6 +155,9 @@ export interface SandboxProbe {
   cgroups: CgroupHost | undefined;
   /** Why there is no cgroup control, when there is none. */
   noCgroups: string | undefined;
+  boundedSpace: SpaceHost | undefined;
+  /** Why run folders cannot be bounded, when they cannot. */
+  noBoundedSpace: string | undefined;
 }
 
 let detected: Promise<SandboxProbe> | undefined;
@@ -148,14 +165,26 @@ let detected: Promise<SandboxProbe> | undefined;
 /** Probes once per process: bwrap, whether it can build a namespace here, prlimit, and cgroup control. */
 function probeMachine(): Promise<SandboxProbe> {
   detected ??= (async () => {
-    const [bwrap, prlimit, runtimeFiles, groups] = await Promise.all([
+    const [bwrap, prlimit, mount, umount, runtimeFiles, groups] = await Promise.all([
       locate('bwrap'),
       locate('prlimit'),
+      locate('mount'),
+      locate('umount'),
       nodeRuntimeFiles(),
       detectCgroups(),
     ]);
     const failure = bwrap ? await bubblewrapWorks(bwrap, runtimeFiles) : 'bwrap is not installed';
-    return { bwrap, failure, runtimeFiles, prlimit, cgroups: groups.host, noCgroups: groups.reason };
+    const space = await detectBoundedSpace(mount, umount);
+    return {
+      bwrap,
+      failure,
+      runtimeFiles,
+      prlimit,
+      cgroups: groups.host,
+      noCgroups: groups.reason,
+      boundedSpace: space.host,
+      noBoundedSpace: space.reason,
+    };
   })();
   return detected;
 }
@@ -163,12 +192,20 @@ function probeMachine(): Promise<SandboxProbe> {
 /** Decides how skills run on this server; throws when SKILL_SANDBOX=bwrap cannot be honoured. */
 export async function detectSandbox(setting: SandboxSetting, probe = probeMachine): Promise<SkillSandbox> {
   const found = await probe();
-  const base = { runtimeFiles: found.runtimeFiles, prlimit: found.prlimit, cgroups: found.cgroups };
+  const base = {
+    runtimeFiles: found.runtimeFiles,
+    prlimit: found.prlimit,
+    cgroups: found.cgroups,
+    boundedSpace: found.boundedSpace,
+  };
   const weakerLimits = [
     found.prlimit ? '' : ' prlimit (util-linux) is missing too, so memory and CPU are held by a watchdog alone.',
     found.cgroups
       ? ''
       : ` Without cgroup control (${found.noCgroups}), a run's memory, processes and CPU are watched rather than held by the kernel; to grant it, ${GRANT_CGROUPS_HINT}.`,
+    found.boundedSpace
+      ? ''
+      : ` Without the right to mount (${found.noBoundedSpace}), a run's output folder is checked by looking at its files, which misses deleted files a run keeps open; to bound it, run the server as root or give it CAP_SYS_ADMIN (see docs/operations.md).`,
   ].join('');
   if (setting === 'none') {
     return {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { watchFolderTree } from './folder-watch.js';
 import type { LimitBreach } from './limit-breach.js';
 import type { RunGroup } from './run-cgroup.js';
+import { boundedUsage, outputSpace } from './run-space.js';
 
 /** What a run may use; each is checked on every tick. */
 export interface WatchedLimits {
@@ -80,6 +81,14 @@ export async function inspectOutput(limits: WatchedLimits): Promise<LimitBreach 
   const output = await folderUsage(limits.outputDir);
   if (output.bytes > limits.outputBytes) return { limit: 'output-bytes', bytes: output.bytes };
   if (output.files > limits.outputFiles) return { limit: 'output-files', count: output.files };
+  // A bounded folder that is full went over, though no file shows it: the kernel counts
+  // deleted files still open, which no look at the files can see.
+  const bounded = await boundedUsage(limits.outputDir, outputSpace(limits));
+  if (bounded?.full) {
+    return bounded.files > limits.outputFiles
+      ? { limit: 'output-files', count: bounded.files }
+      : { limit: 'output-bytes', bytes: bounded.bytes };
+  }
   return undefined;
 }
 

@@ -16,3 +16,6 @@ export const BUBBLEWRAP_HERE = here.kind === 'bwrap';
 
 /** Whether the kernel holds runs to their limits here (cgroup control), rather than a watchdog. */
 export const KERNEL_LIMITS_HERE = here.cgroups !== undefined;
+
+/** Whether run folders are tmpfs of their own size here (the server may mount), rather than watched folders. */
+export const BOUNDED_SPACE_HERE = here.boundedSpace !== undefined;

@@ -5,12 +5,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
+import { outputSpace } from '../../src/skills/run-space.js';
 import { BUILT_INS_ONLY } from '../../src/skills/sandbox.js';
 import { createExecution, runToEnd, streamOf } from '../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import { type Client, client } from '../helpers/http.js';
 import { type ServerProcesses, serverProcesses } from '../helpers/process.js';
-import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
+import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
 import { startServer } from '../helpers/server.js';
 import type { StreamEvent } from '../helpers/sse.js';
 
@@ -23,12 +24,17 @@ import type { StreamEvent } from '../helpers/sse.js';
 const HOSTILE_SKILLS = path.join(PROJECT_ROOT, 'test/security/skills');
 const MIB = 1024 * 1024;
 const OUTPUT_LIMIT = 8 * MIB;
+const OUTPUT_FILES = 16;
+/** What the output folder's tmpfs holds at most where the server may mount (skills/run-space.ts). */
+const OUTPUT_BOUND = outputSpace({ outputBytes: OUTPUT_LIMIT, outputFiles: OUTPUT_FILES }).bytes;
 const SETTINGS = {
   SKILLS_DIR: HOSTILE_SKILLS,
   SKILL_SANDBOX: 'auto',
   SKILL_MEMORY_MB: '128',
   SKILL_CPU_SECONDS: '2',
   SKILL_OUTPUT_LIMIT_BYTES: String(OUTPUT_LIMIT),
+  // Small, so that the output folder's kernel bound (a page more per allowed file) stays near the limit.
+  SKILL_OUTPUT_FILE_LIMIT: String(OUTPUT_FILES),
   RUNS_PER_USER: '2',
   RUNS_PER_SERVER: '3',
   EXECUTION_TIMEOUT_MS: '60000',
@@ -130,11 +136,11 @@ describe.runIf(BUBBLEWRAP_HERE)('hostile skills in the sandbox', () => {
     expect(ending(run.events).messages.join('\n')).not.toContain('holding');
   });
 
-  // The bound below is the watchdog's, which reacts in the server's event loop: on a machine
-  // loaded by the rest of the suite it has let a writer reach 27 MiB and once 138 MiB before
-  // the kill. One retry keeps CI readable (CI's closing line counts tests passed on retry);
-  // the real fix is a kernel-bounded writable space (issue 27, the computer).
-  it('cannot write past its output limit while it runs (finding 6)', { retry: 1 }, async () => {
+  // Where the server may mount, the output folder is a tmpfs of its own and the kernel holds
+  // the writer to its bound. Elsewhere the bound is the watchdog's, which reacts in the
+  // server's event loop: on a machine loaded by the rest of the suite it has let a writer
+  // reach 27 MiB and once 138 MiB before the kill, so there one retry keeps CI readable.
+  it('cannot write past its output limit while it runs (finding 6)', { retry: BOUNDED_SPACE_HERE ? 0 : 1 }, async () => {
     let largest = 0;
     const scratch = path.join(servers.dataDir, 'scratch');
     const watching = setInterval(async () => {
@@ -156,6 +162,19 @@ describe.runIf(BUBBLEWRAP_HERE)('hostile skills in the sandbox', () => {
     // names as the event arrives: the writer is stopped a few writes past the limit. With 100 ms
     // ticks alone it reached 57 MiB; on a loaded 2-CPU machine the event path stays near 10-17 MiB.
     expect(largest).toBeLessThan(3 * OUTPUT_LIMIT);
+    if (BOUNDED_SPACE_HERE) expect(largest).toBeLessThanOrEqual(OUTPUT_BOUND);
+  });
+
+  // Without the right to mount, a look at the folder's files is all there is, and it cannot see these.
+  it.runIf(BOUNDED_SPACE_HERE)('cannot hide output in deleted files it keeps open (issue 27)', async () => {
+    const run = await attack('hides-output');
+    await expectContained(run, new RegExp(`output limit of ${OUTPUT_LIMIT} bytes`));
+    const messages = ending(run.events).messages.join('\n');
+    // The watch may end it before it says how far it got; when it did say, the first file
+    // stopped at the file-size limit and the second at the folder's bound.
+    const held = /held (\d+) bytes in deleted files, stopped by (\w+)/.exec(messages);
+    if (held) expect([held[2], Number(held[1]) <= OUTPUT_BOUND]).toEqual(['ENOSPC', true]);
+    expect(messages).not.toContain('still holding');
   });
 
   it('cannot stream unbounded events into the database (finding 7)', async () => {

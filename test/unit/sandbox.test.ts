@@ -7,8 +7,14 @@ const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe
   failure: undefined,
   runtimeFiles: ['/usr/bin/node'],
   prlimit: '/usr/bin/prlimit',
-  cgroups: { version: 1, create: () => Promise.reject(new Error('not made in these tests')) },
+  cgroups: {
+    version: 1,
+    create: () => Promise.reject(new Error('not made in these tests')),
+    clearLeftovers: async () => 0,
+  },
   noCgroups: undefined,
+  boundedSpace: { mount: '/usr/bin/mount', umount: '/usr/bin/umount' },
+  noBoundedSpace: undefined,
   ...found,
 });
 const noNamespaces = machine({ failure: 'setting up uid map: Permission denied' });
@@ -41,6 +47,12 @@ describe('choosing the sandbox', () => {
     const sandbox = await detectSandbox('auto', machine({ cgroups: undefined, noCgroups: 'mkdir: permission denied' }));
     expect(sandbox).toMatchObject({ kind: 'bwrap', cgroups: undefined });
     expect(sandbox.warning).toMatch(/Without cgroup control \(mkdir: permission denied\).*Delegate=yes/);
+  });
+
+  it('says when run folders cannot be bounded, and how to allow it', async () => {
+    const sandbox = await detectSandbox('auto', machine({ boundedSpace: undefined, noBoundedSpace: 'mount: permission denied' }));
+    expect(sandbox).toMatchObject({ kind: 'bwrap', boundedSpace: undefined });
+    expect(sandbox.warning).toMatch(/Without the right to mount \(mount: permission denied\).*deleted files.*CAP_SYS_ADMIN/);
   });
 
   it('says when prlimit is missing too', async () => {
