@@ -18,6 +18,7 @@ import re
 import resource
 import secrets
 import signal
+import socket
 import sys
 import threading
 import time
@@ -453,11 +454,28 @@ def reap(computer):
             pass
 
 
+def start_forwarder(socket_path):
+    """The sandbox's end of the network (egress-forwarder.py), ready before the shell's first command."""
+    pid = os.posix_spawn(sys.executable, [sys.executable, '-E', '-s', '-B', '/opt/skillet/egress-forwarder.py',
+                                          socket_path], dict(os.environ), setsid=True)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(('127.0.0.1', 3128), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.02)
+    return pid
+
+
 def main():
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    env = {key: value for key, value in os.environ.items()}
+    env = {key: value for key, value in os.environ.items() if key != 'SKILLET_EGRESS_SOCKET'}
+    keep = {os.getpid()}
+    if os.environ.get('SKILLET_EGRESS_SOCKET'):
+        keep.add(start_forwarder(os.environ['SKILLET_EGRESS_SOCKET']))
     computer = Computer(env)
-    computer.keep.add(os.getpid())
+    computer.keep |= keep
     threading.Thread(target=reap, args=(computer,), daemon=True).start()
     out = sys.stdout
     out.write(json.dumps({'ready': True}) + '\n')

@@ -1,7 +1,8 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { computerPrompt } from '../computer/computer-prompt.js';
-import { ComputerSession } from '../computer/computer-session.js';
+import { openRunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
+import { egressPolicyOf } from '../skills/egress-policy.js';
 import { breachReason } from '../skills/limit-breach.js';
 import type { Skill } from '../skills/registry.js';
 import { GRANT_CGROUPS_HINT } from '../skills/run-cgroup.js';
@@ -66,7 +67,7 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       if (!skill.builtIn && !services.sandbox.runsUntrusted) {
         throw new SkillRefused(`This server runs only its built-in skills without a sandbox: ${ENABLE_SANDBOX_HINT}.`);
       }
-      const toolset = chooseToolset(skill.allowedTools, false);
+      const toolset = chooseToolset(skill.allowedTools, services.config.executions.allowedHosts.length > 0);
       const missing = toolset.needsComputer ? computerMissing(services.sandbox) : undefined;
       if (missing) throw new SkillRefused(missing);
       const route = routeModel(settings, skill.models, await request.account.ownModelKey());
@@ -91,27 +92,10 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       };
       const signal = AbortSignal.any([request.signal, overLimit.signal]);
       const tools = agentToolSpecs(toolset.names);
-      const workspaceDir = `${request.outputDir}-workspace`;
-      let computer: ComputerSession | undefined;
-      if (toolset.needsComputer) {
-        await mkdir(workspaceDir, { recursive: true });
-        computer = new ComputerSession({
-          sandbox: services.sandbox,
-          folders: {
-            skill: { slug: skill.slug, dir: skill.dir },
-            outputDir: request.outputDir,
-            workspaceDir,
-            uploadsDir: request.uploads?.dir,
-          },
-          group,
-          env: {},
-        });
-        computer.warmUp();
-        const session = computer;
-        signal.addEventListener('abort', () => session.close(), { once: true });
-      }
+      const computer = toolset.needsComputer ? await openRunComputer(services, request, group) : undefined;
+      if (computer) signal.addEventListener('abort', () => computer.session.close(), { once: true });
       const prompt = computer
-        ? computerPrompt({ slug: skill.slug, uploads: request.uploads?.files ?? [], allowedHosts: [] })
+        ? computerPrompt({ slug: skill.slug, uploads: request.uploads?.files ?? [], allowedHosts: computer.allowedHosts })
         : undefined;
       const finished = runAgent({
         client: clientFor(route),
@@ -130,16 +114,21 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
           builtIn: skill.builtIn,
           signal,
           ...(group ? { group, checkLimits } : {}),
-          ...(computer ? { computer: { computer, bashPrefixes: toolset.bashPrefixes, ...(group ? { checkLimits } : {}) } } : {}),
+          ...(computer
+            ? {
+                computer: { computer: computer.session, bashPrefixes: toolset.bashPrefixes, ...(group ? { checkLimits } : {}) },
+              }
+            : {}),
+          ...(toolset.names.includes('web_fetch') ? { webPolicy: egressPolicyOf(services.config) } : {}),
         },
         account: request.account,
         signal,
         onMessage: request.onMessage,
       }).finally(async () => {
         clearTimeout(timer);
-        computer?.close();
+        computer?.session.close();
         await group?.remove();
-        if (computer) await rm(workspaceDir, { recursive: true, force: true });
+        await computer?.release();
       });
       return { finished };
     },

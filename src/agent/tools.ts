@@ -5,6 +5,7 @@ import {
   type ComputerToolContext,
   runComputerTool,
 } from '../computer/computer-tools.js';
+import type { EgressPolicy } from '../skills/egress-policy.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { RunLimits } from '../skills/runtime.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
@@ -12,6 +13,7 @@ import { folderUsage } from '../skills/watchdog.js';
 import { listing, openForWrite, openInside, planWrite, readText, sectioned, ToolRefused } from './confined-files.js';
 import type { ToolSpec } from './conversation.js';
 import { runSkillScript } from './script-sandbox.js';
+import { WEB_FETCH_SPEC, webFetch } from './web-fetch.js';
 
 export interface ToolContext {
   skillDir: string;
@@ -31,6 +33,8 @@ export interface ToolContext {
   checkLimits?: () => Promise<void>;
   /** The run's computer (DESIGN §14), when its tools were chosen. */
   computer?: ComputerToolContext;
+  /** The network policy web_fetch works under, when the operator allows hosts. */
+  webPolicy?: EgressPolicy;
 }
 
 export interface ToolCall {
@@ -90,7 +94,7 @@ const SPECS: ToolSpec[] = [
     },
   },
 ];
-const ALL_SPECS = [...COMPUTER_TOOL_SPECS, ...SPECS];
+const ALL_SPECS = [...COMPUTER_TOOL_SPECS, WEB_FETCH_SPEC, ...SPECS];
 const TOOL_NAMES = ALL_SPECS.map((spec) => spec.name);
 
 /** The specs of the tools named (see chooseToolset), in that order. */
@@ -117,6 +121,7 @@ const COMPUTER_LABELS: Record<string, [verb: string, key: string]> = {
   edit: ['Editing', 'path'],
   glob: ['Looking for', 'pattern'],
   grep: ['Searching for', 'pattern'],
+  web_fetch: ['Fetching', 'url'],
 };
 
 /** A short human label for a call, such as "Writing report.md". */
@@ -261,6 +266,10 @@ export async function runAgentTool(call: ToolCall, context: ToolContext): Promis
     if (COMPUTER_TOOL_NAMES.includes(call.name)) {
       if (!computer) return fail(`The tool ${call.name} needs the computer, which this run does not have.`);
       return { output: await runComputerTool(call.name, call.input, computer), isError: false };
+    }
+    if (call.name === WEB_FETCH_SPEC.name) {
+      if (!context.webPolicy) return fail('web_fetch is not available: this server lets skills reach no hosts.');
+      return { output: await webFetch(call.input, context.webPolicy, context.signal), isError: false };
     }
     if (!handler) return fail(`There is no tool "${shortText(call.name, 80)}". Tools you can use: ${usable}.`);
     return { output: await handler(call.input, context), isError: false };

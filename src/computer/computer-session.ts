@@ -8,10 +8,13 @@ import { PROJECT_ROOT } from '../paths.js';
 import { SANDBOX_PYTHON } from '../skills/computer-software.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
+import { NETWORK_INSIDE } from './computer-network.js';
 import { COMPUTER_PATHS } from './computer-paths.js';
 
 const SUPERVISOR = path.join(PROJECT_ROOT, 'computer', 'supervisor.py');
 const SUPERVISOR_INSIDE = '/opt/skillet/supervisor.py';
+const FORWARDER = path.join(PROJECT_ROOT, 'computer', 'egress-forwarder.py');
+const FORWARDER_INSIDE = '/opt/skillet/egress-forwarder.py';
 /** How long the supervisor may take to answer beyond a command's own time limit before the computer counts as hung. */
 const ANSWER_GRACE_MS = 10_000;
 const START_TIMEOUT_MS = 15_000;
@@ -25,8 +28,13 @@ export interface ComputerFolders {
   skill: { slug: string; dir: string };
   /** The run's output folder: /mnt/session/outputs/ (and /mnt/user-data/outputs/). */
   outputDir: string;
-  /** The host folder that is /workspace; it outlives a restart of the computer. */
-  workspaceDir: string;
+  /**
+   * The run's bounded writable space on the host: its `home/` is /workspace, its `tmp/` /tmp
+   * and its `shm/` /dev/shm, one budget for the three. It outlives a restart of the computer.
+   */
+  spaceDir: string;
+  /** The folder of the egress proxy's socket, when the run has a network. */
+  networkDir: string | undefined;
   /** The run's input files, read only at /mnt/user-data/uploads/. */
   uploadsDir: string | undefined;
 }
@@ -43,12 +51,20 @@ export type ComputerAnswer = Record<string, unknown>;
 
 /** bubblewrap's arguments for the computer: the fixed paths of DESIGN §14 and nothing of the server's. */
 function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[] {
-  const { skill, outputDir, workspaceDir, uploadsDir } = folders;
+  const { skill, outputDir, spaceDir, uploadsDir, networkDir } = folders;
   const uploads = uploadsDir ? ['--ro-bind', uploadsDir, COMPUTER_PATHS.uploads] : ['--dir', COMPUTER_PATHS.uploads];
+  const network = networkDir ? ['--ro-bind', networkDir, NETWORK_INSIDE] : [];
   const binds = [
     '--bind',
-    workspaceDir,
+    path.join(spaceDir, 'home'),
     COMPUTER_PATHS.workspace,
+    '--bind',
+    path.join(spaceDir, 'tmp'),
+    '/tmp',
+    '--bind',
+    path.join(spaceDir, 'shm'),
+    '/dev/shm',
+    ...network,
     ...uploads,
     '--bind',
     outputDir,
@@ -62,6 +78,9 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
     '--ro-bind',
     SUPERVISOR,
     SUPERVISOR_INSIDE,
+    '--ro-bind',
+    FORWARDER,
+    FORWARDER_INSIDE,
   ];
   const runtime = sandbox.runtimeFiles.map((file) => realpathSync(file));
   return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), '--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];

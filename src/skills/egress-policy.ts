@@ -19,7 +19,10 @@ export interface EgressPolicy {
 
 export const WEB_PORTS: readonly number[] = [80, 443];
 
-export function egressPolicyOf(config: Pick<Config, 'executions' | 'webhooks'>): EgressPolicy {
+export function egressPolicyOf(config: {
+  executions: Pick<Config['executions'], 'allowedHosts'>;
+  webhooks: Pick<Config['webhooks'], 'allowPrivateAddresses'>;
+}): EgressPolicy {
   return {
     allowedHosts: config.executions.allowedHosts,
     allowPrivateAddresses: config.webhooks.allowPrivateAddresses,

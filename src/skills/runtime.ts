@@ -96,7 +96,14 @@ export interface StartedRun {
 /** What a runtime may take from the server to do its work. */
 export interface RuntimeServices {
   sandbox: SkillSandbox;
-  config: { agent: AgentSettings };
+  config: {
+    agent: AgentSettings;
+    /** The computer's writable space, and the hosts its network reaches (DESIGN §14). */
+    executions: { workspaceLimitBytes: number; allowedHosts: string[] };
+    webhooks: { allowPrivateAddresses: boolean };
+  };
+  /** For what a run does outside a request: its network's connection log. */
+  log: { info(fields: Record<string, unknown>, message: string): void };
 }
 
 /**
