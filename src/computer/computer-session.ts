@@ -20,8 +20,14 @@ const ANSWER_GRACE_MS = 10_000;
 const START_TIMEOUT_MS = 15_000;
 /** A computer that keeps dying is not restarted for ever within one run. */
 const MAX_STARTS = 4;
-/** Read-only extras the installed software reads: fonts for matplotlib and LibreOffice, certificates for HTTPS through the proxy. */
-const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/ssl/certs', '/etc/ca-certificates'].filter((dir) => existsSync(dir));
+/**
+ * Read-only extras of /etc the installed software reads: fonts for matplotlib and LibreOffice,
+ * Debian's matplotlibrc (matplotlib will not import without it), the MIME table, and
+ * certificates for HTTPS through the proxy.
+ */
+const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/matplotlibrc', '/etc/mime.types', '/etc/ssl/certs', '/etc/ca-certificates'].filter(
+  (file) => existsSync(file),
+);
 
 export interface ComputerFolders {
   /** The running skill's folder, shown read only at /mnt/skills/<slug>/. */
