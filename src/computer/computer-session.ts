@@ -30,8 +30,8 @@ const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/matplotlibrc', '/etc/mime.types', '/e
 );
 
 export interface ComputerFolders {
-  /** The running skill's folder, shown read only at /mnt/skills/<slug>/. */
-  skill: { slug: string; dir: string };
+  /** Skill folders shown read only at /mnt/skills/<slug>/: the running skill's, or for the threads assistant every skill the workspace can run. */
+  skills: { slug: string; dir: string }[];
   /** The run's output folder: /mnt/session/outputs/ (and /mnt/user-data/outputs/). */
   outputDir: string;
   /**
@@ -57,7 +57,7 @@ export type ComputerAnswer = Record<string, unknown>;
 
 /** bubblewrap's arguments for the computer: the fixed paths of DESIGN §14 and nothing of the server's. */
 function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[] {
-  const { skill, outputDir, spaceDir, uploadsDir, networkDir } = folders;
+  const { skills, outputDir, spaceDir, uploadsDir, networkDir } = folders;
   const uploads = uploadsDir ? ['--ro-bind', uploadsDir, COMPUTER_PATHS.uploads] : ['--dir', COMPUTER_PATHS.uploads];
   const network = networkDir ? ['--ro-bind', networkDir, NETWORK_INSIDE] : [];
   const binds = [
@@ -78,9 +78,7 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
     '--bind',
     outputDir,
     COMPUTER_PATHS.outputsAlias,
-    '--ro-bind',
-    skill.dir,
-    `${COMPUTER_PATHS.skills}/${skill.slug}`,
+    ...skills.flatMap((skill) => ['--ro-bind', skill.dir, `${COMPUTER_PATHS.skills}/${skill.slug}`]),
     '--ro-bind',
     SUPERVISOR,
     SUPERVISOR_INSIDE,

@@ -42,7 +42,7 @@ export async function openRunComputer(
   const session = new ComputerSession({
     sandbox,
     folders: {
-      skill: { slug: request.skill.slug, dir: request.skill.dir },
+      skills: [{ slug: request.skill.slug, dir: request.skill.dir }],
       outputDir: request.outputDir,
       spaceDir: space.dir,
       uploadsDir: request.uploads?.dir,
