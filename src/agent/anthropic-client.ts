@@ -8,6 +8,7 @@ import {
   type ModelReply,
   type ModelRequest,
   type ModelStop,
+  type ToolImage,
   type Turn,
   toolInputOf,
 } from './conversation.js';
@@ -33,6 +34,15 @@ function blockParams(content: ContentBlock[]): Anthropic.ContentBlockParam[] {
   return params;
 }
 
+/** A tool result with a picture: Messages takes images inside tool results. */
+function imageContent(text: string, image: ToolImage): (Anthropic.TextBlockParam | Anthropic.ImageBlockParam)[] {
+  const mediaType = image.mediaType as Anthropic.Base64ImageSource['media_type'];
+  return [
+    { type: 'image', source: { type: 'base64', media_type: mediaType, data: image.data } },
+    { type: 'text', text },
+  ];
+}
+
 function messageParam(turn: Turn): Anthropic.MessageParam {
   switch (turn.role) {
     case 'user':
@@ -45,7 +55,7 @@ function messageParam(turn: Turn): Anthropic.MessageParam {
         content: turn.results.map((result) => ({
           type: 'tool_result' as const,
           tool_use_id: result.callId,
-          content: result.output,
+          content: result.image ? imageContent(result.output, result.image) : result.output,
           is_error: result.isError,
         })),
       };

@@ -10,11 +10,20 @@ export type ContentBlock =
   | { type: 'thinking'; thinking: string; signature: string; redacted?: string }
   | { type: 'tool_call'; id: string; name: string; input: Record<string, unknown> };
 
+/** A picture a tool hands the model (the computer's `read` of an image file). */
+export interface ToolImage {
+  mediaType: string;
+  /** base64 */
+  data: string;
+}
+
 export interface ToolResult {
   callId: string;
   name: string;
   output: string;
   isError: boolean;
+  /** Given to the model as a picture where its provider takes one in a tool result. */
+  image?: ToolImage;
 }
 
 export type Turn =

@@ -11,7 +11,7 @@ import type { RunLimits } from '../skills/runtime.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
 import { folderUsage } from '../skills/watchdog.js';
 import { listing, openForWrite, openInside, planWrite, readText, sectioned, ToolRefused } from './confined-files.js';
-import type { ToolSpec } from './conversation.js';
+import type { ToolImage, ToolSpec } from './conversation.js';
 import { runSkillScript } from './script-sandbox.js';
 import { WEB_FETCH_SPEC, webFetch } from './web-fetch.js';
 
@@ -247,7 +247,10 @@ function describeFailure(error: unknown): string {
 }
 
 /** Runs one tool call for the model. Mistakes and refusals come back as isError; it never throws for them. */
-export async function runAgentTool(call: ToolCall, context: ToolContext): Promise<{ output: string; isError: boolean }> {
+export async function runAgentTool(
+  call: ToolCall,
+  context: ToolContext,
+): Promise<{ output: string; isError: boolean; image?: ToolImage }> {
   const fail = (output: string) => ({ output, isError: true });
   const handler = TOOL_NAMES.includes(call.name) ? HANDLERS[call.name] : undefined;
   const usable = TOOL_NAMES.filter((name) => context.allowed.includes(name)).join(', ') || 'none';
@@ -265,7 +268,8 @@ export async function runAgentTool(call: ToolCall, context: ToolContext): Promis
     const { computer } = context;
     if (COMPUTER_TOOL_NAMES.includes(call.name)) {
       if (!computer) return fail(`The tool ${call.name} needs the computer, which this run does not have.`);
-      return { output: await runComputerTool(call.name, call.input, computer), isError: false };
+      const { text, image } = await runComputerTool(call.name, call.input, computer);
+      return { output: text, isError: false, ...(image ? { image } : {}) };
     }
     if (call.name === WEB_FETCH_SPEC.name) {
       if (!context.webPolicy) return fail('web_fetch is not available: this server lets skills reach no hosts.');

@@ -1,5 +1,5 @@
 import { ToolRefused } from '../agent/confined-files.js';
-import type { ToolSpec } from '../agent/conversation.js';
+import type { ToolImage, ToolSpec } from '../agent/conversation.js';
 import type { ComputerAnswer, ComputerSession } from './computer-session.js';
 
 /** A bash result is cut to this many characters, with a note, before the model sees it. */
@@ -94,6 +94,11 @@ export const COMPUTER_TOOL_SPECS: ToolSpec[] = [
 
 export const COMPUTER_TOOL_NAMES: readonly string[] = COMPUTER_TOOL_SPECS.map((spec) => spec.name);
 
+export interface ComputerToolResult {
+  text: string;
+  image?: ToolImage;
+}
+
 export interface ComputerToolContext {
   computer: ComputerSession;
   /** For `Bash(python:*)`-style skills: the first words a command may start with (none: any). */
@@ -114,12 +119,16 @@ function notesOf(answer: ComputerAnswer): string[] {
 
 function answerText(answer: ComputerAnswer): string {
   if (typeof answer.error === 'string') throw new ToolRefused([...notesOf(answer), answer.error].join('\n'));
-  if (typeof answer.image === 'string') {
-    // Pictures do not reach the model yet: it is told what the file is and how to look inside.
-    const bytes = Math.floor((answer.image.length * 3) / 4);
-    return `${String(answer.path)} is an image (${String(answer.mediaType)}, about ${bytes} bytes). Inspect it with Python (Pillow) through bash.`;
-  }
   return [...notesOf(answer), String(answer.text ?? '')].join('\n');
+}
+
+/** A read of an image file: the picture, and words for a model whose provider cannot take it. */
+function imageResult(answer: ComputerAnswer & { image: string }): ComputerToolResult {
+  const bytes = Math.floor((answer.image.length * 3) / 4);
+  const text =
+    `${String(answer.path)} is an image (${String(answer.mediaType)}, about ${bytes} bytes), attached here where the ` +
+    'model can see images; otherwise inspect it with Python (Pillow) through bash.';
+  return { text, image: { mediaType: String(answer.mediaType), data: answer.image } };
 }
 
 function bashText(answer: ComputerAnswer): { text: string; failed: boolean } {
@@ -127,13 +136,14 @@ function bashText(answer: ComputerAnswer): { text: string; failed: boolean } {
   const stdout = String(answer.stdout ?? '');
   const stderr = String(answer.stderr ?? '');
   const exitCode = typeof answer.exitCode === 'number' ? answer.exitCode : null;
+  const output = [...(stdout ? [stdout.replace(/\n$/, '')] : []), ...(stderr ? [`stderr:\n${stderr.replace(/\n$/, '')}`] : [])];
+  // The cut keeps the exit code and the notes, which say what was cut.
   const parts = [
-    ...(stdout ? [stdout.replace(/\n$/, '')] : []),
-    ...(stderr ? [`stderr:\n${stderr.replace(/\n$/, '')}`] : []),
+    ...(output.length > 0 ? [cut(output.join('\n'))] : []),
     exitCode === null ? 'exit code: none (the command was stopped)' : `exit code ${exitCode}`,
     ...notesOf(answer),
   ];
-  return { text: cut(parts.join('\n')), failed: exitCode !== 0 };
+  return { text: parts.join('\n'), failed: exitCode !== 0 };
 }
 
 function firstWord(command: string): string {
@@ -173,14 +183,16 @@ export async function runComputerTool(
   name: string,
   input: Record<string, unknown>,
   context: ComputerToolContext,
-): Promise<string> {
+): Promise<ComputerToolResult> {
   if (name === 'bash') {
     const { command, timeout } = bashInput(input, context);
     const answer = await watched(context.computer.call({ op: 'bash', command, timeout_ms: timeout }, timeout), context);
     const result = bashText(answer);
     if (result.failed) throw new ToolRefused(result.text);
-    return result.text;
+    return { text: result.text };
   }
   const answer = await watched(context.computer.call({ ...input, op: name }, FILE_TOOL_MS), context);
-  return answerText(answer);
+  if (typeof answer.image === 'string' && typeof answer.error !== 'string')
+    return imageResult({ ...answer, image: answer.image });
+  return { text: answerText(answer) };
 }

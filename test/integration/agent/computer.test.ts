@@ -113,6 +113,37 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('the computer of an agent 
     expect(file.text).toBe('HELLO THERE!\n');
   });
 
+  it('hands an image read to the model as a picture, and cuts a long output to 30 KB with a note', async ({
+    api,
+    anthropic,
+    person,
+  }) => {
+    const before = anthropic.requests.length;
+    const png = "python3 -c \"from PIL import Image; Image.new('RGB', (4, 4), 'red').save('/workspace/red.png')\"";
+    anthropic.plan(
+      use('p', 'bash', { command: png }),
+      use('i', 'read', { path: 'red.png' }),
+      use('l', 'bash', { command: 'head -c 100000 /dev/zero | tr "\\0" x' }),
+      done,
+    );
+    await runAgent(api, person, 'shout-files', 'anything');
+    const messages = anthropic.requests.at(-1)?.body.messages as { content: unknown }[];
+    const results = messages.flatMap((message) =>
+      Array.isArray(message.content) ? (message.content as { type: string; tool_use_id?: string; content?: unknown }[]) : [],
+    );
+    const image = results.find((block) => block.tool_use_id === 'i')?.content as {
+      type: string;
+      source?: { media_type: string };
+    }[];
+    expect(image.map((block) => block.type)).toEqual(['image', 'text']);
+    expect(image[0]?.source?.media_type).toBe('image/png');
+    const long = String(results.find((block) => block.tool_use_id === 'l')?.content);
+    expect(long).toMatch(/^x{30000}/);
+    expect(long.length).toBeLessThan(31 * 1024);
+    expect(long).toMatch(/stdout was cut to its first 30720 bytes \(the command printed 100000\)/);
+    expect(anthropic.requests.length - before).toBe(4);
+  });
+
   it('keeps the skill folder, the uploads and the system read only', async ({ api, anthropic, person }) => {
     const before = anthropic.requests.length;
     anthropic.plan(
