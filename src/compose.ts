@@ -121,7 +121,14 @@ function requestSummary(request: { method: string; url: string; ip: string }) {
  */
 export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
   const { config, database, clock } = deps;
-  const { registry: skills, problems } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR, extra: config.skillsDir });
+  const {
+    registry: skills,
+    problems,
+    replaced,
+  } = await loadSkillRegistry({
+    builtIn: BUILTIN_SKILLS_DIR,
+    extra: config.skillsDir,
+  });
   const sandbox = deps.sandbox ?? (await detectSandbox(config.executions.sandbox));
   const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
   const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
@@ -150,7 +157,13 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
   const { metrics } = ops;
   if (metrics) ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
   const closeLast = [async () => runQueue?.close(), () => ops.close(), async () => shared?.close()];
-  const warnings: ComposedNode['warnings'] = problems.map((problem) => ({ fields: { problem }, message: 'skill left out' }));
+  const warnings: ComposedNode['warnings'] = [
+    ...problems.map((problem) => ({ fields: { problem }, message: 'skill left out' })),
+    ...replaced.map((slug) => ({
+      fields: { slug, skillsDir: config.skillsDir },
+      message: 'a skill of SKILLS_DIR replaces the built-in skill of the same slug',
+    })),
+  ];
   if (ctx.payments.startupWarning)
     warnings.push({ fields: { payments: ctx.payments.name }, message: ctx.payments.startupWarning });
   if (sandbox.warning) warnings.push({ fields: { sandbox: sandbox.kind }, message: sandbox.warning });

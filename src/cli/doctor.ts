@@ -5,7 +5,14 @@ import { detectSandbox, ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
 
 /** What `skillet doctor` found on this host. */
 export interface DoctorReport {
-  sandbox: { kind: 'bwrap' | 'permissions'; runsUntrusted: boolean; kernelLimits: boolean; prlimit: boolean };
+  sandbox: {
+    kind: 'bwrap' | 'permissions';
+    runsUntrusted: boolean;
+    kernelLimits: boolean;
+    /** Whether a run's writable space is a bounded tmpfs of its own (the server may mount). */
+    boundedSpace: boolean;
+    prlimit: boolean;
+  };
   software: SoftwareStatus[];
   /** Whether the host gives skills everything they may count on. */
   ready: boolean;
@@ -20,6 +27,7 @@ export async function doctorReport(setting: SandboxSetting): Promise<DoctorRepor
       kind: sandbox.kind,
       runsUntrusted: sandbox.runsUntrusted,
       kernelLimits: sandbox.cgroups !== undefined,
+      boundedSpace: sandbox.boundedSpace !== undefined,
       prlimit: sandbox.prlimit !== undefined,
     },
     software,
@@ -45,6 +53,13 @@ export function doctorText(report: DoctorReport): string {
       sandbox.kernelLimits
         ? 'the kernel holds each run to its memory, processes and CPU'
         : `a watchdog stands in for the kernel; to fix, ${GRANT_CGROUPS_HINT}`
+    }`,
+  );
+  lines.push(
+    `${mark(sandbox.boundedSpace)}bounded space: ${
+      sandbox.boundedSpace
+        ? "each run's writable folders are a tmpfs of their own size, files deleted while open included"
+        : 'the output folder is watched instead, and files deleted while open are missed; to fix, run the server as root or give it CAP_SYS_ADMIN'
     }`,
   );
   lines.push(`${mark(sandbox.prlimit)}prlimit: ${sandbox.prlimit ? 'hard limits per process' : 'install util-linux'}`);

@@ -35,10 +35,13 @@ export interface ComputerFolders {
   /** The run's output folder: /mnt/session/outputs/ (and /mnt/user-data/outputs/). */
   outputDir: string;
   /**
-   * The run's bounded writable space on the host: its `home/` is /workspace, its `tmp/` /tmp
-   * and its `shm/` /dev/shm, one budget for the three. It outlives a restart of the computer.
+   * The run's writable space. `host`: a bounded folder on the host whose `home/` is
+   * /workspace, `tmp/` /tmp and `shm/` /dev/shm, one budget for the three, outliving a
+   * restart of the computer. `sandbox`: where the server cannot mount, three tmpfs that
+   * bubblewrap makes inside the sandbox, each of `bytes` (all of them count as the run's
+   * memory), gone with the sandbox.
    */
-  spaceDir: string;
+  space: { host: string } | { sandbox: number };
   /** The folder of the egress proxy's socket, when the run has a network. */
   networkDir: string | undefined;
   /** The run's input files, read only at /mnt/user-data/uploads/. */
@@ -55,21 +58,25 @@ export interface ComputerOptions {
 
 export type ComputerAnswer = Record<string, unknown>;
 
+/** The writable folders' mounts: the host's bounded folder bound in, or tmpfs of bubblewrap's own. */
+function spaceArgs(space: ComputerFolders['space']): string[] {
+  const places: [string, string][] = [
+    ['home', COMPUTER_PATHS.workspace],
+    ['tmp', '/tmp'],
+    ['shm', '/dev/shm'],
+  ];
+  if ('host' in space) return places.flatMap(([part, inside]) => ['--bind', path.join(space.host, part), inside]);
+  // Owned by the sandbox's user: a tmpfs bubblewrap makes is root's, inside, unless told otherwise.
+  return places.flatMap(([, inside]) => ['--perms', '1777', '--size', String(space.sandbox), '--tmpfs', inside]);
+}
+
 /** bubblewrap's arguments for the computer: the fixed paths of DESIGN §14 and nothing of the server's. */
 function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[] {
-  const { skills, outputDir, spaceDir, uploadsDir, networkDir } = folders;
+  const { skills, outputDir, space, uploadsDir, networkDir } = folders;
   const uploads = uploadsDir ? ['--ro-bind', uploadsDir, COMPUTER_PATHS.uploads] : ['--dir', COMPUTER_PATHS.uploads];
   const network = networkDir ? ['--ro-bind', networkDir, NETWORK_INSIDE] : [];
   const binds = [
-    '--bind',
-    path.join(spaceDir, 'home'),
-    COMPUTER_PATHS.workspace,
-    '--bind',
-    path.join(spaceDir, 'tmp'),
-    '/tmp',
-    '--bind',
-    path.join(spaceDir, 'shm'),
-    '/dev/shm',
+    ...spaceArgs(space),
     ...network,
     ...uploads,
     '--bind',

@@ -26,17 +26,18 @@ export async function openRunComputer(
   group: RunGroup | undefined,
 ): Promise<RunComputer> {
   const { config, sandbox } = services;
-  const space = await openBoundedFolder(sandbox.boundedSpace, `${request.outputDir}-space`, {
-    bytes: config.executions.workspaceLimitBytes,
-    files: SPACE_FILES,
-  });
+  const bytes = config.executions.workspaceLimitBytes;
+  // Without the right to mount, the space is made inside the sandbox instead (see ComputerFolders).
+  const space = sandbox.boundedSpace
+    ? await openBoundedFolder(sandbox.boundedSpace, `${request.outputDir}-space`, { bytes, files: SPACE_FILES })
+    : undefined;
   const policy = egressPolicyOf(config);
   let network: Awaited<ReturnType<typeof openComputerNetwork>>;
   try {
-    for (const part of ['home', 'tmp', 'shm']) await mkdir(path.join(space.dir, part));
+    if (space) for (const part of ['home', 'tmp', 'shm']) await mkdir(path.join(space.dir, part));
     network = await openComputerNetwork(policy, services.log, request.runId);
   } catch (error) {
-    await space.release();
+    await space?.release();
     throw error;
   }
   const session = new ComputerSession({
@@ -44,7 +45,7 @@ export async function openRunComputer(
     folders: {
       skills: [{ slug: request.skill.slug, dir: request.skill.dir }],
       outputDir: request.outputDir,
-      spaceDir: space.dir,
+      space: space ? { host: space.dir } : { sandbox: bytes },
       uploadsDir: request.uploads?.dir,
       networkDir: network?.folder,
     },
@@ -58,7 +59,7 @@ export async function openRunComputer(
     async release() {
       session.close();
       await network?.close();
-      await space.release();
+      await space?.release();
     },
   };
 }

@@ -53,9 +53,10 @@ async function loadFolder(root: string, builtIn: boolean, problems: string[]): P
  */
 export async function loadSkillRegistry(folders: { builtIn: string; extra?: string | undefined }) {
   const problems: string[] = [];
-  const skills = [
-    ...(await loadFolder(folders.builtIn, true, problems)),
-    ...(folders.extra ? await loadFolder(folders.extra, false, problems) : []),
-  ];
-  return { registry: new SkillRegistry(skills), problems };
+  const builtIns = await loadFolder(folders.builtIn, true, problems);
+  const extras = folders.extra ? await loadFolder(folders.extra, false, problems) : [];
+  const builtInSlugs = new Set(builtIns.map((skill) => skill.slug));
+  /** Built-ins an operator's skill of the same slug stands in for: said at start, so nobody wonders which one ran. */
+  const replaced = extras.filter((skill) => builtInSlugs.has(skill.slug)).map((skill) => skill.slug);
+  return { registry: new SkillRegistry([...builtIns, ...extras]), problems, replaced };
 }

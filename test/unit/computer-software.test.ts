@@ -54,7 +54,7 @@ describe('the computer software list', () => {
 });
 
 describe('skillet doctor', () => {
-  const sandbox = { kind: 'bwrap' as const, runsUntrusted: true, kernelLimits: true, prlimit: true };
+  const sandbox = { kind: 'bwrap' as const, runsUntrusted: true, kernelLimits: true, boundedSpace: true, prlimit: true };
 
   it('says what is missing and the one command that installs it', () => {
     const text = doctorText({
