@@ -96,8 +96,8 @@ describe.runIf(BUBBLEWRAP_HERE)('a computer attacked from inside', () => {
   it('refuses a tool path outside what it may write, and a NUL in a command, with words for the model', async () => {
     const write = await session.call({ op: 'write', path: '/mnt/skills/s/SKILL.md', content: 'x' }, 10_000);
     expect(write.error).toMatch(/read-only folder/);
-    const escape = await session.call({ op: 'read', path: '../../proc/1/environ' }, 10_000);
-    expect(String(escape.text ?? escape.error)).not.toContain('SECRET_OF_SERVER');
+    const outside = await session.call({ op: 'read', path: '../../proc/1/environ' }, 10_000);
+    expect(String(outside.text ?? outside.error)).not.toContain('SECRET_OF_SERVER');
     const nul = await session.call({ op: 'bash', command: 'echo a\u0000b', timeout_ms: 1000 }, 1000);
     expect(nul.error).toMatch(/NUL/);
   });
