@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { computerPrompt } from '../computer/computer-prompt.js';
-import { openRunComputer } from '../computer/run-computer.js';
+import { openRunComputer, type RunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
 import { egressPolicyOf } from '../skills/egress-policy.js';
 import { breachReason } from '../skills/limit-breach.js';
@@ -76,6 +76,13 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       await mkdir(request.outputDir, { recursive: true });
 
       const group = await openRunGroup(services.sandbox.cgroups, request.limits);
+      let computer: RunComputer | undefined;
+      try {
+        computer = toolset.needsComputer ? await openRunComputer(services, request, group) : undefined;
+      } catch (error) {
+        await group?.remove();
+        throw new SkillRefused(`this server could not set up the run's computer (${(error as Error).message}); try again`);
+      }
       const overLimit = new AbortController();
       const timer = setTimeout(
         () => overLimit.abort(new RunOverLimit(`the run took longer than its limit of ${request.limits.timeoutMs} ms`)),
@@ -92,8 +99,8 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       };
       const signal = AbortSignal.any([request.signal, overLimit.signal]);
       const tools = agentToolSpecs(toolset.names);
-      const computer = toolset.needsComputer ? await openRunComputer(services, request, group) : undefined;
-      if (computer) signal.addEventListener('abort', () => computer.session.close(), { once: true });
+      const session = computer?.session;
+      if (session) signal.addEventListener('abort', () => session.close(), { once: true });
       const prompt = computer
         ? computerPrompt({ slug: skill.slug, uploads: request.uploads?.files ?? [], allowedHosts: computer.allowedHosts })
         : undefined;

@@ -11,10 +11,10 @@ import type { SkillSandbox } from '../skills/sandbox.js';
 import { NETWORK_INSIDE } from './computer-network.js';
 import { COMPUTER_PATHS } from './computer-paths.js';
 
-const SUPERVISOR = path.join(PROJECT_ROOT, 'computer', 'supervisor.py');
-const SUPERVISOR_INSIDE = '/opt/skillet/supervisor.py';
-const FORWARDER = path.join(PROJECT_ROOT, 'computer', 'egress-forwarder.py');
-const FORWARDER_INSIDE = '/opt/skillet/egress-forwarder.py';
+/** The supervisor, its file tools and the network's forwarder, shown read only inside at /opt/skillet. */
+const COMPUTER_CODE = path.join(PROJECT_ROOT, 'computer');
+const COMPUTER_CODE_INSIDE = '/opt/skillet';
+const SUPERVISOR_INSIDE = `${COMPUTER_CODE_INSIDE}/supervisor.py`;
 /** How long the supervisor may take to answer beyond a command's own time limit before the computer counts as hung. */
 const ANSWER_GRACE_MS = 10_000;
 const START_TIMEOUT_MS = 15_000;
@@ -87,11 +87,8 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
     COMPUTER_PATHS.outputsAlias,
     ...skills.flatMap((skill) => ['--ro-bind', skill.dir, `${COMPUTER_PATHS.skills}/${skill.slug}`]),
     '--ro-bind',
-    SUPERVISOR,
-    SUPERVISOR_INSIDE,
-    '--ro-bind',
-    FORWARDER,
-    FORWARDER_INSIDE,
+    COMPUTER_CODE,
+    COMPUTER_CODE_INSIDE,
   ];
   const runtime = sandbox.runtimeFiles.map((file) => realpathSync(file));
   return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), '--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];
