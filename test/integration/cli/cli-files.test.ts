@@ -36,15 +36,18 @@ describe('skillet files', () => {
     storedKey,
   }) => {
     await signIn();
-    const dir = await folderWith({ 'notes.txt': 'some notes', 'résumé – 2024.csv': 'a,b\n' });
-    const upload = cli(['files', 'upload', path.join(dir, 'notes.txt'), path.join(dir, 'résumé – 2024.csv')]);
+    // A name that reads as percent-encoding already must come through as it is.
+    const dir = await folderWith({ 'notes.txt': 'some notes', 'résumé – 2024.csv': 'a,b\n', '100%41 done.txt': '' });
+    const names = ['notes.txt', 'résumé – 2024.csv', '100%41 done.txt'];
+    const upload = cli(['files', 'upload', ...names.map((name) => path.join(dir, name))]);
     expect(await upload.exited, upload.stderr()).toBe(0);
     const ids = upload.stdout().trim().split('\n');
-    expect(ids).toHaveLength(2);
+    expect(ids).toHaveLength(3);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(upload.stderr()).toContain('Uploaded 2 files.');
+    expect(upload.stderr()).toContain('Uploaded 3 files.');
     const stored = await filesApi(server.url, (await storedKey()) as string);
     expect(stored.filter((file) => ids.includes(file.id)).map((file) => [file.filename, file.size, file.sha256])).toEqual([
+      ['100%41 done.txt', 0, sha256('')],
       ['résumé – 2024.csv', 4, sha256('a,b\n')],
       ['notes.txt', 10, sha256('some notes')],
     ]);
