@@ -4,14 +4,13 @@ import { type FileView, removeFile, uploadFile } from '../files/files.js';
 import type { Caller } from '../identity/callers.js';
 
 /** DESIGN §15: what run_skill and upload_file take inline, decoded, all files together. */
-export const INLINE_BYTES_MAX = 5 * 1024 * 1024;
+const INLINE_BYTES_MAX = 5 * 1024 * 1024;
+/** INLINE_BYTES_MAX as base64 is 6.7 MiB (4 characters per 3 bytes); the rest is the call around it. */
+const MCP_BODY_MIN = 8 * 1024 * 1024;
 
-/**
- * The body an MCP request may have: room for INLINE_BYTES_MAX as base64 (4 characters per
- * 3 bytes) and the rest of the call, or the server's own limit when that is larger.
- */
+/** The body an MCP request may have: room for inline files, or the server's own limit when that is larger. */
 export function mcpBodyLimit(serverLimit: number): number {
-  return Math.max(serverLimit, Math.ceil(INLINE_BYTES_MAX / 3) * 4 + 1024 * 1024);
+  return Math.max(serverLimit, MCP_BODY_MIN);
 }
 
 export interface InlineFile {

@@ -126,10 +126,11 @@ export interface NewRun {
 }
 
 /**
- * Creates an execution (given the files named and sent, DESIGN §15), runs it and waits for the run to end, telling `onEvent` of every
- * event on the way: REST's create and start, with every rule they apply (input size,
- * credits, one run per workspace, runs per user and per server). Waiting does not hold the
- * run: a caller that gives up leaves it running, to be looked at or cancelled later.
+ * Creates an execution (given the files named and sent, DESIGN §15), runs it and waits
+ * for the run to end, telling `onEvent` of every event on the way: REST's create and
+ * start, with every rule they apply (input size, credits, one run per workspace, runs per
+ * user and per server). Waiting does not hold the run: a caller that gives up leaves it
+ * running, to be looked at or cancelled later.
  */
 export async function runSkillToEnd(
   ctx: AppContext,

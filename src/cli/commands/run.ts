@@ -17,7 +17,7 @@ interface RunOptions {
 }
 
 /** DESIGN §15: the input a run given only files works on (the spec keeps input required). */
-export const FILES_ONLY_INPUT = 'See the attached files';
+const FILES_ONLY_INPUT = 'See the attached files';
 
 /** The input: --input-file, else `-` for stdin, else the argument; '' when none was given. */
 async function inputOf(argument: string | undefined, options: RunOptions): Promise<string> {
