@@ -12,6 +12,7 @@ import { artifactCommands } from './commands/artifacts.js';
 import { billingCommands } from './commands/billing.js';
 import { completionCommand } from './commands/completion.js';
 import { executionCommands } from './commands/executions.js';
+import { fileCommands } from './commands/files.js';
 import { runCommands } from './commands/run.js';
 import { skillCommands } from './commands/skills.js';
 import { doctorReport, doctorText } from './doctor.js';
@@ -40,6 +41,7 @@ skillCommands(program, global);
 runCommands(program, global);
 executionCommands(program, global);
 artifactCommands(program, global);
+fileCommands(program, global);
 billingCommands(program, global);
 apiCommand(program, global);
 

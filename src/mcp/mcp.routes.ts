@@ -7,6 +7,7 @@ import { limitMcpBatch } from '../http/rate-limit.js';
 import type { Caller } from '../identity/callers.js';
 import { originAllowed, requireMcpAccess } from './access.js';
 import { BATCH_REFUSAL, batchAllowed, batchOf } from './batches.js';
+import { mcpBodyLimit } from './inline-files.js';
 import { mcpServerFor } from './tools.js';
 
 /** The request as the SDK's web-standard handler takes it, with the body text Fastify read. */
@@ -35,6 +36,8 @@ export function mcpRoutes(ctx: AppContext): FastifyPluginAsync {
     // The factory has only what the handler passes through; the caller rides in on the
     // authInfo object made for its request.
     const callers = new WeakMap<AuthInfo, Caller>();
+    // Larger than other routes' bodies: run_skill and upload_file carry files inline.
+    const bodyLimit = mcpBodyLimit(ctx.config.bodyLimitBytes);
     const handler = createMcpHandler(
       ({ authInfo }) => {
         const caller = authInfo && callers.get(authInfo);
@@ -43,7 +46,7 @@ export function mcpRoutes(ctx: AppContext): FastifyPluginAsync {
       },
       // Requests it refuses (bad JSON-RPC, a protocol version it does not serve) are
       // answered to the client; they are not ours to log loudly.
-      { onerror: (error) => ctx.log.debug({ err: error }, 'MCP request refused') },
+      { onerror: (error) => ctx.log.debug({ err: error }, 'MCP request refused'), maxRequestBodySize: bodyLimit },
     );
     // Exchanges in flight end when the server closes: a client waiting on a long run would
     // otherwise hold its connection, and so the close, until the run ended. Their runs are
@@ -100,7 +103,7 @@ export function mcpRoutes(ctx: AppContext): FastifyPluginAsync {
       authChallenge: `Bearer resource_metadata="${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`,
     };
     for (const url of ['/mcp', '/mcp/']) {
-      app.route({ method: ['GET', 'POST', 'DELETE'], url, config, schema: { hide: true }, handler: serve });
+      app.route({ method: ['GET', 'POST', 'DELETE'], url, config, bodyLimit, schema: { hide: true }, handler: serve });
     }
   };
 }

@@ -8,13 +8,36 @@ import { Type } from 'typebox';
 
 export const NoInput = Type.Object({}, { additionalProperties: false });
 
+const InlineFile = Type.Object(
+  {
+    filename: Type.String({ minLength: 1, maxLength: 1000, description: "The file's name, e.g. report.csv" }),
+    contentBase64: Type.String({ description: "The file's bytes, base64-encoded" }),
+  },
+  { additionalProperties: false },
+);
+
 export const RunSkillInput = Type.Object(
   {
     skill_slug: Type.String({ minLength: 1, maxLength: 100, description: 'The slug of the skill to run (see list_skills)' }),
     input: Type.String({ minLength: 1, description: 'The text the skill runs on' }),
+    files: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 100,
+        description: 'Ids of files uploaded before (upload_file) for the run to read, in ./uploads/ or /mnt/user-data/uploads/',
+      }),
+    ),
+    inline_files: Type.Optional(
+      Type.Array(InlineFile, {
+        maxItems: 100,
+        description:
+          'Small files sent with the call (at most 5 MB decoded in all), stored in your workspace and given to the run',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+export const UploadFileInput = InlineFile;
 
 export const ExecutionInput = Type.Object(
   { executionId: Type.String({ minLength: 1, maxLength: 100 }) },

@@ -7,6 +7,7 @@ import { createExecution, executionOf, executionStatus } from '../executions/exe
 import { startRun } from '../executions/run-control.js';
 import type { Caller } from '../identity/callers.js';
 import type { AnnouncedEvent } from '../realtime/bus.js';
+import { type InlineFile, withStoredFiles } from './inline-files.js';
 
 /** Where a run stands once it is over, as get_execution and run_skill report it. */
 export interface ExecutionReport {
@@ -118,13 +119,18 @@ export interface NewRun {
   skillSlug: string;
   input: string;
   interface: string;
+  /** Ids of files already in the workspace. */
+  fileIds?: string[] | undefined;
+  /** Files sent with the call, stored in the workspace before the run is created. */
+  inlineFiles?: InlineFile[] | undefined;
 }
 
 /**
- * Creates an execution, runs it and waits for the run to end, telling `onEvent` of every
- * event on the way: REST's create and start, with every rule they apply (input size,
- * credits, one run per workspace, runs per user and per server). Waiting does not hold the
- * run: a caller that gives up leaves it running, to be looked at or cancelled later.
+ * Creates an execution (given the files named and sent, DESIGN §15), runs it and waits
+ * for the run to end, telling `onEvent` of every event on the way: REST's create and
+ * start, with every rule they apply (input size, credits, one run per workspace, runs per
+ * user and per server). Waiting does not hold the run: a caller that gives up leaves it
+ * running, to be looked at or cancelled later.
  */
 export async function runSkillToEnd(
   ctx: AppContext,
@@ -133,11 +139,14 @@ export async function runSkillToEnd(
   onEvent: (event: ExecutionEvent) => void,
   signal: AbortSignal,
 ): Promise<ExecutionReport> {
-  const execution = await createExecution(ctx, caller, {
-    skillSlug: request.skillSlug,
-    input: request.input,
-    interface: request.interface,
-  });
+  const execution = await withStoredFiles(ctx, caller, request.inlineFiles ?? [], (stored) =>
+    createExecution(ctx, caller, {
+      skillSlug: request.skillSlug,
+      input: request.input,
+      interface: request.interface,
+      files: [...(request.fileIds ?? []), ...stored.map((file) => file.id)].map((fileId) => ({ fileId })),
+    }),
+  );
   // Subscribed before the run starts, so not even its first event goes unseen.
   const run = runEnding(ctx, caller, execution.execution_id, onEvent, signal);
   try {

@@ -11,7 +11,16 @@ import { requireCallerScope } from '../oauth/scopes.js';
 import { limitCallerExecutionStarts } from '../rate-limit/limits.js';
 import { marketplacePage } from '../skills/marketplace.js';
 import { mcpInterfaceOf } from './access.js';
-import { ExecutionInput, ListArtifactsInput, NoInput, ReadArtifactInput, RunSkillInput, RunSkillOutput } from './mcp.schemas.js';
+import { decodeInlineFiles, storeInlineFile } from './inline-files.js';
+import {
+  ExecutionInput,
+  ListArtifactsInput,
+  NoInput,
+  ReadArtifactInput,
+  RunSkillInput,
+  RunSkillOutput,
+  UploadFileInput,
+} from './mcp.schemas.js';
 import { executionReport, progressMessageOf, runSkillToEnd } from './run-skill.js';
 import { artifactFileUrl, artifactLink, artifactUrl, fileContent, jsonResult, toolAnswer } from './tool-results.js';
 
@@ -24,6 +33,7 @@ const schemas = {
   execution: fromJsonSchema<Static<typeof ExecutionInput>>(ExecutionInput),
   listArtifacts: fromJsonSchema<Static<typeof ListArtifactsInput>>(ListArtifactsInput),
   readArtifact: fromJsonSchema<Static<typeof ReadArtifactInput>>(ReadArtifactInput),
+  uploadFile: fromJsonSchema<Static<typeof UploadFileInput>>(UploadFileInput),
 };
 
 const SERVER_INFO = { name: 'skillet', version: '0.1.0' };
@@ -79,7 +89,7 @@ export function mcpServerFor(ctx: AppContext, caller: Caller): McpServer {
     'run_skill',
     {
       description:
-        'Runs a skill on an input text and waits for it to end, with progress notifications while it runs. Answers with its output text, a link per artifact it wrote, and its execution id, status, stop reason and cost.',
+        'Runs a skill on an input text and waits for it to end, with progress notifications while it runs. Give it files by id (files) or small ones inline (inline_files, base64); the run reads them in its uploads folder. Answers with its output text, a link per artifact it wrote, and its execution id, status, stop reason and cost.',
       inputSchema: schemas.runSkill,
       outputSchema: schemas.runSkillOutput,
     },
@@ -90,7 +100,13 @@ export function mcpServerFor(ctx: AppContext, caller: Caller): McpServer {
         // Declared in the 2026 revision's per-request envelope; a 2025 stateless request
         // carries no name after initialize, so it runs as plain `mcp`.
         const clientName = server.server.getClientVersion()?.name;
-        const run = { skillSlug: args.skill_slug, input: args.input, interface: mcpInterfaceOf(clientName) };
+        const run = {
+          skillSlug: args.skill_slug,
+          input: args.input,
+          interface: mcpInterfaceOf(clientName),
+          fileIds: args.files,
+          inlineFiles: args.inline_files,
+        };
         const report = await runSkillToEnd(ctx, caller, run, progressReporter(requestCtx), requestCtx.mcpReq.signal);
         const structured = {
           executionId: report.executionId,
@@ -110,6 +126,21 @@ export function mcpServerFor(ctx: AppContext, caller: Caller): McpServer {
           structuredContent: structured,
         };
       }, requestCtx.mcpReq.signal),
+  );
+
+  server.registerTool(
+    'upload_file',
+    {
+      description:
+        'Stores one file (base64, at most 5 MB) in your workspace and answers its record; pass its id in run_skill files. Unused files expire after 7 days.',
+      inputSchema: schemas.uploadFile,
+    },
+    async (args) =>
+      answer(async () => {
+        requireWrite();
+        const [bytes = Buffer.alloc(0)] = decodeInlineFiles([args], 'A file');
+        return jsonResult({ ...(await storeInlineFile(ctx, caller, args.filename, bytes)) });
+      }),
   );
 
   server.registerTool(

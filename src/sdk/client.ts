@@ -14,10 +14,12 @@ import type {
   ExecutionEvent,
   ExecutionStatus,
   HistoryItem,
+  InputFile,
   Manifest,
   Me,
   Page,
   PollResult,
+  RunFileRef,
   SkillItem,
   SubscriptionInfo,
   Transaction,
@@ -96,7 +98,11 @@ export class SkilletClient {
   };
 
   readonly executions = {
-    create: (skillSlug: string, input: string, options: { source?: string; interface?: string; idempotencyKey?: string } = {}) =>
+    create: (
+      skillSlug: string,
+      input: string,
+      options: { source?: string; interface?: string; idempotencyKey?: string; files?: RunFileRef[] } = {},
+    ) =>
       this.transport.json<CreatedExecution>(
         'POST',
         '/api/v1/executions',
@@ -105,6 +111,7 @@ export class SkilletClient {
           input,
           ...(options.source ? { source: options.source } : {}),
           ...(options.interface ? { interface: options.interface } : {}),
+          ...(options.files?.length ? { files: options.files } : {}),
         },
         options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {},
       ),
@@ -157,6 +164,24 @@ export class SkilletClient {
     unpublish: (artifactId: string) =>
       this.transport.json<{ success: boolean }>('POST', `/api/v1/artifacts/${id(artifactId)}/unpublish`, {}),
     install: (artifactId: string) => this.transport.json<Artifact>('POST', `/api/v1/artifacts/${id(artifactId)}/install`, {}),
+  };
+
+  readonly files = {
+    /**
+     * Stores a file for runs: the bytes streamed as the body, named by x-filename
+     * (percent-encoded, so any name survives a header).
+     */
+    upload: (filename: string, body: ReadableStream<Uint8Array> | Blob, contentType = 'application/octet-stream') =>
+      this.transport.stream<InputFile>('/api/v1/files', body, {
+        'x-filename': encodeURIComponent(filename),
+        'content-type': contentType,
+      }),
+    list: (page: { limit?: number; offset?: number } = {}) =>
+      this.transport.json<Page<InputFile>>('GET', `/api/v1/files${query(page)}`),
+    get: (fileId: string) => this.transport.json<InputFile>('GET', `/api/v1/files/${id(fileId)}`),
+    /** The file's bytes as a response to stream. */
+    content: (fileId: string) => this.transport.send('GET', `/api/v1/files/${id(fileId)}/content`),
+    remove: (fileId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/files/${id(fileId)}`),
   };
 
   readonly billing = {

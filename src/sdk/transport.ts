@@ -17,6 +17,18 @@ export interface ClientOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The SkilletError a refusal reads as, from whichever envelope it came in. */
+async function failureOf(response: Response): Promise<SkilletError> {
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON: the status speaks for itself.
+  }
+  return errorFromResponse(response.status, parsed, response.headers.get('retry-after'));
+}
+
 /** The HTTP core: credentials, JSON in and out, error bodies to SkilletError, bounded 429 retries. */
 export class Transport {
   readonly baseUrl: string;
@@ -50,19 +62,28 @@ export class Transport {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       if (response.ok) return response;
-      const text = await response.text();
-      let parsed: unknown = null;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        // Not JSON: the status speaks for itself.
-      }
-      const error = errorFromResponse(response.status, parsed, response.headers.get('retry-after'));
+      const error = await failureOf(response);
       // Only a rate limit is waited out; a busy workspace (also 429) is an answer, not a delay.
       const waitSeconds = error.code === 'RATE_LIMITED' ? (error.retryAfterSeconds ?? 1) : undefined;
       if (waitSeconds === undefined || attempt >= maxRetries || waitSeconds > maxWait) throw error;
       await sleep(waitSeconds * 1000);
     }
+  }
+
+  /**
+   * A body streamed as it is (an upload), with the credentials; a 2xx answer as JSON. A
+   * stream can be read only once, so a refusal is thrown as it is, a 429 included.
+   */
+  async stream<T>(path: string, body: ReadableStream<Uint8Array> | Blob, extraHeaders: Record<string, string>): Promise<T> {
+    const response = await this.#fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: this.headers(extraHeaders),
+      body,
+      // Node's fetch sends a stream only when told the answer may come before it ends.
+      ...(body instanceof Blob ? {} : { duplex: 'half' }),
+    } as RequestInit);
+    if (!response.ok) throw await failureOf(response);
+    return (await response.json()) as T;
   }
 
   /**

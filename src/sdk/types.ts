@@ -145,6 +145,22 @@ export interface Artifact {
   content?: string;
 }
 
+/** A file uploaded for runs (DESIGN §15); it expires unless a run is given it. */
+export interface InputFile {
+  id: string;
+  filename: string;
+  size: number;
+  mimeType: string;
+  /** Plain lowercase hex. */
+  sha256: string;
+  createdAt: string;
+  /** Null once a run was given the file. */
+  expiresAt: string | null;
+}
+
+/** What a run may be given: an uploaded file, or every file of an artifact. */
+export type RunFileRef = { fileId: string } | { artifactId: string };
+
 export interface Manifest {
   version: string;
   bundleType: string;

@@ -37,12 +37,14 @@ import type { SubscribeUrl } from '../../src/executions/control-plane.schemas.js
 import type {
   CancelResponse,
   CreatedExecution as CreatedExecutionSchema,
+  CreateExecutionBody,
   HistoryResponse,
   PostedEvents,
   RerunResponse,
   StatusResponse,
   StreamTokenResponse,
 } from '../../src/executions/executions.schemas.js';
+import type { FileList, FileSchema } from '../../src/files/files.schemas.js';
 import type { Success } from '../../src/http/schemas.js';
 import type { MeSchema, SignedInSchema } from '../../src/identity/auth.schemas.js';
 import type { CreatedKey, KeyList } from '../../src/identity/keys.schemas.js';
@@ -64,10 +66,12 @@ import type {
   ExecutionState,
   ExecutionStatus,
   HistoryItem,
+  InputFile,
   Manifest,
   Me,
   Page,
   PollResult,
+  RunFileRef,
   SkillItem,
   SubscriptionInfo,
   Transaction,
@@ -139,6 +143,15 @@ describe('the SDK types match the route schemas', () => {
     expectTypeOf<Flat<Fields & Required<Pick<Artifact, 'content'>>>>().toEqualTypeOf<Static<typeof ArtifactDetail>>();
     expectTypeOf<Static<typeof ArtifactList>>().toExtend<Artifact[] | Page<Artifact>>();
     expectTypeOf<Manifest>().toEqualTypeOf<Static<typeof ManifestSchema>>();
+  });
+
+  it('input files', () => {
+    expectTypeOf<InputFile>().toEqualTypeOf<Static<typeof FileSchema>>();
+    expectTypeOf<Page<InputFile>>().toEqualTypeOf<Static<typeof FileList>>();
+    expectTypeOf<Answer<Client['files']['upload']>>().toEqualTypeOf<Static<typeof FileSchema>>();
+    expectTypeOf<Answer<Client['files']['list']>>().toEqualTypeOf<Static<typeof FileList>>();
+    expectTypeOf<RunFileRef[] | undefined>().toEqualTypeOf<Static<typeof CreateExecutionBody>['files']>();
+    expectTypeOf<Static<typeof Success>>().toExtend<Answer<Client['files']['remove']>>();
   });
 
   it('billing', () => {

@@ -36,14 +36,16 @@ export async function api<T>(
   extraHeaders: Record<string, string> = {},
 ): Promise<T> {
   const headers: Record<string, string> = { ...extraHeaders, 'x-skillet-app': '1' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A file goes as it is (an upload); anything else as JSON.
+  const raw = body instanceof Blob;
+  if (body !== undefined && !raw) headers['content-type'] = 'application/json';
   let response: Response;
   try {
     response = await fetch(path, {
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || raw ? (body as Blob | undefined) : JSON.stringify(body),
     });
   } catch {
     // The browser's own words ("Failed to fetch") say nothing a person can act on.

@@ -6,17 +6,22 @@ import type { ExecutionEvent } from '../../sdk/types.js';
 import { CliError, EXIT, printJson } from '../output.js';
 import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
+import { uploadAll } from './files.js';
 import { skillOf } from './skills.js';
 
 interface RunOptions {
   json?: boolean;
   detach?: boolean;
-  file?: string;
+  inputFile?: string;
+  file: string[];
 }
 
-/** The input: --file, else `-` for stdin, else the argument; '' when none was given. */
+/** DESIGN §15: the input a run given only files works on (the spec keeps input required). */
+const FILES_ONLY_INPUT = 'See the attached files';
+
+/** The input: --input-file, else `-` for stdin, else the argument; '' when none was given. */
 async function inputOf(argument: string | undefined, options: RunOptions): Promise<string> {
-  if (options.file) return readFile(options.file, 'utf8');
+  if (options.inputFile) return readFile(options.inputFile, 'utf8');
   if (argument === '-' || (argument === undefined && !process.stdin.isTTY)) return readAllStdin();
   return argument ?? '';
 }
@@ -30,7 +35,7 @@ async function defaultInputOf(client: SkilletClient, slug: string): Promise<stri
   const skill = await skillOf(client, slug);
   if (skill.defaultInput === null) {
     throw new CliError(
-      `${skill.slug} needs input: ${skill.input}\nGive it as an argument, with --file, or on stdin (-).`,
+      `${skill.slug} needs input: ${skill.input}\nGive it as an argument, with --input-file, or on stdin (-).`,
       EXIT.usage,
     );
   }
@@ -115,18 +120,40 @@ async function summarize(client: SkilletClient, stopReason: string, result: Reco
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
+/** commander's way to take an option more than once. */
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/**
+ * Uploads the files, then creates the execution with them. When the server refuses the
+ * run, the files just uploaded are deleted again rather than left to expire.
+ */
+async function createWithFiles(client: SkilletClient, slug: string, input: string, paths: string[]) {
+  const uploaded = await uploadAll(client, paths);
+  try {
+    return await client.executions.create(slug, input, {
+      interface: 'cli',
+      files: uploaded.map((file) => ({ fileId: file.id })),
+    });
+  } catch (error) {
+    await Promise.all(uploaded.map((file) => client.files.remove(file.id).catch(() => undefined)));
+    throw error;
+  }
+}
+
 export function runCommands(program: Command, global: () => GlobalOptions): void {
   program
     .command('run <slug> [input]')
-    .description('run a skill and stream it live; input from the argument, --file, or stdin (-)')
-    .option('-f, --file <path>', 'read the input from a file')
+    .description('run a skill and stream it live; input from the argument, --input-file, or stdin (-)')
+    .option('--file <path>', 'give the run a file to read (repeat for more); it is uploaded first', collect, [])
+    .option('--input-file <path>', 'read the input text from a file')
     .option('--json', 'print every event as one JSON line (NDJSON), for scripts')
     .option('--detach', 'start the run, print its execution id, and return')
     .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
       const client = await signedInClient(global());
       const given = await inputOf(argument, options);
-      const input = given.trim() === '' ? await defaultInputOf(client, slug) : given;
-      const execution = await client.executions.create(slug, input, { interface: 'cli' });
+      const filesOnly = options.file.length > 0 ? FILES_ONLY_INPUT : undefined;
+      const input = given.trim() !== '' ? given : (filesOnly ?? (await defaultInputOf(client, slug)));
+      const execution = await createWithFiles(client, slug, input, options.file);
       await client.executions.send(execution.id, input);
       if (options.detach) {
         if (options.json) return printJson({ executionId: execution.id });

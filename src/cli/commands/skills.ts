@@ -50,7 +50,7 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
         `Runtime:  ${skill.runtime}`,
         `Input:    ${skill.input}`,
         ...(skill.defaultInput === null ? [] : [`Default:  ${JSON.stringify(skill.defaultInput)} (used when you give no input)`]),
-        `Run it:   skillet run ${skill.slug} "<input>"   (or --file PATH, or - for stdin)`,
+        `Run it:   skillet run ${skill.slug} "<input>"   (or --input-file PATH, or - for stdin; --file PATH gives it a file)`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     });

@@ -11,9 +11,30 @@ import { startServer, type TestServer } from '../../helpers/server.js';
 
 const it = withServer({ RATE_LIMIT_EXECUTIONS_PER_MINUTE: '1000' });
 
-const TOOLS = ['cancel_execution', 'get_balance', 'get_execution', 'list_artifacts', 'list_skills', 'read_artifact', 'run_skill'];
+const TOOLS = [
+  'cancel_execution',
+  'get_balance',
+  'get_execution',
+  'list_artifacts',
+  'list_skills',
+  'read_artifact',
+  'run_skill',
+  'upload_file',
+];
 const ACCEPT = 'application/json, text/event-stream';
-const ARGUMENT_NAMES = ['skill_slug', 'input', 'executionId', 'artifactId', 'path', 'limit', 'offset'];
+const ARGUMENT_NAMES = [
+  'skill_slug',
+  'input',
+  'files',
+  'inline_files',
+  'filename',
+  'contentBase64',
+  'executionId',
+  'artifactId',
+  'path',
+  'limit',
+  'offset',
+];
 
 /** A person in basedmode, bought through the local test-mode checkout, and a key of theirs made after. */
 async function basedmodeKey(api: Api): Promise<{ person: TestUser; key: string }> {
@@ -404,7 +425,8 @@ describe('bad input', () => {
       const reply = await rpc(server, { 'x-api-key': key, 'content-type': contentType }, balanceCall);
       expect(reply.status, contentType).toBeLessThan(500);
     }
-    const tooLarge = await rpc(server, { 'x-api-key': key }, call({ skill_slug: 'ticker', input: 'x'.repeat(300_000) }));
+    // MCP's bodies may carry 5 MB of inline files as base64; past that room, the standard 413.
+    const tooLarge = await rpc(server, { 'x-api-key': key }, call({ skill_slug: 'ticker', input: 'x'.repeat(9 * 1024 * 1024) }));
     expect(tooLarge.status).toBe(413);
     expect(await tooLarge.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
     expect(tooLarge.headers.get('x-ratelimit-limit')).toBe('60');

@@ -34,8 +34,13 @@ export interface RerunAnswer {
 const executionPath = (id: string) => `/api/v1/executions/${encodeURIComponent(id)}`;
 
 /** Creates an execution of the skill without starting it: the first user.message starts it. */
-export const createExecution = (skillSlug: string, input: string) =>
-  post<CreatedExecution>('/api/v1/executions', { skill_slug: skillSlug, input, source: 'app' });
+export const createExecution = (skillSlug: string, input: string, fileIds: string[] = []) =>
+  post<CreatedExecution>('/api/v1/executions', {
+    skill_slug: skillSlug,
+    input,
+    source: 'app',
+    ...(fileIds.length > 0 ? { files: fileIds.map((fileId) => ({ fileId })) } : {}),
+  });
 
 export const executionStatus = (id: string) => get<ExecutionStatus>(`${executionPath(id)}/status`);
 

@@ -3,27 +3,64 @@ import type { SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { useLoad } from '../load';
 import { createExecution } from '../requests/executions';
+import { deleteFile, uploadFile } from '../requests/files';
 import { findSkill } from '../requests/skills';
 import { Link, navigate } from '../router';
 import { Notice, useAction } from '../ui';
+import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
 import { queueStart } from './run-start';
 import { formatPrice } from './skills';
 import './skills.css';
 
+/**
+ * Uploads the files one by one, saying which goes, then creates the execution with them.
+ * When anything fails, the files already uploaded are deleted again rather than left to expire.
+ */
+async function createWithFiles(slug: string, input: string, files: File[], onProgress: (text: string) => void) {
+  const uploaded: string[] = [];
+  try {
+    for (const [index, file] of files.entries()) {
+      onProgress(`Uploading ${file.name} (${index + 1} of ${files.length})…`);
+      try {
+        uploaded.push((await uploadFile(file)).id);
+      } catch (thrown) {
+        throw new Error(`${file.name} was not uploaded. ${messageOf(thrown)}`);
+      }
+    }
+    onProgress('Starting…');
+    return await createExecution(slug, input, uploaded);
+  } catch (thrown) {
+    void Promise.all(uploaded.map((id) => deleteFile(id).catch(() => undefined)));
+    throw thrown;
+  }
+}
+
 function RunForm({ skill }: { skill: SkillItem }) {
   const [input, setInput] = useState('');
+  const [files, setFiles] = useState<File[]>([]);
+  const [progress, setProgress] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const action = useAction();
+  const noInput = input.trim() === '';
   const submit = (event: Event) => {
     event.preventDefault();
     setError(undefined);
+    if (files.length > RUN_FILES_MAX) {
+      setError(`A run can be given at most ${RUN_FILES_MAX} files. Remove some and run again.`);
+      return;
+    }
+    // Input stays required by the API: a person who gave only files means "these".
+    const text = noInput && files.length > 0 ? FILES_ONLY_INPUT : input;
+    setInput(text);
     void action.run(async () => {
       try {
-        const created = await createExecution(skill.slug, input);
-        queueStart(created.id, input);
+        const created = await createWithFiles(skill.slug, text, files, setProgress);
+        queueStart(created.id, text);
         navigate(`/runs/${encodeURIComponent(created.id)}`);
       } catch (thrown) {
         setError(messageOf(thrown));
+      } finally {
+        setProgress(undefined);
       }
     });
   };
@@ -32,7 +69,7 @@ function RunForm({ skill }: { skill: SkillItem }) {
       <label for="skill-input">Input</label>
       <textarea
         id="skill-input"
-        required
+        required={files.length === 0}
         aria-describedby="skill-input-hint"
         value={input}
         onInput={(event) => setInput(event.currentTarget.value)}
@@ -40,9 +77,11 @@ function RunForm({ skill }: { skill: SkillItem }) {
       <p id="skill-input-hint" class="hint">
         {skill.input} Up to 100 KB.
       </p>
+      <DropZone files={files} onChange={setFiles} disabled={action.busy} />
+      {progress && <Notice kind="info">{progress}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
       <div class="row">
-        <button type="submit" class="primary" disabled={action.busy || input.trim() === ''}>
+        <button type="submit" class="primary" disabled={action.busy || (noInput && files.length === 0)}>
           {action.busy ? 'Starting…' : 'Run'}
         </button>
         {skill.defaultInput !== null && (
