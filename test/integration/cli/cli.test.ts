@@ -81,6 +81,7 @@ describe('skillet migrate', () => {
         '0012-outbound-webhooks',
         '0013-credit-holds',
         '0014-approval-askers',
+        '0015-input-files',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
