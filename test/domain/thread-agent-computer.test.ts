@@ -41,6 +41,12 @@ function resultsSent(anthropic: FakeAnthropic, from: number): Map<string, { text
   return results;
 }
 
+/** The names of the tools offered in the request at `index`. */
+function toolsOffered(anthropic: FakeAnthropic, index: number): string[] {
+  const tools = (anthropic.requests[index]?.body.tools ?? []) as { name: string }[];
+  return tools.map((tool) => tool.name);
+}
+
 /** `ctx` with its cgroup host counting the groups made, so a test sees whether a turn started a computer. */
 function counting(ctx: AppContext): { ctx: AppContext; made: { groups: number } } {
   const host = ctx.sandbox.cgroups;
@@ -124,7 +130,7 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)("the threads assistant's c
     const system = String(anthropic.requests[before]?.body.system);
     expect(system).toContain('/mnt/skills/<slug>/');
     expect(system).toContain('Files for the person come only');
-    const offered = (anthropic.requests[before]?.body.tools as { name: string }[]).map((tool) => tool.name);
+    const offered = toolsOffered(anthropic, before);
     expect(offered).toEqual(
       expect.arrayContaining(['list_skills', 'start_run', 'bash', 'read', 'write', 'edit', 'glob', 'grep']),
     );
@@ -283,7 +289,7 @@ describe('the threads assistant without a computer', () => {
     expect(sink.of('agent.turn_end')).toMatchObject([{ stopReason: 'end_turn' }]);
     const system = String(anthropic.requests[before]?.body.system);
     expect(system).not.toMatch(/computer|\/mnt\/skills|bash/);
-    const offered = (anthropic.requests[before]?.body.tools as { name: string }[]).map((tool) => tool.name);
+    const offered = toolsOffered(anthropic, before);
     expect(offered).toEqual(['list_skills', 'start_run', 'get_execution', 'list_artifacts', 'read_artifact']);
     expect(resultsSent(anthropic, before).get('b')).toEqual({
       text: expect.stringMatching(/There is no tool bash/),
@@ -297,7 +303,7 @@ describe('the threads assistant without a computer', () => {
     const before = anthropic.requests.length;
     anthropic.plan(done);
     await turn(computerCtx, thread, 'hello');
-    const offered = (anthropic.requests[before]?.body.tools as { name: string }[]).map((tool) => tool.name);
+    const offered = toolsOffered(anthropic, before);
     expect(offered).not.toContain('bash');
   });
 });
