@@ -152,8 +152,9 @@ export class TurnComputer {
   /** Ends the sandbox and removes its group, space and network: nothing of the turn's computer is left. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#stopClock?.();
     const opened = await this.#opening?.catch(() => undefined);
+    // After the opening settled: a computer still starting at the close has its clock by then.
+    this.#stopClock?.();
     if (!opened) return;
     opened.computer.session.close();
     try {

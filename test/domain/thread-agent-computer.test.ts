@@ -75,18 +75,20 @@ async function runGroupsLeft(): Promise<string[]> {
   return names.filter((name) => name.startsWith(`run-${process.pid}-`));
 }
 
-/** What a computer could leave on the host: groups, mounts and folders of its space, proxy folders. */
+/** The egress proxies' folders in the system's temporary folder (shared with whatever else runs here). */
+const networkFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('skillet-net-'));
+
+/** What a computer of `ctx` could leave on the host: run groups, its space's folder and mount. */
 async function leftovers(ctx: AppContext) {
   const scratch = path.join(ctx.config.dataDir, 'scratch');
   const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
   return {
     groups: await runGroupsLeft(),
     spaces: (await readdir(scratch).catch(() => [])).filter((name) => name.endsWith('-space')),
-    mounts: mountinfo.split('\n').filter((line) => line.includes('-space ')),
-    networks: (await readdir(tmpdir())).filter((name) => name.startsWith('skillet-net-')),
+    mounts: mountinfo.split('\n').filter((line) => line.includes(` ${scratch}/`)),
   };
 }
-const NOTHING_LEFT = { groups: [], spaces: [], mounts: [], networks: [] };
+const NOTHING_LEFT = { groups: [], spaces: [], mounts: [] };
 
 async function turn(ctx: AppContext, thread: ThreadRef, text: string, signal = new AbortController().signal) {
   const sink = new MemorySink();
@@ -197,6 +199,31 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)("the threads assistant's c
     expect(sent.get('find')?.text).toBe('searched\nexit code 0');
   });
 
+  it('has the network and web_fetch only where the operator allows hosts, and never the metadata address', async ({
+    computerCtx,
+    anthropic,
+  }) => {
+    const executions = { ...computerCtx.config.executions, allowedHosts: ['example.invalid'] };
+    const ctx = { ...computerCtx, config: { ...computerCtx.config, executions } };
+    const user = await aUser(ctx.db, { credits: AGENT_CREDITS });
+    const thread = await aThread(ctx, user);
+    const before = anthropic.requests.length;
+    const networksBefore = await networkFolders();
+    anthropic.plan(
+      use('proxy', 'bash', { command: 'echo "$HTTPS_PROXY"' }),
+      use('meta', 'web_fetch', { url: 'http://169.254.169.254/latest/meta-data/' }),
+      done,
+    );
+    await turn(ctx, thread, 'fetch something');
+    expect(toolsOffered(anthropic, before)).toContain('web_fetch');
+    expect(String(anthropic.requests[before]?.body.system)).toContain('example.invalid');
+    const sent = resultsSent(anthropic, before);
+    expect(sent.get('proxy')?.text).toBe('http://127.0.0.1:3128\nexit code 0');
+    expect(sent.get('meta')?.isError).toBe(true);
+    expect(await leftovers(ctx)).toEqual(NOTHING_LEFT);
+    expect((await networkFolders()).filter((name) => !networksBefore.includes(name))).toEqual([]);
+  });
+
   it('starts no sandbox in a turn that never uses it', async ({ computerCtx, anthropic }) => {
     const { ctx, made } = counting(computerCtx);
     const user = await aUser(ctx.db, { credits: AGENT_CREDITS });
@@ -238,7 +265,13 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)("the threads assistant's c
     onTestFinished(() => anthropic.forgetPlans());
     anthropic.plan(use('sleep', 'bash', { command: 'sleep 25' }), done);
     const sink = new MemorySink();
-    const turnDone = runThreadTurn(ctx, thread, historyOf(said('wait')), sink, new AbortController().signal);
+    const stop = new AbortController();
+    const turnDone = runThreadTurn(ctx, thread, historyOf(said('wait')), sink, stop.signal);
+    // Should the test fail midway, its turn still ends and removes its computer before the next test.
+    onTestFinished(async () => {
+      stop.abort();
+      await turnDone;
+    });
     // The computer's time is counted from its start: move the clock on until the turn has ended.
     const { timeoutMs } = ctx.config.executions;
     await expect
@@ -265,11 +298,21 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)("the threads assistant's c
     const sink = new MemorySink();
     const started = Date.now();
     const turnDone = runThreadTurn(ctx, thread, historyOf(said('wait')), sink, stop.signal);
-    await expect.poll(async () => (await leftovers(ctx)).spaces.length, { timeout: 10_000 }).toBe(1);
+    onTestFinished(async () => {
+      stop.abort();
+      await turnDone;
+    });
     // What the checks after each turn look for is there while the computer runs.
-    const running = await leftovers(ctx);
-    expect(running.groups).toHaveLength(1);
-    expect(running.mounts).toHaveLength(BOUNDED_SPACE_HERE ? 1 : 0);
+    const mountsWhileRunning = BOUNDED_SPACE_HERE ? 1 : 0;
+    await expect
+      .poll(
+        async () => {
+          const running = await leftovers(ctx);
+          return [running.groups.length, running.spaces.length, running.mounts.length];
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual([1, 1, mountsWhileRunning]);
     stop.abort(new Error('The person stopped the turn'));
     await turnDone;
     expect(Date.now() - started).toBeLessThan(20_000);
