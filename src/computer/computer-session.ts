@@ -32,8 +32,12 @@ const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/matplotlibrc', '/etc/mime.types', '/e
 export interface ComputerFolders {
   /** Skill folders shown read only at /mnt/skills/<slug>/: the running skill's, or for the threads assistant every skill the workspace can run. */
   skills: { slug: string; dir: string }[];
-  /** The run's output folder: /mnt/session/outputs/ (and /mnt/user-data/outputs/). */
-  outputDir: string;
+  /**
+   * The host folder /mnt/session/outputs/ (and /mnt/user-data/outputs/) shows: the run's
+   * output. Without one (a scratch computer on a server that may not mount) it is a tmpfs of
+   * the sandbox's own, of the space's size.
+   */
+  outputDir: string | undefined;
   /**
    * The run's writable space. `host`: a bounded folder on the host whose `home/` is
    * /workspace, `tmp/` /tmp and `shm/` /dev/shm, one budget for the three, outliving a
@@ -70,6 +74,18 @@ function spaceArgs(space: ComputerFolders['space']): string[] {
   return places.flatMap(([, inside]) => ['--perms', '1777', '--size', String(space.sandbox), '--tmpfs', inside]);
 }
 
+/** The outputs folder and its alias: the host's output folder, or a tmpfs of the sandbox's own. */
+function outputArgs(outputDir: string | undefined, space: ComputerFolders['space']): string[] {
+  if (outputDir) {
+    return ['--bind', outputDir, COMPUTER_PATHS.outputs, '--bind', outputDir, COMPUTER_PATHS.outputsAlias];
+  }
+  const bytes = 'sandbox' in space ? space.sandbox : 0;
+  return [
+    ...['--perms', '1777', '--size', String(bytes), '--tmpfs', COMPUTER_PATHS.outputs],
+    ...['--symlink', COMPUTER_PATHS.outputs, COMPUTER_PATHS.outputsAlias],
+  ];
+}
+
 /** bubblewrap's arguments for the computer: the fixed paths of DESIGN §14 and nothing of the server's. */
 function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[] {
   const { skills, outputDir, space, uploadsDir, networkDir } = folders;
@@ -79,12 +95,7 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
     ...spaceArgs(space),
     ...network,
     ...uploads,
-    '--bind',
-    outputDir,
-    COMPUTER_PATHS.outputs,
-    '--bind',
-    outputDir,
-    COMPUTER_PATHS.outputsAlias,
+    ...outputArgs(outputDir, space),
     ...skills.flatMap((skill) => ['--ro-bind', skill.dir, `${COMPUTER_PATHS.skills}/${skill.slug}`]),
     '--ro-bind',
     COMPUTER_CODE,

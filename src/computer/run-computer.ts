@@ -5,7 +5,7 @@ import type { RunGroup } from '../skills/run-cgroup.js';
 import { openBoundedFolder } from '../skills/run-space.js';
 import type { RunRequest, RuntimeServices } from '../skills/runtime.js';
 import { openComputerNetwork } from './computer-network.js';
-import { ComputerSession } from './computer-session.js';
+import { type ComputerFolders, ComputerSession } from './computer-session.js';
 
 /** Entries /workspace, /tmp and /dev/shm may hold together: generous (a pip install makes thousands), yet bounded. */
 const SPACE_FILES = 100_000;
@@ -19,23 +19,43 @@ export interface RunComputer {
   release(): Promise<void>;
 }
 
-/** Prepares the computer of one agent run (DESIGN §14) and starts its sandbox ahead of the first call. */
-export async function openRunComputer(
+/** What one computer shows, and where its bounded space goes on the host. */
+export interface ComputerPlan {
+  /** The host folder the bounded space is made at (a tmpfs of its own where the server may mount). */
+  spaceDir: string;
+  skills: ComputerFolders['skills'];
+  /**
+   * The folder /mnt/session/outputs shows, kept after the computer (an agent run's result).
+   * Without one it is a folder of the bounded space, gone with it: scratch.
+   */
+  outputDir: string | undefined;
+  uploadsDir: string | undefined;
+  /** Names the computer in its network's connection log. */
+  runId: string;
+}
+
+/**
+ * Prepares a computer (DESIGN §14): its bounded space (/workspace, /tmp, /dev/shm and, for a
+ * scratch computer, its outputs, in one budget), its network when the operator allows hosts,
+ * and the session, not yet started.
+ */
+export async function openComputer(
   services: RuntimeServices,
-  request: RunRequest,
+  plan: ComputerPlan,
   group: RunGroup | undefined,
 ): Promise<RunComputer> {
   const { config, sandbox } = services;
   const bytes = config.executions.workspaceLimitBytes;
   // Without the right to mount, the space is made inside the sandbox instead (see ComputerFolders).
   const space = sandbox.boundedSpace
-    ? await openBoundedFolder(sandbox.boundedSpace, `${request.outputDir}-space`, { bytes, files: SPACE_FILES })
+    ? await openBoundedFolder(sandbox.boundedSpace, plan.spaceDir, { bytes, files: SPACE_FILES })
     : undefined;
   const policy = egressPolicyOf(config);
   let network: Awaited<ReturnType<typeof openComputerNetwork>>;
   try {
-    if (space) for (const part of ['home', 'tmp', 'shm']) await mkdir(path.join(space.dir, part));
-    network = await openComputerNetwork(policy, services.log, request.runId);
+    const parts = ['home', 'tmp', 'shm', ...(plan.outputDir ? [] : ['outputs'])];
+    if (space) for (const part of parts) await mkdir(path.join(space.dir, part));
+    network = await openComputerNetwork(policy, services.log, plan.runId);
   } catch (error) {
     await space?.release();
     throw error;
@@ -43,16 +63,15 @@ export async function openRunComputer(
   const session = new ComputerSession({
     sandbox,
     folders: {
-      skills: [{ slug: request.skill.slug, dir: request.skill.dir }],
-      outputDir: request.outputDir,
+      skills: plan.skills,
+      outputDir: plan.outputDir ?? (space ? path.join(space.dir, 'outputs') : undefined),
       space: space ? { host: space.dir } : { sandbox: bytes },
-      uploadsDir: request.uploads?.dir,
+      uploadsDir: plan.uploadsDir,
       networkDir: network?.folder,
     },
     group,
     env: network?.env ?? {},
   });
-  session.warmUp();
   return {
     session,
     allowedHosts: network ? policy.allowedHosts : [],
@@ -62,4 +81,25 @@ export async function openRunComputer(
       await space?.release();
     },
   };
+}
+
+/** Prepares the computer of one agent run and starts its sandbox ahead of the first call. */
+export async function openRunComputer(
+  services: RuntimeServices,
+  request: RunRequest,
+  group: RunGroup | undefined,
+): Promise<RunComputer> {
+  const computer = await openComputer(
+    services,
+    {
+      spaceDir: `${request.outputDir}-space`,
+      skills: [{ slug: request.skill.slug, dir: request.skill.dir }],
+      outputDir: request.outputDir,
+      uploadsDir: request.uploads?.dir,
+      runId: request.runId,
+    },
+    group,
+  );
+  computer.session.warmUp();
+  return computer;
 }

@@ -6,21 +6,22 @@ export type LimitBreach =
   | { limit: 'output-bytes'; bytes: number }
   | { limit: 'output-files'; count: number };
 
-/** Why a run that went over `breach` was ended, as its agent.info and its failure say. */
+/** Why a run that went over `breach` was ended, as its agent.info and its failure say; `subject` is what went over. */
 export function breachReason(
   breach: LimitBreach,
   limits: { memoryMb: number; cpuSeconds: number; processLimit: number; outputLimitBytes: number; outputFileLimit: number },
+  subject = 'the skill',
 ): string {
   switch (breach.limit) {
     case 'memory':
-      return `the skill went over its memory limit of ${limits.memoryMb} MiB`;
+      return `${subject} went over its memory limit of ${limits.memoryMb} MiB`;
     case 'cpu':
-      return `the skill used more than its CPU time limit of ${limits.cpuSeconds} seconds`;
+      return `${subject} used more than its CPU time limit of ${limits.cpuSeconds} seconds`;
     case 'processes':
-      return `the skill started more processes than its limit of ${limits.processLimit}`;
+      return `${subject} started more processes than its limit of ${limits.processLimit}`;
     case 'output-bytes':
-      return `the skill wrote more than its output limit of ${limits.outputLimitBytes} bytes`;
+      return `${subject} wrote more than its output limit of ${limits.outputLimitBytes} bytes`;
     case 'output-files':
-      return `the skill wrote more files than its limit of ${limits.outputFileLimit}`;
+      return `${subject} wrote more files than its limit of ${limits.outputFileLimit}`;
   }
 }

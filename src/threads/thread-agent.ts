@@ -11,6 +11,7 @@ import { threadCaller } from './thread-agent-caller.js';
 import { abortedReason, runTurnLoop, type TurnEnding } from './thread-agent-loop.js';
 import { workspaceSkills } from './thread-agent-skills.js';
 import { threadAccount } from './thread-charges.js';
+import { offerTurnComputer } from './thread-computer.js';
 import { conversationOf } from './thread-history.js';
 import type { StoredThreadRecord, ThreadRef, ThreadSink } from './thread-records.js';
 import { runThreadTool, THREAD_TOOL_SPECS } from './thread-tools.js';
@@ -68,8 +69,8 @@ const TOOLS_NOTE = [
   'replies record tools you used then. Prices are in Ds (credits); say what a priced run costs before starting it.',
 ].join('\n');
 
-/** The assistant's instructions, or an agent skill's own, followed by what every thread agent has. */
-function systemPrompt(skill: Skill | undefined): string {
+/** The assistant's instructions, or an agent skill's own, followed by what every thread agent has (and the computer, when it has one). */
+function systemPrompt(skill: Skill | undefined, computer: string | undefined): string {
   const head = skill
     ? [`You are the agent "${skill.name}": ${skill.description}`, '', skill.body]
     : [
@@ -77,7 +78,7 @@ function systemPrompt(skill: Skill | undefined): string {
         'You talk with the people of one workspace in a long-lived thread: help them find the right skill, run it for them,',
         'and read what their runs produced. Answer briefly and plainly.',
       ];
-  return [...head, '', '---', TOOLS_NOTE].join('\n');
+  return [...head, '', '---', TOOLS_NOTE, ...(computer ? ['', computer] : [])].join('\n');
 }
 
 function clientFor(route: ModelRoute): ModelClient {
@@ -105,18 +106,28 @@ async function turn(
   const models: ModelChoice = skill?.models ?? {};
   const route = routeModel(ctx.config.agent, models, await account.ownModelKey());
   if (!route) return { stopReason: 'error', reason: NO_KEY };
-  return runTurnLoop({
-    client: clientFor(route),
-    route,
-    settings: ctx.config.agent,
-    system: systemPrompt(skill),
-    turns: conversationOf(history),
-    tools: THREAD_TOOL_SPECS,
-    runTool: (call) => runThreadTool(call, { ctx, caller, thread, sink, signal }),
-    account,
-    sink,
-    signal,
-  });
+  // The assistant's alone: an agent skill's thread keeps to the workspace tools.
+  const computer = skill ? undefined : offerTurnComputer(ctx, thread, signal);
+  const turnSignal = computer?.signal ?? signal;
+  try {
+    return await runTurnLoop({
+      client: clientFor(route),
+      route,
+      settings: ctx.config.agent,
+      system: systemPrompt(skill, computer?.prompt),
+      turns: conversationOf(history),
+      tools: computer ? [...THREAD_TOOL_SPECS, ...computer.specs] : THREAD_TOOL_SPECS,
+      runTool: (call) =>
+        computer?.handles(call.name)
+          ? computer.run(call)
+          : runThreadTool(call, { ctx, caller, thread, sink, signal: turnSignal }),
+      account,
+      sink,
+      signal: turnSignal,
+    });
+  } finally {
+    await computer?.close();
+  }
 }
 
 /**
