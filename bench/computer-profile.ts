@@ -1,7 +1,8 @@
 /**
  * The pieces of a computer's first command, each timed on its own in this process (no server,
- * no model): bubblewrap around bash (the computer bench's baseline), bubblewrap around the
- * Python the supervisor runs on, the run's control group made, and a whole ComputerSession
+ * no model): bubblewrap around bash (the computer bench's baseline), the same joining the
+ * run's control group first, bubblewrap around the Python the supervisor runs on, the run's
+ * control group made, and a whole ComputerSession
  * from its start to its first `echo hi`, without and with the group.
  */
 import { spawn } from 'node:child_process';
@@ -82,6 +83,7 @@ async function timeGroup(host: CgroupHost): Promise<{ ms: number; group: RunGrou
 
 export interface ComputerProfile {
   bwrapBash: number;
+  bwrapBashInGroup: number;
   bwrapPython: number;
   groupCreate: number;
   sessionNoGroup: number;
@@ -93,6 +95,7 @@ export async function profileComputer(sandbox: SkillSandbox, bwrap: string, host
   const root = await mkdtemp(path.join(tmpdir(), 'skillet-bench-computer-'));
   const samples: Record<keyof ComputerProfile, number[]> = {
     bwrapBash: [],
+    bwrapBashInGroup: [],
     bwrapPython: [],
     groupCreate: [],
     sessionNoGroup: [],
@@ -107,9 +110,12 @@ export async function profileComputer(sandbox: SkillSandbox, bwrap: string, host
       const noGroup = await timeSession(sandbox, root, undefined);
       const { ms: groupMs, group } = await timeGroup(host);
       try {
+        const joining = group.wrap({ file: bwrap, args: [...args, 'bash', '-c', 'echo hi'] });
+        const bashInGroup = await timeSpawn(joining.file, joining.args, 'hi\n');
         const inGroup = await timeSession(sandbox, root, group);
         if (round === 0) continue;
         samples.bwrapBash.push(bash);
+        samples.bwrapBashInGroup.push(bashInGroup);
         samples.bwrapPython.push(python);
         samples.sessionNoGroup.push(noGroup);
         samples.groupCreate.push(groupMs);
@@ -123,9 +129,27 @@ export async function profileComputer(sandbox: SkillSandbox, bwrap: string, host
   }
   return {
     bwrapBash: median(samples.bwrapBash),
+    bwrapBashInGroup: median(samples.bwrapBashInGroup),
     bwrapPython: median(samples.bwrapPython),
     groupCreate: median(samples.groupCreate),
     sessionNoGroup: median(samples.sessionNoGroup),
     sessionInGroup: median(samples.sessionInGroup),
   };
+}
+
+const ms = (value: number) => Number(value.toFixed(1));
+
+export function reportProfile(profile: ComputerProfile): void {
+  console.log(`\nThe computer's pieces on their own, in this process (medians of ${PROFILE_ROUNDS}, ms)\n`);
+  console.table([
+    { piece: 'bwrap, same namespace, bash -c "echo hi" (the baseline)', ms: ms(profile.bwrapBash) },
+    { piece: "the same, joining the run's control group first (sh writing cgroup.procs)", ms: ms(profile.bwrapBashInGroup) },
+    {
+      piece: "bwrap, same namespace, python3 -E -s -B -c 'print(\"hi\")' (the supervisor's interpreter)",
+      ms: ms(profile.bwrapPython),
+    },
+    { piece: 'ComputerSession start to its first `echo hi` answer, no control group', ms: ms(profile.sessionNoGroup) },
+    { piece: "the run's control group made (mkdir, limits written)", ms: ms(profile.groupCreate) },
+    { piece: 'ComputerSession start to its first `echo hi` answer, joining the group', ms: ms(profile.sessionInGroup) },
+  ]);
 }

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { detectSandbox } from '../src/skills/sandbox.js';
 import { type AnthropicPlan, type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../test/fakes/anthropic.js';
-import { bareSandboxArgs, type ComputerProfile, profileComputer, timeSpawn } from './computer-profile.js';
+import { bareSandboxArgs, profileComputer, reportProfile, timeSpawn } from './computer-profile.js';
 import { json, median, percentile, type Server, seedUser, startServer, stop } from './processes.js';
 
 /** A round takes well under a second: enough of them for a p95 that is not just the worst but one. */
@@ -34,7 +34,8 @@ const bash = (id: string, command: string): AnthropicPlan => ({
   blocks: [{ type: 'tool_use', id, name: 'bash', input: { command } }],
 });
 const DONE: AnthropicPlan = { kind: 'reply', blocks: [{ type: 'text', text: 'Done.' }] };
-const ECHO_PLANS = [bash('toolu_echo', 'echo hi'), DONE];
+/** A second call, on the computer already started: what a command costs once the start is paid for. */
+const ECHO_PLANS = [bash('toolu_echo', 'echo hi'), bash('toolu_again', 'echo hi'), DONE];
 const WRITE_FILES = `python3 -c 'import os
 for i in range(${FILES}):
     with open("/mnt/session/outputs/f%05d.txt" % i, "w") as f: f.write("x")
@@ -103,7 +104,9 @@ async function agentRun(skillet: Skillet, fake: FakeAnthropic, plans: AnthropicP
   const result = toolResultIn(calls[1]);
   if (calls.length !== plans.length || result !== expected || !text.includes('"end_turn"')) {
     fake.forgetPlans();
-    throw new Error(`the run made ${calls.length} of ${plans.length} model calls; the bash result was ${JSON.stringify(result)}; the stream: ${text.slice(-2000)}`);
+    throw new Error(
+      `the run made ${calls.length} of ${plans.length} model calls; the bash result was ${JSON.stringify(result)}; the stream: ${text.slice(-2000)}`,
+    );
   }
   return { started, ended, calls };
 }
@@ -117,10 +120,12 @@ interface Split {
   model: number;
   /** tool_use written to the second call arriving: the server running bash (waiting for the computer if need be) and sending its result. */
   tool: number;
+  /** The same for the run's second `echo hi`, on a computer already started. */
+  warmTool: number;
 }
 
 function splitOf(run: AgentRun): Split {
-  const [first, second] = run.calls;
+  const [first, second, third] = run.calls;
   const arrived = first?.receivedAt ?? Number.NaN;
   const written = first?.lastDeltaAt ?? Number.NaN;
   const resultSent = second?.receivedAt ?? Number.NaN;
@@ -129,6 +134,7 @@ function splitOf(run: AgentRun): Split {
     toModel: arrived - run.started,
     model: written - arrived,
     tool: resultSent - written,
+    warmTool: (third?.receivedAt ?? Number.NaN) - (second?.lastDeltaAt ?? Number.NaN),
   };
 }
 
@@ -165,11 +171,19 @@ async function loopDelaySince(server: Server): Promise<LoopDelay> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+interface FileRound {
+  /** user.message to the stream's end, and to the bash result reaching the model. */
+  ms: number;
+  bashMs: number;
+  run: LoopDelay;
+  idle: LoopDelay;
+}
+
 async function manyFiles(fake: FakeAnthropic) {
   // Room for the files and the folder itself, whatever the default.
   const limits = { SKILL_OUTPUT_FILE_LIMIT: String(FILES + 100) };
   const skillet = await startSkillet(fake, limits, ['loop-delay']);
-  const rounds: { ms: number; run: LoopDelay; idle: LoopDelay }[] = [];
+  const rounds: FileRound[] = [];
   try {
     await agentRun(skillet, fake, ECHO_PLANS, 'hi\nexit code 0');
     for (let round = 0; round < FILE_ROUNDS; round++) {
@@ -180,7 +194,8 @@ async function manyFiles(fake: FakeAnthropic) {
       await pause(SETTLE_MS);
       await loopDelaySince(skillet.server);
       await pause(ms);
-      rounds.push({ ms, run: during, idle: await loopDelaySince(skillet.server) });
+      const bashMs = splitOf(run).total;
+      rounds.push({ ms, bashMs, run: during, idle: await loopDelaySince(skillet.server) });
     }
   } finally {
     await stop(skillet.server);
@@ -214,30 +229,18 @@ function reportFirstResult(first: { ours: Split[]; bare: number[] }): number {
   const part = (key: keyof Split) => ms(median(first.ours.map((split) => split[key])));
   console.log(
     `Where a Skillet round's time goes (medians, ms): user.message to the first model call ${part('toModel')}, ` +
-      `the fake model's tool_use reply ${part('model')}, tool_use to the bash result sent back ${part('tool')}.`,
+      `the fake model's tool_use reply ${part('model')}, tool_use to the bash result sent back ${part('tool')}; ` +
+      `a second \`echo hi\` on the started computer, tool_use to result sent back ${part('warmTool')}.`,
   );
   return ratio;
 }
 
-function reportProfile(profile: ComputerProfile): void {
-  console.log(
-    `\nThe computer's pieces on their own, in this process (medians of ${process.env.BENCH_PROFILE_ROUNDS ?? 10}, ms)\n`,
-  );
-  console.table([
-    { piece: 'bwrap, same namespace, bash -c "echo hi" (the baseline)', ms: ms(profile.bwrapBash) },
-    { piece: 'bwrap, same namespace, python3 -c "print(1)" (the supervisor\'s interpreter)', ms: ms(profile.bwrapPython) },
-    { piece: 'ComputerSession start to its first `echo hi` answer, no control group', ms: ms(profile.sessionNoGroup) },
-    { piece: "the run's control group made (mkdir, limits written)", ms: ms(profile.groupCreate) },
-    { piece: 'ComputerSession start to its first `echo hi` answer, joining the group', ms: ms(profile.sessionInGroup) },
-  ]);
-}
-
-function reportFiles(rounds: { ms: number; run: LoopDelay; idle: LoopDelay }[]): void {
+function reportFiles(rounds: FileRound[]): void {
   const run = median(rounds.map((round) => round.run.p99));
   const idle = median(rounds.map((round) => round.idle.p99));
   console.log(
     `\nA run writing ${FILES} files to /mnt/session/outputs with one bash call, vs the same server idle as long; ` +
-      `event-loop delay sampled every 1 ms (an idle loop reads about 1 ms), median of ${rounds.length} rounds\n`,
+      `event-loop delay sampled every 1 ms (each reading includes that 1 ms), median of ${rounds.length} rounds\n`,
   );
   console.table([
     {
@@ -253,7 +256,8 @@ function reportFiles(rounds: { ms: number; run: LoopDelay; idle: LoopDelay }[]):
       difference: '-',
     },
   ]);
-  console.log(`Run lengths (user.message to the stream's end, ms): ${rounds.map((round) => ms(round.ms)).join(', ')}`);
+  const lengths = rounds.map((round) => `${ms(round.ms)} (bash result after ${ms(round.bashMs)})`);
+  console.log(`Run lengths, user.message to the stream's end (ms): ${lengths.join(', ')}`);
 }
 
 export async function computerBench(): Promise<void> {
