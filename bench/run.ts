@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark, each beside a baseline measured in the same run on the
- * same machine. BENCH_ONLY=http, streams, artifacts, webhooks, agent, threads, mcp, app or
- * cluster runs one suite (cluster needs the machine's PostgreSQL and Redis: see bench/cluster.ts);
+ * same machine. BENCH_ONLY=http, streams, artifacts, webhooks, agent, computer, threads, mcp,
+ * app or cluster runs one suite (cluster needs the machine's PostgreSQL and Redis: see bench/cluster.ts);
  * BENCH_ONLY=replay, fan-out-memory or run-cost runs only that measure of the streams suite.
  * BENCH_ONLY=soak runs the soak (bench/soak.ts), never part of the all-suites run: it takes
  * SOAK_MINUTES, 30 by default.
@@ -10,6 +10,7 @@ import { agentRuntime } from './agent.js';
 import { appFirstLoad } from './app.js';
 import { artifactDownloads } from './artifacts.js';
 import { clusterScaling } from './cluster.js';
+import { computerBench } from './computer.js';
 import { httpOverhead } from './http-overhead.js';
 import { mcpToolCalls } from './mcp.js';
 import { pinSelf } from './processes.js';
@@ -26,6 +27,7 @@ if (only === 'replay' || only === 'fan-out-memory' || only === 'run-cost') await
 if (!only || only === 'artifacts') await artifactDownloads();
 if (!only || only === 'webhooks') await webhookThroughput();
 if (!only || only === 'agent') await agentRuntime();
+if (!only || only === 'computer') await computerBench();
 if (!only || only === 'threads') await threadFanOut();
 if (!only || only === 'mcp') await mcpToolCalls();
 if (!only || only === 'app') await appFirstLoad();

@@ -10,6 +10,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import Fastify from 'fastify';
@@ -205,7 +206,7 @@ root.append(button, log);`;
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const [mode, argument] = process.argv.slice(2);
+const [mode, argument, watch] = process.argv.slice(2);
 const servers: Record<string, () => Promise<string>> = {
   skillet: () => skillet(argument ? (JSON.parse(argument) as Record<string, string>) : {}),
   baseline,
@@ -218,9 +219,23 @@ const servers: Record<string, () => Promise<string>> = {
 };
 const url = await (servers[mode ?? ''] ?? baseline)();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+/**
+ * `loop-delay` after the settings: the server keeps a histogram of its event loop's delay,
+ * sampled every millisecond, and SIGUSR2 reports it (since the last report) instead of
+ * collecting garbage, since a collection would itself stall the loop being measured.
+ */
+const loopDelay = watch === 'loop-delay' ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
+loopDelay?.enable();
 // Memory measures ask for a collection first (the bench starts servers with --expose-gc),
 // then read the heap the process reports on its next output line.
 process.on('SIGUSR2', () => {
+  if (loopDelay) {
+    const ms = (ns: number) => ns / 1e6;
+    const { count } = loopDelay;
+    process.stdout.write(`${JSON.stringify({ p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max), count })}\n`);
+    loopDelay.reset();
+    return;
+  }
   globalThis.gc?.();
   const { heapUsed, external } = process.memoryUsage();
   process.stdout.write(`${JSON.stringify({ heapUsed, external })}\n`);

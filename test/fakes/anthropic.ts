@@ -34,6 +34,8 @@ export interface RecordedRequest extends VendorRequest {
    * written: a latency benchmark reading the other end in the same process compares against it.
    */
   lastDeltaAt?: number;
+  /** performance.now() in this process once the request's whole body was read: when the server's call arrived. */
+  receivedAt: number;
 }
 
 export interface FakeAnthropic extends StreamingVendor<AnthropicPlan, RecordedRequest> {
@@ -132,7 +134,7 @@ export function startFakeAnthropic(...initial: AnthropicPlan[]): Promise<FakeAnt
               pieces: replyEvents(plan, body.model, serial),
               sendFirst: plan.kind === 'reply' ? undefined : plan.afterEvents,
             },
-      record: (request) => request,
+      record: (request) => ({ ...request, receivedAt: performance.now() }),
       afterWrite: (event, recorded) => {
         if (event.startsWith('event: content_block_delta')) recorded.lastDeltaAt = performance.now();
       },
