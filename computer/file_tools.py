@@ -4,7 +4,6 @@ They run as the sandbox's user on the sandbox's mounts, so the kernel decides wh
 read or written: a read-only folder refuses a write however the path is spelt.
 """
 
-import base64
 import errno
 import fnmatch
 import os
@@ -71,6 +70,8 @@ def read_tool(request):
         if head.startswith(magic):
             if len(head) > IMAGE_BYTES_CAP:
                 raise Refused('%s is an image over 5 MB: make a smaller copy with Pillow first.' % path)
+            import base64  # only an image read pays for it
+
             return {'image': base64.b64encode(head).decode(), 'mediaType': media_type, 'path': path}
     if b'\x00' in head[:8192]:
         raise Refused('%s is a binary file of %d bytes; inspect it with bash (for example python3 or file).' % (

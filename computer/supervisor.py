@@ -10,12 +10,12 @@ to a namespace's init that it has no handler for), so `kill -9 -1` in a command 
 command's processes, not the computer. Being init, it also reaps every orphan.
 """
 
+# The imports are few and cheap on purpose: the computer starts on a run's critical path
+# (python3 -S, no site module; base64 and socket only where they are needed).
 import json
 import os
 import resource
-import secrets
 import signal
-import socket
 import sys
 import threading
 import time
@@ -93,7 +93,7 @@ class Shell:
 
     def __init__(self, env):
         self.env = env
-        self.marker_text = '\x1eskillet-' + secrets.token_hex(12) + '\x1e'
+        self.marker_text = '\x1eskillet-' + os.urandom(12).hex() + '\x1e'
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         status_r, status_w = os.pipe()
@@ -255,6 +255,8 @@ def start_forwarder(socket_path):
     """The sandbox's end of the network (egress-forwarder.py), ready before the shell's first command."""
     pid = os.posix_spawn(sys.executable, [sys.executable, '-E', '-s', '-B', '/opt/skillet/egress-forwarder.py',
                                           socket_path], dict(os.environ), setsid=True)
+    import socket  # only a run with a network pays for it
+
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
         try:

@@ -227,7 +227,7 @@ export class ComputerSession {
     if (!sandbox.bwrapPath) throw new ToolRefused('The computer is not available on this server.');
     const command = {
       file: sandbox.bwrapPath,
-      args: [...computerArgs(sandbox, folders), SANDBOX_PYTHON, '-E', '-s', '-B', SUPERVISOR_INSIDE],
+      args: [...computerArgs(sandbox, folders), SANDBOX_PYTHON, '-E', '-S', '-B', SUPERVISOR_INSIDE],
     };
     const machine = new Machine(group ? group.wrap(command) : command, {
       PATH: '/usr/local/bin:/usr/bin:/bin',
