@@ -54,7 +54,7 @@ function planMerge() {
 }
 
 /** Downloads the newest artifact with the CLI and counts the merged PDF's pages with poppler. */
-async function mergedPages(cli: (args: string[]) => { exited: Promise<number>; stdout(): string }, dir: string) {
+async function mergedPages(cli: Cli, dir: string) {
   const listed = cli(['artifacts', '--json']);
   expect(await listed.exited).toBe(0);
   const newest = (JSON.parse(listed.stdout()) as { id: string }[])[0];
@@ -64,25 +64,26 @@ async function mergedPages(cli: (args: string[]) => { exited: Promise<number>; s
   return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]);
 }
 
+type Cli = (args: string[]) => { exited: Promise<number>; stdout(): string; stderr(): string };
+
+/** `skillet run pdf --file … --file … TEXT` on two fresh PDFs, as the README has it; the model's first request and the folder. */
+async function runPdf(cli: Cli, text: string) {
+  const dir = await twoPdfs();
+  const before = localModel.requests.length;
+  planMerge();
+  const files = ['q3-report.pdf', 'appendix.pdf'].flatMap((name) => ['--file', path.join(dir, name)]);
+  const run = cli(['run', 'pdf', ...files, text]);
+  expect(await run.exited, run.stderr()).toBe(0);
+  return { dir, run, request: localModel.requests[before] };
+}
+
 /** The README's walk-through of the pdf skill, as a person would type it. */
 describe.runIf(HERE)('the pdf skill from the CLI, as the README shows it', () => {
   it('merges two PDFs on a local OpenAI-compatible model', async ({ cli, signIn }) => {
     await signIn();
-    const dir = await twoPdfs();
-    const before = localModel.requests.length;
-    planMerge();
-    const run = cli([
-      'run',
-      'pdf',
-      '--file',
-      path.join(dir, 'q3-report.pdf'),
-      '--file',
-      path.join(dir, 'appendix.pdf'),
-      'Merge these into one PDF, report first',
-    ]);
-    expect(await run.exited, run.stderr()).toBe(0);
+    const { dir, run, request } = await runPdf(cli, 'Merge these into one PDF, report first');
     expect(run.stdout()).toContain('Merged into merged.pdf: 5 pages');
-    expect(localModel.requests[before]?.headers.authorization).toBe('Bearer local');
+    expect(request?.headers.authorization).toBe('Bearer local');
     expect(await mergedPages(cli, dir)).toBe(5);
   });
 
@@ -90,20 +91,8 @@ describe.runIf(HERE)('the pdf skill from the CLI, as the README shows it', () =>
     await signIn();
     const own = `sk-own-${'r'.repeat(24)}`;
     expect((await api.put('/api/v1/byok', { body: { key: own }, headers: session(person) })).status).toBe(200);
-    const dir = await twoPdfs();
-    const before = localModel.requests.length;
-    planMerge();
-    const run = cli([
-      'run',
-      'pdf',
-      '--file',
-      path.join(dir, 'q3-report.pdf'),
-      '--file',
-      path.join(dir, 'appendix.pdf'),
-      'Merge these',
-    ]);
-    expect(await run.exited, run.stderr()).toBe(0);
-    expect(localModel.requests[before]?.headers.authorization).toBe(`Bearer ${own}`);
+    const { dir, request } = await runPdf(cli, 'Merge these');
+    expect(request?.headers.authorization).toBe(`Bearer ${own}`);
     expect(await mergedPages(cli, dir)).toBe(5);
     expect((await readFile(path.join(dir, 'merged.pdf'))).subarray(0, 5).toString()).toBe('%PDF-');
   });
