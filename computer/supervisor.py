@@ -267,7 +267,20 @@ def start_forwarder(socket_path):
     return pid
 
 
+def not_dumpable():
+    """Out of reach of the sandbox's own processes: no /proc/1/fd, no ptrace (they run as the same user).
+
+    Without it a command could open /proc/1/fd/1 and write into the answers the server reads.
+    """
+    import ctypes
+
+    pr_set_dumpable = 4
+    if ctypes.CDLL(None, use_errno=True).prctl(pr_set_dumpable, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), 'prctl(PR_SET_DUMPABLE) failed')
+
+
 def main():
+    not_dumpable()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     env = {key: value for key, value in os.environ.items() if key != 'SKILLET_EGRESS_SOCKET'}
     keep = {os.getpid()}

@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { ToolRefused } from '../agent/confined-files.js';
 import { systemViewArgs } from '../agent/system-folders.js';
 import { PROJECT_ROOT } from '../paths.js';
@@ -105,6 +105,36 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
   return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), '--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];
 }
 
+/**
+ * The largest answer line the supervisor sends: an image read (5 MB as base64) with room to
+ * spare. Anything larger is not the supervisor's, and ends the computer before it can grow
+ * the server's memory.
+ */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** Calls `onLine` with each line of `stream`, or once with undefined when a line passes `maxBytes`. */
+function readLines(stream: Readable, maxBytes: number, onLine: (line: string | undefined) => void): void {
+  let kept: Buffer[] = [];
+  let keptBytes = 0;
+  stream.on('data', (chunk: Buffer) => {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      kept.push(chunk.subarray(start, end));
+      onLine(Buffer.concat(kept).toString('utf8'));
+      kept = [];
+      keptBytes = 0;
+      start = end + 1;
+    }
+    keptBytes += chunk.length - start;
+    if (keptBytes > maxBytes) {
+      stream.destroy();
+      onLine(undefined);
+      return;
+    }
+    if (start < chunk.length) kept.push(chunk.subarray(start));
+  });
+}
+
 interface Pending {
   resolve(answer: ComputerAnswer): void;
   reject(error: Error): void;
@@ -132,8 +162,11 @@ class Machine {
       failStart = reject;
     });
     const startTimer = setTimeout(() => this.#end(new Error('the computer did not start in time')), START_TIMEOUT_MS);
-    const lines = createInterface({ input: this.child.stdout });
-    lines.on('line', (line) => {
+    readLines(this.child.stdout, MAX_ANSWER_BYTES, (line) => {
+      if (line === undefined) {
+        this.#end(new Error('the computer sent an answer larger than any it may send'));
+        return;
+      }
       let answer: ComputerAnswer;
       try {
         answer = JSON.parse(line) as ComputerAnswer;

@@ -63,6 +63,17 @@ describe.runIf(BUBBLEWRAP_HERE)('a computer attacked from inside', () => {
     expect((await bash('echo new "[$KEPT]"')).stdout).toBe('new []\n');
   });
 
+  it('keeps the supervisor’s pipes and memory out of the commands’ reach (they run as the same user)', async () => {
+    // Writing into the supervisor's own stdout would forge answers, or grow the server's memory without end.
+    const poke = await bash(
+      'echo \'{"id": 2, "stdout": "forged"}\' > /proc/1/fd/1; head -c 50 /proc/1/environ; python3 -c "import os; os.kill(1, 9)"',
+    );
+    expect(String(poke.stderr).match(/Permission denied/g)).toHaveLength(2);
+    // Process 1 of the namespace ignores even SIGKILL from inside it.
+    expect(poke.stdout).toBe('');
+    expect((await bash('echo answered')).stdout).toBe('answered\n');
+  });
+
   it('starts again after the sandbox is killed from outside, and says so', async () => {
     expect((await bash('echo one')).stdout).toBe('one\n');
     await bash('kill -9 1 2>&1; echo still');
