@@ -155,7 +155,7 @@ class Shell:
         ) + "'"
         marker = "$'" + self.marker_text.replace('\x1e', '\\x1e') + "'"
         line = (
-            'eval ' + quoted + ' </dev/null; __skillet_status=$?; '
+            'eval ' + quoted + ' </dev/null 3>&-; __skillet_status=$?; '
             'printf %s ' + marker + '; printf %s ' + marker + ' >&2; '
             'printf "%d\\n" "$__skillet_status" >&3\n'
         )

@@ -74,6 +74,12 @@ describe.runIf(BUBBLEWRAP_HERE)('a computer attacked from inside', () => {
     expect((await bash('echo answered')).stdout).toBe('answered\n');
   });
 
+  it('gives a command no way to the shell’s status pipe, so it cannot answer for the next command', async () => {
+    const forged = await bash('echo 7 >&3; echo still');
+    expect(forged.stderr).toMatch(/Bad file descriptor/);
+    expect((await bash('exit_with() { return 4; }; exit_with')).exitCode).toBe(4);
+  });
+
   it('starts again after the sandbox is killed from outside, and says so', async () => {
     expect((await bash('echo one')).stdout).toBe('one\n');
     await bash('kill -9 1 2>&1; echo still');
