@@ -66,8 +66,18 @@ async function unmount(host: SpaceHost, dir: string): Promise<void> {
   try {
     await run(host.umount, [dir], { timeout: COMMAND_TIMEOUT_MS });
   } catch {
-    await run(host.umount, ['-l', dir], { timeout: COMMAND_TIMEOUT_MS });
+    try {
+      await run(host.umount, ['-l', dir], { timeout: COMMAND_TIMEOUT_MS });
+    } catch (error) {
+      // Someone else unmounted it meanwhile (a clean-up racing the run's own release): done.
+      if (await stillMounted(dir)) throw error;
+    }
   }
+}
+
+async function stillMounted(dir: string): Promise<boolean> {
+  const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
+  return runMountsUnder(mountinfo, path.dirname(dir)).includes(dir);
 }
 
 /**

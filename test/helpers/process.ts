@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { buildProject } from './build.js';
 import { createSchema, engineUnderTest, postgresUrl } from './database.js';
-import { TEST_SANDBOX_SETTING } from './sandbox.js';
+import { removeDataFolder, TEST_SANDBOX_SETTING } from './sandbox.js';
 import { freePort } from './server.js';
 
 /**
@@ -62,7 +62,7 @@ export async function serverProcesses(name: string, settings: NodeJS.ProcessEnv 
   async function cleanUp(): Promise<void> {
     for (const child of running) child.kill('SIGKILL');
     await build.remove();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataFolder(dataDir);
     await dropSchema();
   }
 

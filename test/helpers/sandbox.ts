@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { releaseLeftoverMounts } from '../../src/skills/run-space.js';
 import { detectSandbox } from '../../src/skills/sandbox.js';
 
 const here = await detectSandbox('auto');
@@ -19,3 +21,21 @@ export const KERNEL_LIMITS_HERE = here.cgroups !== undefined;
 
 /** Whether run folders are tmpfs of their own size here (the server may mount), rather than watched folders. */
 export const BOUNDED_SPACE_HERE = here.boundedSpace !== undefined;
+
+/**
+ * Removes a test server's data folder, unmounting first any run folder a run mounted there
+ * (a run the server's close did not wait for: one still starting when the test ended).
+ */
+export async function removeDataFolder(dir: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await releaseLeftoverMounts(here.boundedSpace, dir);
+    try {
+      await rm(dir, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      // A mount that was still being made shows up a moment later.
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY' || attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

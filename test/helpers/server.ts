@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/clock.js';
 import { type Config, type Env, loadConfig } from '../../src/config.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { freshDatabase, type TestDatabase } from './database.js';
-import { TEST_SANDBOX_SETTING } from './sandbox.js';
+import { removeDataFolder, TEST_SANDBOX_SETTING } from './sandbox.js';
 
 /** An app built as the server builds it, with its own database and a clock the test moves. */
 export interface TestApp {
@@ -119,7 +119,7 @@ export async function buildTestApp(env: Env = {}, { clockStart, ...parts }: Serv
     async close() {
       await app.close();
       await testDb.drop();
-      await rm(dir, { recursive: true, force: true });
+      await removeDataFolder(dir);
     },
   };
 }
