@@ -9,9 +9,17 @@ export interface ActiveRun {
   settled: Promise<void>;
 }
 
+/**
+ * How long a stop that came for a run still being started here waits for it. As long as the
+ * node that asked waits for the run to stop (remote-stop.ts) before it closes the run itself.
+ */
+const STOP_AHEAD_MS = 10_000;
+
 /** The runs this process is executing, by execution id: what cancel and interrupt reach. */
 export class ActiveRuns {
   readonly #runs = new Map<string, ActiveRun>();
+  /** Stops asked for runs this node took but has not added yet: each stops the moment it is added. */
+  readonly #stopsAhead = new Map<string, NodeJS.Timeout>();
   /** Runs being started: counted against the limit before they are added. */
   #starting = 0;
   /** Set when the process is told to stop: no new run starts here from then on. */
@@ -69,6 +77,28 @@ export class ActiveRuns {
 
   add(executionId: string, run: ActiveRun): void {
     this.#runs.set(executionId, run);
+    const ahead = this.#stopsAhead.get(executionId);
+    if (ahead === undefined) return;
+    clearTimeout(ahead);
+    this.#stopsAhead.delete(executionId);
+    run.stop();
+  }
+
+  /**
+   * Stops a run another node was asked to stop. One still being started here (its sandbox,
+   * its folders) is not in the map yet: the stop waits for it rather than being lost, which
+   * left the run going while the asking node closed it in the store.
+   */
+  stopFromAnotherNode(executionId: string): void {
+    const run = this.#runs.get(executionId);
+    if (run) {
+      run.stop();
+      return;
+    }
+    clearTimeout(this.#stopsAhead.get(executionId));
+    const forget = setTimeout(() => this.#stopsAhead.delete(executionId), STOP_AHEAD_MS);
+    forget.unref();
+    this.#stopsAhead.set(executionId, forget);
   }
 
   get(executionId: string): ActiveRun | undefined {

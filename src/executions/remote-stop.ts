@@ -13,7 +13,7 @@ const STORE_CHECK_MS = 50;
 export function listenForRunStops(ctx: Pick<AppContext, 'control' | 'runs' | 'config'>): () => void {
   const channel = nodeChannel(ctx.config.nodeId);
   const listener = (message: ControlMessage) => {
-    if (message.type === 'stop-run') ctx.runs.get(message.executionId)?.stop();
+    if (message.type === 'stop-run') ctx.runs.stopFromAnotherNode(message.executionId);
   };
   ctx.control.subscribe(channel, listener);
   return () => ctx.control.unsubscribe(channel, listener);
