@@ -7,12 +7,7 @@ import { answerApproval, chat, recordsOf, sendToThread, subscribe, typesOf } fro
 
 const it = withAgentServer();
 
-/**
- * Retried while the fix for a lost wake (thread-turns.ts: a message sent as a drive let go of
- * the thread) is proven under a full CI run: before it, on a loaded machine on PostgreSQL, a
- * message sent during a turn was sometimes never answered (one run in three).
- */
-describe('agent threads', { retry: 2 }, () => {
+describe('agent threads', () => {
   it('lists the workspace agents: the assistant and the agent skills', async ({ api, person }) => {
     const listed = await api.get<{ agents: { id: string; name: string }[] }>('/api/v1/agents', { headers: session(person) });
     expect(listed.status).toBe(200);
