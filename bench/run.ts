@@ -12,6 +12,7 @@ import { artifactDownloads } from './artifacts.js';
 import { clusterScaling } from './cluster.js';
 import { computerBench } from './computer.js';
 import { httpOverhead } from './http-overhead.js';
+import { withLoadReadings } from './load.js';
 import { mcpToolCalls } from './mcp.js';
 import { pinSelf } from './processes.js';
 import { soak } from './soak.js';
@@ -21,15 +22,19 @@ import { webhookThroughput } from './webhooks.js';
 
 pinSelf();
 const only = process.env.BENCH_ONLY;
-if (!only || only === 'http') await httpOverhead();
-if (!only || only === 'streams') await streams();
-if (only === 'replay' || only === 'fan-out-memory' || only === 'run-cost') await streams(only);
-if (!only || only === 'artifacts') await artifactDownloads();
-if (!only || only === 'webhooks') await webhookThroughput();
-if (!only || only === 'agent') await agentRuntime();
-if (!only || only === 'computer') await computerBench();
-if (!only || only === 'threads') await threadFanOut();
-if (!only || only === 'mcp') await mcpToolCalls();
-if (!only || only === 'app') await appFirstLoad();
-if (!only || only === 'cluster') await clusterScaling(only === 'cluster');
-if (only === 'soak') await soak();
+const STREAM_PARTS = ['replay', 'fan-out-memory', 'run-cost'] as const;
+const suites: [name: string, runs: boolean, suite: () => Promise<void>][] = [
+  ['http', !only || only === 'http', () => httpOverhead()],
+  ['streams', !only || only === 'streams', () => streams()],
+  ...STREAM_PARTS.map((part): [string, boolean, () => Promise<void>] => [part, only === part, () => streams(part)]),
+  ['artifacts', !only || only === 'artifacts', () => artifactDownloads()],
+  ['webhooks', !only || only === 'webhooks', () => webhookThroughput()],
+  ['agent', !only || only === 'agent', () => agentRuntime()],
+  ['computer', !only || only === 'computer', () => computerBench()],
+  ['threads', !only || only === 'threads', () => threadFanOut()],
+  ['mcp', !only || only === 'mcp', () => mcpToolCalls()],
+  ['app', !only || only === 'app', () => appFirstLoad()],
+  ['cluster', !only || only === 'cluster', () => clusterScaling(only === 'cluster')],
+];
+for (const [name, runs, suite] of suites) if (runs) await withLoadReadings(name, suite);
+if (only === 'soak') await withLoadReadings('soak', soak);
