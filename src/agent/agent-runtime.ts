@@ -1,13 +1,13 @@
 import { mkdir } from 'node:fs/promises';
+import { computerMissing } from '../computer/computer-availability.js';
 import { computerPrompt } from '../computer/computer-prompt.js';
 import { openRunComputer, type RunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
 import { egressPolicyOf } from '../skills/egress-policy.js';
 import { breachReason } from '../skills/limit-breach.js';
 import type { Skill } from '../skills/registry.js';
-import { GRANT_CGROUPS_HINT } from '../skills/run-cgroup.js';
 import { type RunRequest, type RuntimeServices, resultWithoutRun, SkillRefused, type SkillRuntime } from '../skills/runtime.js';
-import { ENABLE_SANDBOX_HINT, type SkillSandbox } from '../skills/sandbox.js';
+import { ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
 import { reportKill } from '../skills/script-runtime.js';
 import { openRunGroup } from '../skills/watched-child.js';
 import { RunOverLimit, runAgent } from './agent-loop.js';
@@ -41,18 +41,6 @@ function systemPrompt(skill: Skill, toolset: Toolset, computer: string | undefin
     ...fileTools,
     "The user's request is the first user message. Work until the task is done, then answer with a short summary of what you did.",
   ].join('\n');
-}
-
-/** Why this server cannot give a run the computer, in words for the person who asked; undefined when it can. */
-function computerMissing(sandbox: SkillSandbox): string | undefined {
-  const needs = 'This skill needs the computer (a shell with Python, in a sandbox)';
-  if (sandbox.kind !== 'bwrap') {
-    return `${needs}, and this server has no sandbox to run it in. An operator can install bubblewrap (Debian: apt-get install bubblewrap) and allow unprivileged user namespaces.`;
-  }
-  if (!sandbox.cgroups) {
-    return `${needs}, and this server cannot hold a run's memory, processes and CPU in a control group. To grant that, ${GRANT_CGROUPS_HINT}.`;
-  }
-  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { ToolRefused } from '../agent/confined-files.js';
 import type { ToolSpec } from '../agent/conversation.js';
 import { toolLabel } from '../agent/tools.js';
 import { WEB_FETCH_SPEC, webFetch } from '../agent/web-fetch.js';
+import { computerMissing } from '../computer/computer-availability.js';
 import { assistantComputerPrompt } from '../computer/computer-prompt.js';
 import { COMPUTER_TOOL_NAMES, COMPUTER_TOOL_SPECS, runComputerTool } from '../computer/computer-tools.js';
 import { openComputer, type RunComputer } from '../computer/run-computer.js';
@@ -174,7 +175,6 @@ export class TurnComputer {
  * control of cgroups, as agent runs need. Elsewhere the assistant works without it.
  */
 export function offerTurnComputer(ctx: AppContext, thread: ThreadRef, signal: AbortSignal): TurnComputer | undefined {
-  const { sandbox } = ctx;
-  if (sandbox.kind !== 'bwrap' || !sandbox.bwrapPath || !sandbox.cgroups) return undefined;
+  if (computerMissing(ctx.sandbox)) return undefined;
   return new TurnComputer(ctx, thread, signal);
 }
