@@ -5,6 +5,8 @@ import { blobStoreFor } from './artifacts/blob-store-for.js';
 import { type Background, background } from './background.js';
 import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
+import { computerMissing } from './computer/computer-availability.js';
+import { ComputerPool } from './computer/computer-pool.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import type { Database } from './db/database.js';
@@ -54,6 +56,8 @@ export interface ContextParts {
 
 export function createAppContext(parts: ContextParts): AppContext {
   const { config, database } = parts;
+  const sandbox = parts.sandbox ?? BUILT_INS_ONLY;
+  const log = parts.log ?? pino({ level: 'silent' });
   const ctx: Omit<AppContext, 'webhooks'> = {
     runEndListeners: [notifyThreadOfRunEnd],
     threadTurns: { drives: new Map(), controllers: new Set(), closed: false, runTurn: runThreadTurn },
@@ -65,7 +69,8 @@ export function createAppContext(parts: ContextParts): AppContext {
     rateLimits: parts.rateLimits,
     credentials: parts.credentials ?? new CredentialCache(config.credentialCacheSeconds * 1000),
     skills: parts.skills ?? new SkillRegistry([]),
-    sandbox: parts.sandbox ?? BUILT_INS_ONLY,
+    sandbox,
+    computers: computerMissing(sandbox) ? undefined : new ComputerPool({ sandbox, config, log, clock: parts.clock }),
     bus: parts.bus ?? new InProcessChannels(),
     control: parts.control ?? new InProcessChannels(),
     runs: parts.runs ?? new ActiveRuns(),
@@ -79,7 +84,7 @@ export function createAppContext(parts: ContextParts): AppContext {
       byok: deriveKey(config.signingSecret, 'byok'),
       webhookSecrets: deriveKey(config.signingSecret, 'webhook-secrets'),
     },
-    log: parts.log ?? pino({ level: 'silent' }),
+    log,
   };
   return { ...ctx, webhooks: new WebhookDispatcher(ctx) };
 }

@@ -98,6 +98,8 @@ export interface Config {
     runsPerUser: number;
     /** Runs this process executes at once. */
     runsPerServer: number;
+    /** Agent-run computers kept started ahead of need (computer/computer-pool.ts); 0 starts each with its run. */
+    computerPoolSize: number;
   };
   agent: AgentSettings;
   threads: {
@@ -535,6 +537,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),
+      computerPoolSize: integer(env, 'COMPUTER_POOL_SIZE', 2, 0, 64),
     },
     agent: agentSettings(env),
     threads: { turnsPerUser: integer(env, 'THREAD_TURNS_PER_USER', 2, 1, 10_000) },

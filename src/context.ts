@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { BlobStore } from './artifacts/blob-store.js';
 import type { PaymentProvider } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
+import type { ComputerPool } from './computer/computer-pool.js';
 import type { Config } from './config.js';
 import type { Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
@@ -34,6 +35,8 @@ export interface AppContext {
   skills: SkillRegistry;
   /** How skills are confined on this server. */
   sandbox: SkillSandbox;
+  /** Agent-run computers started ahead of need; absent where this server cannot give a computer. */
+  computers: ComputerPool | undefined;
   bus: EventBus;
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;

@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     app.log,
   );
   await app.listen({ host: config.host, port: config.port });
+  // An API node of a cluster runs nothing itself.
+  if (!config.redisUrl || config.nodeRole !== 'api') app.warmComputers();
 }
 
 main().catch(exitOnStartFailure);

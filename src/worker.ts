@@ -30,6 +30,7 @@ async function worker(): Promise<void> {
   );
   await ops.start();
   await background.start();
+  ctx.computers?.start();
   ctx.log.info({ nodeId: config.nodeId }, 'worker taking runs from the queue');
 }
 

@@ -1,7 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { computerMissing } from '../computer/computer-availability.js';
 import { computerPrompt } from '../computer/computer-prompt.js';
-import { openRunComputer, type RunComputer } from '../computer/run-computer.js';
+import type { RunComputer } from '../computer/computer-session.js';
+import { openRunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
 import { egressPolicyOf } from '../skills/egress-policy.js';
 import { breachReason } from '../skills/limit-breach.js';
@@ -63,10 +64,11 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         return { finished: Promise.resolve(resultWithoutRun({ kind: 'failed', reason: NO_MODEL_KEY, fault: 'service' })) };
       await mkdir(request.outputDir, { recursive: true });
 
-      const group = await openRunGroup(services.sandbox.cgroups, request.limits);
-      let computer: RunComputer | undefined;
+      const { warm } = request;
+      const group = warm ? warm.group : await openRunGroup(services.sandbox.cgroups, request.limits);
+      let computer: RunComputer | undefined = warm?.computer;
       try {
-        computer = toolset.needsComputer ? await openRunComputer(services, request, group) : undefined;
+        if (!computer && toolset.needsComputer) computer = await openRunComputer(services, request, group);
       } catch (error) {
         await group?.remove();
         throw new SkillRefused(`this server could not set up the run's computer (${(error as Error).message}); try again`);
@@ -121,6 +123,7 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         onMessage: request.onMessage,
       }).finally(async () => {
         clearTimeout(timer);
+        if (warm) return warm.release();
         computer?.session.close();
         await group?.remove();
         await computer?.release();

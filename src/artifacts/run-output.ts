@@ -95,7 +95,7 @@ type OutputDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'sandbo
  * complete leaves a failed artifact and no files.
  */
 export class RunOutput {
-  readonly scratchDir: string;
+  #scratchDir: string;
   readonly #ctx: OutputDeps;
   readonly #target: RunOutputTarget;
   readonly #startedAt: number;
@@ -105,15 +105,27 @@ export class RunOutput {
   constructor(ctx: OutputDeps, target: RunOutputTarget) {
     this.#ctx = ctx;
     this.#target = target;
-    this.scratchDir = path.join(ctx.config.dataDir, 'scratch', randomUUID());
+    this.#scratchDir = path.join(ctx.config.dataDir, 'scratch', randomUUID());
     this.#startedAt = ctx.clock.now().getTime();
+  }
+
+  /** The folder the run writes its files into. */
+  get scratchDir(): string {
+    return this.#scratchDir;
   }
 
   /**
    * Makes the scratch folder, bounded by the output limits where this server can mount, so
    * that the kernel holds what the run writes there (deleted files still open included).
+   * A warm computer's run adopts instead the output folder its sandbox already shows, made
+   * the same way (computer-pool.ts).
    */
-  async open(): Promise<void> {
+  async open(adopted?: BoundedFolder): Promise<void> {
+    if (adopted) {
+      this.#folder = adopted;
+      this.#scratchDir = adopted.dir;
+      return;
+    }
     const { outputLimitBytes, outputFileLimit } = this.#ctx.config.executions;
     const space = outputSpace({ outputBytes: outputLimitBytes, outputFiles: outputFileLimit });
     try {

@@ -30,8 +30,13 @@ const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/matplotlibrc', '/etc/mime.types', '/e
 );
 
 export interface ComputerFolders {
-  /** Skill folders shown read only at /mnt/skills/<slug>/: the running skill's, or for the threads assistant every skill the workspace can run. */
-  skills: { slug: string; dir: string }[];
+  /**
+   * Skill folders shown read only at /mnt/skills/<slug>/: the running skill's, or for the
+   * threads assistant every skill the workspace can run. A warm computer (computer-pool.ts)
+   * starts before its skill is known, so it shows a host folder of its own, a `shelf`, read
+   * only at /mnt/skills/, and the skill is placed on it when a run takes the computer.
+   */
+  skills: { slug: string; dir: string }[] | { shelf: string };
   /**
    * The host folder /mnt/session/outputs/ (and /mnt/user-data/outputs/) shows: the run's
    * output. Without one (a scratch computer on a server that may not mount) it is a tmpfs of
@@ -61,6 +66,17 @@ export interface ComputerOptions {
 }
 
 export type ComputerAnswer = Record<string, unknown>;
+
+/** A run's computer with what it stands on: its bounded space and its network. */
+export interface RunComputer {
+  session: ComputerSession;
+  /** Hosts its network reaches; empty without one. */
+  allowedHosts: readonly string[];
+  /** Starts its network for `runId` (a no-op without one): once the computer is some run's. */
+  claim(runId: string): Promise<void>;
+  /** Releases the space and the network, once the sandbox and the run's group are gone. */
+  release(): Promise<void>;
+}
 
 /** The writable folders' mounts: the host's bounded folder bound in, or tmpfs of bubblewrap's own. */
 function spaceArgs(space: ComputerFolders['space']): string[] {
@@ -96,7 +112,9 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
     ...network,
     ...uploads,
     ...outputArgs(outputDir, space),
-    ...skills.flatMap((skill) => ['--ro-bind', skill.dir, `${COMPUTER_PATHS.skills}/${skill.slug}`]),
+    ...('shelf' in skills
+      ? ['--ro-bind', skills.shelf, COMPUTER_PATHS.skills]
+      : skills.flatMap((skill) => ['--ro-bind', skill.dir, `${COMPUTER_PATHS.skills}/${skill.slug}`])),
     '--ro-bind',
     COMPUTER_CODE,
     COMPUTER_CODE_INSIDE,
@@ -145,6 +163,8 @@ interface Pending {
 class Machine {
   readonly child: ChildProcessWithoutNullStreams;
   readonly ready: Promise<void>;
+  /** Whether it said it was ready (and has not ended since: see `alive`). */
+  isReady = false;
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #gone: Error | undefined;
@@ -175,6 +195,7 @@ class Machine {
       }
       if (answer.ready === true) {
         clearTimeout(startTimer);
+        this.isReady = true;
         markReady();
         return;
       }
@@ -242,7 +263,17 @@ export class ComputerSession {
 
   /** Starts the sandbox ahead of the first call, so the model's first command does not wait for it. */
   warmUp(): void {
-    void this.#current().catch(() => undefined);
+    void this.start().catch(() => undefined);
+  }
+
+  /** Starts the sandbox, resolving once its supervisor is ready for calls. */
+  async start(): Promise<void> {
+    await this.#current();
+  }
+
+  /** Whether the sandbox is up and ready for a call now, without a start to wait for. */
+  get ready(): boolean {
+    return this.#machine?.alive === true && this.#machine.isReady;
   }
 
   async #current(): Promise<{ machine: Machine; restarted: boolean }> {

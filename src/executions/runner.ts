@@ -230,15 +230,18 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     notOutput: uploads && skill.runtime === 'script' ? UPLOADS_FOLDER : undefined,
   });
   const stopping = new AbortController();
+  // A computer started ahead of need, when the pool has one for this skill: its output folder is the run's.
+  const warm = await ctx.computers?.takeFor(skill, uploads, executionId);
   let started: StartedRun;
   try {
-    await output.open();
+    await output.open(warm?.output);
     started = await runtime.start({
       skill,
       input: text,
       runId: executionId,
       outputDir: output.scratchDir,
       ...(uploads ? { uploads } : {}),
+      ...(warm ? { warm } : {}),
       limits: ctx.config.executions,
       signal: stopping.signal,
       account: runAccount(ctx, executionId),
@@ -250,6 +253,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     });
   } catch (error) {
     const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;
+    await warm?.release();
     await clearUploads();
     await failWithoutRun(ctx, target, reason, output);
     return;
@@ -270,6 +274,8 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
         }),
       )
       .then(async (result) => {
+        // The runtime releases a warm computer as its run ends; this covers one it never used.
+        await warm?.release();
         await clearUploads();
         return finishRun(ctx, target, result, output, stoppedBy);
       })

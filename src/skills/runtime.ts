@@ -1,7 +1,10 @@
+import type { RunComputer } from '../computer/computer-session.js';
 import type { AgentSettings } from '../config.js';
 import type { ModelProvider, TokenUsage } from '../language-models.js';
 import type { SkillMessage } from './protocol.js';
 import type { Skill } from './registry.js';
+import type { RunGroup } from './run-cgroup.js';
+import type { BoundedFolder } from './run-space.js';
 import type { SkillSandbox } from './sandbox.js';
 
 /** What one run may use; a runtime enforces those that apply to it and names the one broken. */
@@ -72,6 +75,21 @@ export interface RunUploads {
   files: { path: string; size: number; mimeType: string }[];
 }
 
+/**
+ * A computer started ahead of need (src/computer/computer-pool.ts), already holding this
+ * run's skill and files: an agent run takes it instead of starting one. It is this run's
+ * alone; nothing of another run was ever in it.
+ */
+export interface WarmComputer {
+  /** The run's output folder, already shown inside at /mnt/session/outputs: the run's output adopts it. */
+  output: BoundedFolder;
+  /** Its control group, with the run limits; the run's group from now on. */
+  group: RunGroup | undefined;
+  computer: RunComputer;
+  /** Ends the sandbox and removes its group, space and folders (not the output); once, however often asked. */
+  release(): Promise<void>;
+}
+
 export interface RunRequest {
   skill: Skill;
   input: string;
@@ -86,6 +104,8 @@ export interface RunRequest {
   account: RunAccount;
   /** The execution this run is for, named in the log lines of its network. */
   runId: string;
+  /** A warm computer taken for this run; the runtime releases it when the run ends. */
+  warm?: WarmComputer;
 }
 
 /** A run that has started. */

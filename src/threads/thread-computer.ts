@@ -7,8 +7,9 @@ import { toolLabel } from '../agent/tools.js';
 import { WEB_FETCH_SPEC, webFetch } from '../agent/web-fetch.js';
 import { computerMissing } from '../computer/computer-availability.js';
 import { assistantComputerPrompt } from '../computer/computer-prompt.js';
+import type { RunComputer } from '../computer/computer-session.js';
 import { COMPUTER_TOOL_NAMES, COMPUTER_TOOL_SPECS, runComputerTool } from '../computer/computer-tools.js';
-import { openComputer, type RunComputer } from '../computer/run-computer.js';
+import { openComputer } from '../computer/open-computer.js';
 import type { AppContext } from '../context.js';
 import { type EgressPolicy, egressPolicyOf } from '../skills/egress-policy.js';
 import { breachReason } from '../skills/limit-breach.js';
@@ -125,9 +126,12 @@ export class TurnComputer {
         skills,
         outputDir: undefined,
         uploadsDir: undefined,
-        runId: `thread:${this.#thread.id}`,
       };
       const computer = await openComputer(ctx, plan, group);
+      await computer.claim(`thread:${this.#thread.id}`).catch(async (error: unknown) => {
+        await computer.release();
+        throw error;
+      });
       const stop = ctx.clock.every(limits.timeoutMs, () => {
         stop();
         this.#overLimit.abort(new RunOverLimit(`${SUBJECT} ran longer than its limit of ${limits.timeoutMs} ms. ${GO_ON}`));
