@@ -35,6 +35,8 @@ const REFILL_DELAY_MS = 250;
 /** A skill folder (or a run's files) of more entries than this is shown the usual way, by a computer started for it. */
 const MAX_PLACED_ENTRIES = 500;
 const MIB = 1024 * 1024;
+/** The warm-up command's time limit: an empty command on an idle machine takes milliseconds. */
+const START_CALL_MS = 10_000;
 
 export interface ComputerPoolDeps {
   sandbox: SkillSandbox;
@@ -231,6 +233,8 @@ export class ComputerPool {
         group,
       );
       await computer.session.start();
+      // One empty command, so the run's first does not pay for the supervisor's first answer.
+      await computer.session.call({ op: 'bash', command: ':', timeout_ms: START_CALL_MS }, START_CALL_MS);
       return { madeAt: this.#deps.clock.now().getTime(), output, shelf, uploads, group, computer };
     } catch (error) {
       const parts = { output, shelf, uploads, group, computer };
