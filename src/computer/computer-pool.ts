@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import { freemem } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -9,6 +8,7 @@ import type { RunGroup } from '../skills/run-cgroup.js';
 import { type BoundedFolder, openBoundedFolder, outputSpace } from '../skills/run-space.js';
 import type { RunUploads, WarmComputer } from '../skills/runtime.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
+import { WarmPool } from '../skills/warm-pool.js';
 import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
 import type { RunComputer } from './computer-session.js';
@@ -26,12 +26,6 @@ declare module 'fastify' {
   }
 }
 
-/** A warm computer older than this is replaced: it should not outlive a change to the machine's software by long. */
-export const WARM_MAX_AGE_MS = 10 * 60_000;
-/** How often the pool looks at its computers: dead, stale or too many for the free memory. */
-const TEND_EVERY_MS = 15_000;
-/** After a computer is taken, the next is started this much later, so the run's own start has the processor first. */
-const REFILL_DELAY_MS = 250;
 /** A skill folder (or a run's files) of more entries than this is shown the usual way, by a computer started for it. */
 const MAX_PLACED_ENTRIES = 500;
 const MIB = 1024 * 1024;
@@ -52,7 +46,6 @@ export interface ComputerPoolDeps {
 
 /** One computer started ahead of need, and the folders it shows, all empty. */
 interface Warm {
-  madeAt: number;
   /** The output folder, at /mnt/session/outputs. */
   output: BoundedFolder;
   /** Shown read only at /mnt/skills/: the skill is linked in when a run takes the computer. */
@@ -66,35 +59,50 @@ interface Warm {
 /**
  * Agent-run computers started ahead of need (issue 29): each is a fresh sandbox with its
  * supervisor ready, its own control group, bounded space and empty folders, and no user code
- * in it. A run takes one, its skill and files are linked in, and it is that run's alone:
- * a computer is never handed out twice, and never back to the pool. A dead or stale one is
- * replaced; the pool holds fewer when free memory is short. Without a pool (size 0, or a
- * server that cannot give a computer) every run starts its own, as before.
+ * in it. A run takes one, its skill and files are linked in, and it is that run's alone
+ * (warm-pool.ts keeps the pool). Without a pool (size 0, or a server that cannot give a
+ * computer) every run starts its own, as before.
  */
 export class ComputerPool {
   readonly #deps: ComputerPoolDeps;
-  readonly #ready: Warm[] = [];
-  #filling: Promise<void> | undefined;
-  /** Stops the regular tending, once started. */
-  #stopTending: (() => void) | undefined;
-  /** The refill due after a take: a pause for the processor's sake, so a real timer, not the clock's. */
-  #refill: NodeJS.Timeout | undefined;
-  #closed = false;
+  readonly #pool: WarmPool<Warm>;
 
   constructor(deps: ComputerPoolDeps) {
     this.#deps = deps;
+    const { executions } = deps.config;
+    this.#pool = new WarmPool<Warm>(
+      {
+        name: 'computer',
+        make: () => this.#make(),
+        alive: (warm) => warm.computer.session.ready,
+        discard: (warm) => this.#discard(warm),
+      },
+      {
+        clock: deps.clock,
+        size: executions.computerPoolSize,
+        runMemoryBytes: executions.memoryMb * MIB,
+        freeMemory: deps.freeMemory,
+        log: deps.log,
+      },
+    );
   }
 
   /** How many are ready now. */
   get size(): number {
-    return this.#ready.length;
+    return this.#pool.size;
   }
 
   /** Fills the pool now and keeps tending it; without this it fills on the first run that needs one. */
   start(): void {
-    if (this.#closed || this.#stopTending) return;
-    this.#stopTending = this.#deps.clock.every(TEND_EVERY_MS, () => void this.tend());
-    void this.tend();
+    this.#pool.start();
+  }
+
+  tend(): Promise<void> {
+    return this.#pool.tend();
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
   }
 
   /**
@@ -103,9 +111,7 @@ export class ComputerPool {
    * large to place quickly (the run then starts its own).
    */
   async takeFor(skill: Skill, uploads: RunUploads | undefined, runId: string): Promise<WarmComputer | undefined> {
-    if (!this.#serves(skill)) return undefined;
-    const warm = this.#takeReady();
-    this.#refillSoon();
+    const warm = this.#serves(skill) ? this.#pool.take() : undefined;
     if (!warm) return undefined;
     try {
       const shelved = path.join(warm.shelf, skill.slug);
@@ -130,83 +136,10 @@ export class ComputerPool {
     };
   }
 
-  /** Drops the dead, the stale and those free memory no longer allows, then starts what is missing. */
-  async tend(): Promise<void> {
-    const now = this.#deps.clock.now().getTime();
-    const keep = this.#ready.filter((warm) => warm.computer.session.ready && now - warm.madeAt < WARM_MAX_AGE_MS);
-    const surplus = Math.max(0, keep.length - this.#target());
-    const kept = keep.slice(surplus);
-    const dropped = this.#ready.filter((warm) => !kept.includes(warm));
-    this.#ready.splice(0, this.#ready.length, ...kept);
-    await Promise.all(dropped.map((warm) => this.#discard(warm)));
-    await this.#fill();
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#stopTending?.();
-    clearTimeout(this.#refill);
-    await this.#filling;
-    await Promise.all(this.#ready.splice(0).map((warm) => this.#discard(warm)));
-  }
-
   #serves(skill: Skill): boolean {
     const { sandbox, config } = this.#deps;
-    if (this.#closed || config.executions.computerPoolSize === 0 || skill.runtime !== 'agent') return false;
-    if (computerMissing(sandbox) || (!skill.builtIn && !sandbox.runsUntrusted)) return false;
+    if (skill.runtime !== 'agent' || computerMissing(sandbox) || (!skill.builtIn && !sandbox.runsUntrusted)) return false;
     return chooseToolset(skill.allowedTools, config.executions.allowedHosts.length > 0).needsComputer;
-  }
-
-  #takeReady(): Warm | undefined {
-    const now = this.#deps.clock.now().getTime();
-    for (let warm = this.#ready.shift(); warm; warm = this.#ready.shift()) {
-      if (warm.computer.session.ready && now - warm.madeAt < WARM_MAX_AGE_MS) return warm;
-      void this.#discard(warm);
-    }
-    return undefined;
-  }
-
-  /**
-   * How many to hold: the setting, but only while each warm computer leaves a run's memory
-   * limit free for itself, beyond one run's worth kept free for everything else.
-   */
-  #target(): number {
-    const { config, freeMemory = freemem } = this.#deps;
-    const perRun = config.executions.memoryMb * MIB;
-    return Math.max(0, Math.min(config.executions.computerPoolSize, Math.floor(freeMemory() / perRun) - 1));
-  }
-
-  #refillSoon(): void {
-    if (this.#closed || this.#refill) return;
-    this.#refill = setTimeout(() => {
-      this.#refill = undefined;
-      void this.tend();
-    }, REFILL_DELAY_MS).unref();
-  }
-
-  /** One round of filling at a time: a second ask while one runs waits for that one. */
-  #fill(): Promise<void> {
-    if (!this.#filling) {
-      const filling = this.#fillRound();
-      this.#filling = filling;
-      void filling.finally(() => {
-        if (this.#filling === filling) this.#filling = undefined;
-      });
-    }
-    return this.#filling;
-  }
-
-  /** Starts computers one at a time until the pool holds its target; one that will not start ends the round. */
-  async #fillRound(): Promise<void> {
-    try {
-      while (!this.#closed && this.#ready.length < this.#target()) {
-        const warm = await this.#make();
-        if (this.#closed) await this.#discard(warm);
-        else this.#ready.push(warm);
-      }
-    } catch (error) {
-      this.#deps.log.warn({ err: error }, 'a warm computer could not be started; runs start their own meanwhile');
-    }
   }
 
   /** Under scratch/, as a run's output folder is, so a server killed outright has it all removed at its next start. */
@@ -235,7 +168,7 @@ export class ComputerPool {
       await computer.session.start();
       // One empty command, so the run's first does not pay for the supervisor's first answer.
       await computer.session.call({ op: 'bash', command: ':', timeout_ms: START_CALL_MS }, START_CALL_MS);
-      return { madeAt: this.#deps.clock.now().getTime(), output, shelf, uploads, group, computer };
+      return { output, shelf, uploads, group, computer };
     } catch (error) {
       const parts = { output, shelf, uploads, group, computer };
       await this.#releaseParts(parts);

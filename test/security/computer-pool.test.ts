@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { ComputerPool, WARM_MAX_AGE_MS } from '../../src/computer/computer-pool.js';
+import { ComputerPool } from '../../src/computer/computer-pool.js';
 import type { ComputerAnswer } from '../../src/computer/computer-session.js';
 import { linkTree, TreeTooLarge } from '../../src/computer/linked-tree.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -12,6 +12,7 @@ import type { Skill } from '../../src/skills/registry.js';
 import { runMountsUnder } from '../../src/skills/run-space.js';
 import type { WarmComputer } from '../../src/skills/runtime.js';
 import { detectSandbox } from '../../src/skills/sandbox.js';
+import { WARM_MAX_AGE_MS } from '../../src/skills/warm-pool.js';
 import { removeDataFolder } from '../helpers/sandbox.js';
 import { TEST_ENV } from '../helpers/server.js';
 

@@ -1,0 +1,145 @@
+import { freemem } from 'node:os';
+import type { Clock } from '../clock.js';
+
+/** A sandbox kept warm longer than this is replaced: it should not outlive a change to the machine's software by long. */
+export const WARM_MAX_AGE_MS = 10 * 60_000;
+/** How often a pool looks at what it holds: dead, stale, or too many for the free memory. */
+const TEND_EVERY_MS = 15_000;
+/** After a take, the next is started this much later, so the run's own start has the processor first. */
+const REFILL_DELAY_MS = 250;
+
+/** How one kind of sandbox is started ahead of need, told apart from a dead one, and cleared away. */
+export interface WarmKind<Item> {
+  /** What the log calls it. */
+  name: string;
+  make(): Promise<Item>;
+  /** Still able to take a run: its process up and waiting. */
+  alive(item: Item): boolean;
+  /** Ends it and removes everything it holds; never throws. */
+  discard(item: Item): Promise<void>;
+}
+
+export interface WarmPoolDeps {
+  clock: Clock;
+  /** How many the operator wants held. */
+  size: number;
+  /** The memory limit of the run each would become. */
+  runMemoryBytes: number;
+  /** Bytes of memory free on this machine; os.freemem when absent. */
+  freeMemory?: (() => number) | undefined;
+  log: { warn(fields: Record<string, unknown>, message: string): void };
+}
+
+/**
+ * Sandboxes started ahead of need (issue 29), each handed to one run and never back: the
+ * pool keeps itself filled one at a time, replaces the dead and the stale, and holds fewer
+ * when free memory is short. Taking is synchronous, so two runs asking at once never get
+ * the same one.
+ */
+export class WarmPool<Item> {
+  readonly #kind: WarmKind<Item>;
+  readonly #deps: WarmPoolDeps;
+  readonly #ready: { item: Item; madeAt: number }[] = [];
+  #filling: Promise<void> | undefined;
+  /** Stops the regular tending, once started. */
+  #stopTending: (() => void) | undefined;
+  /** The refill due after a take: a pause for the processor's sake, so a real timer, not the clock's. */
+  #refill: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(kind: WarmKind<Item>, deps: WarmPoolDeps) {
+    this.#kind = kind;
+    this.#deps = deps;
+  }
+
+  /** How many are ready now. */
+  get size(): number {
+    return this.#ready.length;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Fills the pool now and keeps tending it; without this it fills after the first take. */
+  start(): void {
+    if (this.#closed || this.#stopTending) return;
+    this.#stopTending = this.#deps.clock.every(TEND_EVERY_MS, () => void this.tend());
+    void this.tend();
+  }
+
+  /** A fresh one, now yours alone, or undefined when none is ready; either way the pool refills soon after. */
+  take(): Item | undefined {
+    if (this.#closed) return undefined;
+    this.#refillSoon();
+    for (let held = this.#ready.shift(); held; held = this.#ready.shift()) {
+      if (this.#fresh(held)) return held.item;
+      void this.#kind.discard(held.item);
+    }
+    return undefined;
+  }
+
+  /** Drops the dead, the stale and those free memory no longer allows, then starts what is missing. */
+  async tend(): Promise<void> {
+    const kept = this.#ready.filter((held) => this.#fresh(held));
+    kept.splice(0, Math.max(0, kept.length - this.#target()));
+    const dropped = this.#ready.filter((held) => !kept.includes(held));
+    this.#ready.splice(0, this.#ready.length, ...kept);
+    await Promise.all(dropped.map((held) => this.#kind.discard(held.item)));
+    await this.#fill();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stopTending?.();
+    clearTimeout(this.#refill);
+    await this.#filling;
+    await Promise.all(this.#ready.splice(0).map((held) => this.#kind.discard(held.item)));
+  }
+
+  #fresh(held: { item: Item; madeAt: number }): boolean {
+    return this.#kind.alive(held.item) && this.#deps.clock.now().getTime() - held.madeAt < WARM_MAX_AGE_MS;
+  }
+
+  /**
+   * How many to hold: the setting, but only while each leaves a run's memory limit free for
+   * itself, beyond one run's worth kept free for everything else.
+   */
+  #target(): number {
+    const { size, runMemoryBytes, freeMemory = freemem } = this.#deps;
+    return Math.max(0, Math.min(size, Math.floor(freeMemory() / runMemoryBytes) - 1));
+  }
+
+  #refillSoon(): void {
+    if (this.#closed || this.#refill) return;
+    this.#refill = setTimeout(() => {
+      this.#refill = undefined;
+      void this.tend();
+    }, REFILL_DELAY_MS).unref();
+  }
+
+  /** One round of filling at a time: a second ask while one runs waits for that one. */
+  #fill(): Promise<void> {
+    if (!this.#filling) {
+      const filling = this.#fillRound();
+      this.#filling = filling;
+      void filling.finally(() => {
+        if (this.#filling === filling) this.#filling = undefined;
+      });
+    }
+    return this.#filling;
+  }
+
+  /** Starts one at a time until the pool holds its target; one that will not start ends the round. */
+  async #fillRound(): Promise<void> {
+    try {
+      while (!this.#closed && this.#ready.length < this.#target()) {
+        const item = await this.#kind.make();
+        if (this.#closed) await this.#kind.discard(item);
+        else this.#ready.push({ item, madeAt: this.#deps.clock.now().getTime() });
+      }
+    } catch (error) {
+      this.#deps.log.warn({ err: error }, `a warm ${this.#kind.name} could not be started; runs start their own meanwhile`);
+    }
+  }
+}
