@@ -1,12 +1,14 @@
 // Runs one script skill inside its sandboxed child process.
 // Usage: node <permission flags> harness.mjs <entry module> <output folder> <output limit bytes>; input on stdin.
+// An entry of "-" (a sandbox started ahead of its run, src/skills/script-pool.ts) takes the
+// entry module from the first line of stdin instead, the input being the rest.
 // Everything the skill says reaches the runner as one JSON object per line on stdout;
 // console output is moved to stderr so it cannot corrupt that channel.
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const [entry, outputDir, limitText] = process.argv.slice(2);
+const [entryArgument, outputDir, limitText] = process.argv.slice(2);
 const outputLimit = Number(limitText);
 let written = 0;
 
@@ -36,8 +38,12 @@ function outputPath(relativePath) {
   return { normalized, absolute: path.join(outputDir, normalized) };
 }
 
+const received = await readInput();
+const firstLineEnd = entryArgument === '-' ? received.indexOf('\n') : -1;
+const entry = entryArgument === '-' ? received.slice(0, firstLineEnd) : entryArgument;
+
 const context = {
-  input: await readInput(),
+  input: entryArgument === '-' ? received.slice(firstLineEnd + 1) : received,
   message: (text) => send({ type: 'message', text: String(text) }),
   toolUse: (name, label) => send({ type: 'tool_use', name: String(name), label: String(label ?? name) }),
   thinking: () => send({ type: 'thinking' }),

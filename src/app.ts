@@ -120,7 +120,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsRoutes({ readiness: ops.readiness, metrics, metricsToken: config.ops.metrics.token }));
 
   app.decorate('drain', background.drain);
-  app.decorate('warmComputers', () => ctx.computers?.start());
+  app.decorate('warmSandboxes', () => {
+    ctx.computers?.start();
+    ctx.scripts?.start();
+  });
   app.addHook('onReady', async () => {
     await ops.start();
     await background.start();

@@ -117,8 +117,9 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
         log.warn('the run queue worker did not close in time: its connections are cut');
         runWorker?.cut();
       }
-      // After the runs, which own the computers they took: the pool's are only warm.
+      // After the runs, which own the sandboxes they took: the pools' are only warm.
       await ctx.computers?.close();
+      await ctx.scripts?.close();
       // After the runs: their last webhooks are queued by then, and the ones under way finish.
       await ctx.webhooks.close();
       for (const close of closeLast) await close();

@@ -27,6 +27,7 @@ import { OpenStreams } from './realtime/open-streams.js';
 import { deriveKey } from './secrets.js';
 import { loadSkillRegistry, SkillRegistry } from './skills/registry.js';
 import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from './skills/sandbox.js';
+import { ScriptPool } from './skills/script-pool.js';
 import { runThreadTurn } from './threads/thread-agent.js';
 import { notifyThreadOfRunEnd } from './threads/thread-notifications.js';
 import { THREAD_HEARTBEAT_MS } from './threads/thread-stream.js';
@@ -71,6 +72,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     skills: parts.skills ?? new SkillRegistry([]),
     sandbox,
     computers: computerMissing(sandbox) ? undefined : new ComputerPool({ sandbox, config, log, clock: parts.clock }),
+    scripts: sandbox.kind === 'bwrap' ? new ScriptPool({ sandbox, config, log, clock: parts.clock }) : undefined,
     bus: parts.bus ?? new InProcessChannels(),
     control: parts.control ?? new InProcessChannels(),
     runs: parts.runs ?? new ActiveRuns(),

@@ -100,6 +100,8 @@ export interface Config {
     runsPerServer: number;
     /** Agent-run computers kept started ahead of need (computer/computer-pool.ts); 0 starts each with its run. */
     computerPoolSize: number;
+    /** Script-skill sandboxes kept started ahead of need (skills/script-pool.ts); 0 starts each with its run. */
+    scriptPoolSize: number;
   };
   agent: AgentSettings;
   threads: {
@@ -538,6 +540,7 @@ export async function loadConfig(env: Env): Promise<Config> {
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),
       computerPoolSize: integer(env, 'COMPUTER_POOL_SIZE', 2, 0, 64),
+      scriptPoolSize: integer(env, 'SCRIPT_POOL_SIZE', 2, 0, 64),
     },
     agent: agentSettings(env),
     threads: { turnsPerUser: integer(env, 'THREAD_TURNS_PER_USER', 2, 1, 10_000) },

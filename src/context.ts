@@ -17,6 +17,7 @@ import type { Heartbeats } from './realtime/heartbeats.js';
 import type { OpenStreams } from './realtime/open-streams.js';
 import type { SkillRegistry } from './skills/registry.js';
 import type { SkillSandbox } from './skills/sandbox.js';
+import type { ScriptPool } from './skills/script-pool.js';
 import type { StoredThreadRecord, ThreadRef, ThreadSink } from './threads/thread-records.js';
 
 /**
@@ -37,6 +38,8 @@ export interface AppContext {
   sandbox: SkillSandbox;
   /** Agent-run computers started ahead of need; absent where this server cannot give a computer. */
   computers: ComputerPool | undefined;
+  /** Script-skill sandboxes started ahead of need; absent without bubblewrap. */
+  scripts: ScriptPool | undefined;
   bus: EventBus;
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   );
   await app.listen({ host: config.host, port: config.port });
   // An API node of a cluster runs nothing itself.
-  if (!config.redisUrl || config.nodeRole !== 'api') app.warmComputers();
+  if (!config.redisUrl || config.nodeRole !== 'api') app.warmSandboxes();
 }
 
 main().catch(exitOnStartFailure);

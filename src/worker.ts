@@ -31,6 +31,7 @@ async function worker(): Promise<void> {
   await ops.start();
   await background.start();
   ctx.computers?.start();
+  ctx.scripts?.start();
   ctx.log.info({ nodeId: config.nodeId }, 'worker taking runs from the queue');
 }
 

@@ -64,7 +64,7 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         return { finished: Promise.resolve(resultWithoutRun({ kind: 'failed', reason: NO_MODEL_KEY, fault: 'service' })) };
       await mkdir(request.outputDir, { recursive: true });
 
-      const { warm } = request;
+      const warm = request.warm?.kind === 'computer' ? request.warm : undefined;
       const group = warm ? warm.group : await openRunGroup(services.sandbox.cgroups, request.limits);
       let computer: RunComputer | undefined = warm?.computer;
       try {

@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { linkTree } from '../skills/linked-tree.js';
 import type { Skill } from '../skills/registry.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import { type BoundedFolder, openBoundedFolder, outputSpace } from '../skills/run-space.js';
@@ -12,19 +13,8 @@ import { WarmPool } from '../skills/warm-pool.js';
 import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
 import type { RunComputer } from './computer-session.js';
-import { linkTree } from './linked-tree.js';
 import { openComputer } from './open-computer.js';
 import { chooseToolset } from './toolset.js';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /**
-     * Fills the pool of warm computers and keeps it filled: an entry point's call once its
-     * node serves. An app that never calls it (a test's) fills the pool on its first agent run.
-     */
-    warmComputers(): void;
-  }
-}
 
 /** A skill folder (or a run's files) of more entries than this is shown the usual way, by a computer started for it. */
 const MAX_PLACED_ENTRIES = 500;
@@ -126,6 +116,7 @@ export class ComputerPool {
     }
     let released: Promise<void> | undefined;
     return {
+      kind: 'computer',
       output: warm.output,
       group: warm.group,
       computer: warm.computer,

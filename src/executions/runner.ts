@@ -230,8 +230,11 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
     notOutput: uploads && skill.runtime === 'script' ? UPLOADS_FOLDER : undefined,
   });
   const stopping = new AbortController();
-  // A computer started ahead of need, when the pool has one for this skill: its output folder is the run's.
-  const warm = await ctx.computers?.takeFor(skill, uploads, executionId);
+  // A sandbox started ahead of need, when a pool has one for this run: its output folder is the run's.
+  const warm =
+    skill.runtime === 'script'
+      ? await ctx.scripts?.takeFor(skill, uploads)
+      : await ctx.computers?.takeFor(skill, uploads, executionId);
   let started: StartedRun;
   try {
     await output.open(warm?.output);

@@ -1,3 +1,4 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { RunComputer } from '../computer/computer-session.js';
 import type { AgentSettings } from '../config.js';
 import type { ModelProvider, TokenUsage } from '../language-models.js';
@@ -81,6 +82,7 @@ export interface RunUploads {
  * alone; nothing of another run was ever in it.
  */
 export interface WarmComputer {
+  kind: 'computer';
   /** The run's output folder, already shown inside at /mnt/session/outputs: the run's output adopts it. */
   output: BoundedFolder;
   /** Its control group, with the run limits; the run's group from now on. */
@@ -89,6 +91,28 @@ export interface WarmComputer {
   /** Ends the sandbox and removes its group, space and folders (not the output); once, however often asked. */
   release(): Promise<void>;
 }
+
+/**
+ * A script sandbox started ahead of need (src/skills/script-pool.ts), holding this run's
+ * skill: Node waits in it for the entry and the input on its stdin. It is this run's alone.
+ */
+export interface WarmScript {
+  kind: 'script';
+  /** The run's output folder, the sandbox's working folder: the run's output adopts it. */
+  output: BoundedFolder;
+  /** Its control group, with the run limits; the run's group from now on. */
+  group: RunGroup | undefined;
+  child: ChildProcessWithoutNullStreams;
+  /** Settles when the child has exited and its pipes closed, whenever that was. */
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The skill's entry module, where the sandbox sees it. */
+  entry: string;
+  /** Kills what is left and removes its group and the skill's placed copy (not the output); once, however often asked. */
+  release(): Promise<void>;
+}
+
+/** A sandbox a pool started ahead of the run, of the kind the run's runtime uses. */
+export type WarmStart = WarmComputer | WarmScript;
 
 export interface RunRequest {
   skill: Skill;
@@ -104,8 +128,8 @@ export interface RunRequest {
   account: RunAccount;
   /** The execution this run is for, named in the log lines of its network. */
   runId: string;
-  /** A warm computer taken for this run; the runtime releases it when the run ends. */
-  warm?: WarmComputer;
+  /** A warm sandbox taken for this run; the runtime releases it when the run ends. */
+  warm?: WarmStart;
 }
 
 /** A run that has started. */

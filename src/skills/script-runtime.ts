@@ -13,11 +13,12 @@ import {
   type RunUploads,
   SkillRefused,
   type SkillRuntime,
+  type WarmScript,
 } from './runtime.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from './sandbox.js';
 import { skillCommand, UPLOADS_FOLDER } from './skill-command.js';
 import { inspectOutput } from './watchdog.js';
-import { openRunGroup, signalOfExit, spawnWatched, watchedLimits } from './watched-child.js';
+import { openRunGroup, signalOfExit, spawnWatched, type WatchedChild, watchChild, watchedLimits } from './watched-child.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;
@@ -159,10 +160,10 @@ export async function startScript(
   skill: Skill,
   input: string,
   outputDir: string,
-  options: { limits: RunLimits; sandbox: SkillSandbox; uploads?: RunUploads | undefined },
+  options: { limits: RunLimits; sandbox: SkillSandbox; uploads?: RunUploads | undefined; warm?: WarmScript | undefined },
   onMessage: (message: SkillMessage) => Promise<void>,
 ): Promise<ScriptRun> {
-  const { limits, sandbox, uploads } = options;
+  const { limits, sandbox, uploads, warm } = options;
   if (!skill.builtIn && !sandbox.runsUntrusted) {
     throw new SkillRefused(
       `the skill sandbox is not available on this server, so only built-in skills run; to enable it, ${ENABLE_SANDBOX_HINT}`,
@@ -170,24 +171,27 @@ export async function startScript(
   }
   await mkdir(outputDir, { recursive: true });
   if (uploads) await showUploads(sandbox, outputDir, uploads);
-  const entry = path.join(skill.dir, skill.entry ?? '');
-  const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir, uploadsDir: uploads?.dir }, limits);
   const watched = watchedLimits(limits, outputDir);
-  const group = await openRunGroup(sandbox.cgroups, limits);
-  const run = spawnWatched<RunOutcome>(
-    command,
-    { cwd: outputDir, env: {}, timeoutMs: limits.timeoutMs, watched, ...(group ? { group } : {}) },
-    {
-      timedOut() {
-        reportKill('time', limits);
-        return { kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` };
-      },
-      breached(breach) {
-        reportKill(breach.limit, limits);
-        return { kind: 'failed', reason: breachReason(breach, limits) };
-      },
+  const group = warm ? warm.group : await openRunGroup(sandbox.cgroups, limits);
+  const watch = { cwd: outputDir, env: {}, timeoutMs: limits.timeoutMs, watched, ...(group ? { group } : {}) };
+  const reasons = {
+    timedOut(): RunOutcome {
+      reportKill('time', limits);
+      return { kind: 'failed', reason: `the skill ran past its time limit of ${limits.timeoutMs} ms` };
     },
-  );
+    breached(breach: LimitBreach): RunOutcome {
+      reportKill(breach.limit, limits);
+      return { kind: 'failed', reason: breachReason(breach, limits) };
+    },
+  };
+  let run: WatchedChild<RunOutcome>;
+  if (warm) {
+    run = watchChild(warm.child, watch, reasons);
+  } else {
+    const entry = path.join(skill.dir, skill.entry ?? '');
+    const command = skillCommand(sandbox, { skillDir: skill.dir, entry, outputDir, uploadsDir: uploads?.dir }, limits);
+    run = spawnWatched(command, watch, reasons);
+  }
   const { child } = run;
   const end = (outcome: RunOutcome) => run.kill(outcome);
 
@@ -196,16 +200,21 @@ export async function startScript(
     stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_KEPT);
   });
   child.stdin.on('error', () => undefined); // a child that exits before reading its input
-  child.stdin.end(input);
+  // A warm sandbox's harness waits for its entry, on the input's first line.
+  child.stdin.end(warm ? `${warm.entry}\n${input}` : input);
 
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('close', (code, signal) => resolve({ code, signal })),
-  );
+  // A warm child may have ended before this run took it: its close was heard from its spawn on.
+  const exited =
+    warm?.closed ??
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('close', (code, signal) => resolve({ code, signal })),
+    );
   const idle = new IdlePipes(() => {
     child.stdout.destroy();
     child.stderr.destroy();
   });
-  child.once('exit', () => idle.watch());
+  if (child.exitCode !== null || child.signalCode !== null) idle.watch();
+  else child.once('exit', () => idle.watch());
   const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
 
   const relay = async (): Promise<void> => {
@@ -270,7 +279,7 @@ export async function startScript(
     if (result.code !== 0) return { kind: 'failed', reason: exitReason(signal ? null : result.code, signal, stderr, limits) };
     return { kind: 'completed' };
   };
-  const finished = ended().finally(() => group?.remove());
+  const finished = ended().finally(() => (warm ? warm.release() : group?.remove()));
 
   return { finished, stop: () => end({ kind: 'stopped' }) };
 }
@@ -281,9 +290,9 @@ const NO_TOKENS = { input_tokens: 0, output_tokens: 0 };
 /** The script runtime behind the runtime seam: the skill's result line becomes the run's summary. */
 export function scriptRuntime(services: RuntimeServices): SkillRuntime {
   return {
-    async start({ skill, input, outputDir, uploads, limits, signal, onMessage }) {
+    async start({ skill, input, outputDir, uploads, limits, signal, onMessage, warm }) {
       let summary = '';
-      const options = { limits, sandbox: services.sandbox, uploads };
+      const options = { limits, sandbox: services.sandbox, uploads, warm: warm?.kind === 'script' ? warm : undefined };
       const script = await startScript(skill, input, outputDir, options, async (message) => {
         if (message.type === 'result') summary = message.summary;
         else await onMessage(message);

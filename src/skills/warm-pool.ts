@@ -1,6 +1,16 @@
 import { freemem } from 'node:os';
 import type { Clock } from '../clock.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Fills the pools of warm sandboxes and keeps them filled: an entry point's call once its
+     * node serves. An app that never calls it (a test's) fills a pool after its first run that asks.
+     */
+    warmSandboxes(): void;
+  }
+}
+
 /** A sandbox kept warm longer than this is replaced: it should not outlive a change to the machine's software by long. */
 export const WARM_MAX_AGE_MS = 10 * 60_000;
 /** How often a pool looks at what it holds: dead, stale, or too many for the free memory. */

@@ -88,13 +88,32 @@ export function spawnWatched<Why>(
   options: WatchOptions,
   reasons: { timedOut(): Why; breached(breach: LimitBreach): Why },
 ): WatchedChild<Why> {
+  return watchChild(spawnInGroup(command, options), options, reasons);
+}
+
+/** Spawns `command` inside the run's group when there is one, not yet watched. */
+export function spawnInGroup(
+  command: { file: string; args: string[] },
+  options: Pick<WatchOptions, 'cwd' | 'env' | 'detached' | 'group'>,
+): ChildProcessWithoutNullStreams {
   const { file, args } = options.group ? options.group.wrap(command) : command;
-  const child = spawn(file, args, {
+  return spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(options.detached ? { detached: true } : {}),
   });
+}
+
+/**
+ * Watches a child from now on: killed at `timeoutMs` and at the first limit the watchdog
+ * sees broken (a warm sandbox's child is spawned ahead and watched once a run takes it).
+ */
+export function watchChild<Why>(
+  child: ChildProcessWithoutNullStreams,
+  options: WatchOptions,
+  reasons: { timedOut(): Why; breached(breach: LimitBreach): Why },
+): WatchedChild<Why> {
   let killedFor: Why | undefined;
   const killGroup = () => {
     try {
