@@ -277,7 +277,7 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
         }),
       )
       .then(async (result) => {
-        // The runtime releases a warm computer as its run ends; this covers one it never used.
+        // The runtime releases a warm sandbox as its run ends; this covers one it never used.
         await warm?.release();
         await clearUploads();
         return finishRun(ctx, target, result, output, stoppedBy);

@@ -1,36 +1,19 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
 import { PROJECT_ROOT } from '../paths.js';
 import { linkTree } from './linked-tree.js';
 import type { Skill } from './registry.js';
 import type { RunGroup } from './run-cgroup.js';
-import { type BoundedFolder, openBoundedFolder, outputSpace } from './run-space.js';
+import type { BoundedFolder } from './run-space.js';
 import type { RunUploads, WarmScript } from './runtime.js';
-import type { SkillSandbox } from './sandbox.js';
 import { skillCommand } from './skill-command.js';
-import { WarmPool } from './warm-pool.js';
+import { WarmPool, type WarmPoolDeps } from './warm-pool.js';
 import { groupLimits, spawnInGroup } from './watched-child.js';
 
 /** A skill folder of more entries than this runs the usual way, in a sandbox started for it. */
 const MAX_PLACED_ENTRIES = 500;
-const MIB = 1024 * 1024;
-
-export interface ScriptPoolDeps {
-  sandbox: SkillSandbox;
-  config: Pick<Config, 'dataDir' | 'executions'>;
-  log: {
-    info(fields: Record<string, unknown>, message: string): void;
-    warn(fields: Record<string, unknown>, message: string): void;
-  };
-  clock: Clock;
-  /** Bytes of memory free on this machine; os.freemem when absent. */
-  freeMemory?: () => number;
-}
 
 /** One script sandbox started ahead of need: Node and the harness loaded, waiting for the first line of its input. */
 interface Warm {
@@ -51,60 +34,25 @@ const isRunning = (child: ChildProcessWithoutNullStreams) => child.exitCode === 
  * entry and input go down its stdin; it is that run's alone (warm-pool.ts keeps the pool).
  * Runs with files, and servers without bubblewrap, start their own, as before.
  */
-export class ScriptPool {
-  readonly #deps: ScriptPoolDeps;
-  readonly #pool: WarmPool<Warm>;
-
-  constructor(deps: ScriptPoolDeps) {
-    this.#deps = deps;
-    const { executions } = deps.config;
-    this.#pool = new WarmPool<Warm>(
-      {
-        name: 'script sandbox',
-        make: () => this.#make(),
-        alive: (warm) => isRunning(warm.child),
-        discard: (warm) => this.#discard(warm),
-      },
-      {
-        clock: deps.clock,
-        size: executions.scriptPoolSize,
-        runMemoryBytes: executions.memoryMb * MIB,
-        freeMemory: deps.freeMemory,
-        log: deps.log,
-      },
-    );
-  }
-
-  get size(): number {
-    return this.#pool.size;
-  }
-
-  start(): void {
-    this.#pool.start();
-  }
-
-  tend(): Promise<void> {
-    return this.#pool.tend();
-  }
-
-  close(): Promise<void> {
-    return this.#pool.close();
+export class ScriptPool extends WarmPool<Warm> {
+  constructor(deps: WarmPoolDeps) {
+    super(deps, 'script sandbox', deps.config.executions.scriptPoolSize);
   }
 
   /** A warm sandbox holding `skill`, or undefined when none is ready or the run is not one it serves. */
   async takeFor(skill: Skill, uploads: RunUploads | undefined): Promise<WarmScript | undefined> {
-    const warm = this.#serves(skill, uploads) ? this.#pool.take() : undefined;
+    const warm = this.#serves(skill, uploads) ? this.take() : undefined;
     if (!warm) return undefined;
     const shelved = path.join(warm.shelf, skill.slug);
     try {
       await mkdir(shelved);
       await linkTree(skill.dir, shelved, MAX_PLACED_ENTRIES);
     } catch (error) {
-      this.#deps.log.info(
+      this.deps.log.info(
         { err: error, skill: skill.slug },
         'a warm script sandbox could not take its run; the run starts its own',
       );
-      await this.#discard(warm);
+      await this.discard(warm);
       return undefined;
     }
     let released: Promise<void> | undefined;
@@ -116,38 +64,32 @@ export class ScriptPool {
       closed: warm.closed,
       entry: path.join(shelved, skill.entry ?? ''),
       release: () => {
-        released ??= this.#releaseParts(warm);
+        released ??= releaseParts(warm);
         return released;
       },
     };
   }
 
   #serves(skill: Skill, uploads: RunUploads | undefined): boolean {
-    const { sandbox } = this.#deps;
+    const { sandbox } = this.deps;
     if (skill.runtime !== 'script' || uploads || sandbox.kind !== 'bwrap') return false;
     // The entry travels as the first line of the input.
     return (skill.builtIn || sandbox.runsUntrusted) && !(skill.entry ?? '').includes('\n');
   }
 
-  /** Under scratch/, as a run's output folder is, so a server killed outright has it all removed at its next start. */
-  async #make(): Promise<Warm> {
-    const { sandbox, config } = this.#deps;
+  protected async make(): Promise<Warm> {
+    const { sandbox, config } = this.deps;
     const limits = config.executions;
-    const dir = path.join(config.dataDir, 'scratch', randomUUID());
-    const output = await openBoundedFolder(
-      sandbox.boundedSpace,
-      dir,
-      outputSpace({ outputBytes: limits.outputLimitBytes, outputFiles: limits.outputFileLimit }),
-    );
-    const shelf = `${dir}-skill`;
+    const output = await this.openOutput();
+    const shelf = `${output.dir}-skill`;
     let group: RunGroup | undefined;
     try {
       await mkdir(shelf);
       // Shared packages resolve from the skill's folder upwards, as they do from the built-in skills' folder.
       await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(shelf, 'node_modules'), 'dir');
       group = await sandbox.cgroups?.create(groupLimits(limits));
-      const command = skillCommand(sandbox, { skillDir: shelf, entry: '-', outputDir: dir }, limits);
-      const child = spawnInGroup(command, { cwd: dir, env: {}, ...(group ? { group } : {}) });
+      const command = skillCommand(sandbox, { skillDir: shelf, entry: '-', outputDir: output.dir }, limits);
+      const child = spawnInGroup(command, { cwd: output.dir, env: {}, ...(group ? { group } : {}) });
       const closed = once(child, 'close').then(([code, signal]) => ({
         code: code as number | null,
         signal: signal as NodeJS.Signals | null,
@@ -163,18 +105,23 @@ export class ScriptPool {
     }
   }
 
-  async #releaseParts(warm: Warm): Promise<void> {
-    if (isRunning(warm.child)) warm.child.kill('SIGKILL');
-    await warm.group?.remove();
-    await rm(warm.shelf, { recursive: true, force: true });
+  protected alive(warm: Warm): boolean {
+    return isRunning(warm.child);
   }
 
-  async #discard(warm: Warm): Promise<void> {
+  protected async discard(warm: Warm): Promise<void> {
     try {
-      await this.#releaseParts(warm);
+      await releaseParts(warm);
       await warm.output.release();
     } catch (error) {
-      this.#deps.log.warn({ err: error }, 'a warm script sandbox could not be cleared away; the next start clears it');
+      this.deps.log.warn({ err: error }, 'a warm script sandbox could not be cleared away; the next start clears it');
     }
   }
+}
+
+/** Kills what is left and removes its group and the placed skill: all of it but the output, which the run's output owns. */
+async function releaseParts(warm: Warm): Promise<void> {
+  if (isRunning(warm.child)) warm.child.kill('SIGKILL');
+  await warm.group?.remove();
+  await rm(warm.shelf, { recursive: true, force: true });
 }

@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { freemem } from 'node:os';
+import path from 'node:path';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { type BoundedFolder, openBoundedFolder, outputSpace } from './run-space.js';
+import type { SkillSandbox } from './sandbox.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -17,38 +22,33 @@ export const WARM_MAX_AGE_MS = 10 * 60_000;
 const TEND_EVERY_MS = 15_000;
 /** After a take, the next is started this much later, so the run's own start has the processor first. */
 const REFILL_DELAY_MS = 250;
-
-/** How one kind of sandbox is started ahead of need, told apart from a dead one, and cleared away. */
-export interface WarmKind<Item> {
-  /** What the log calls it. */
-  name: string;
-  make(): Promise<Item>;
-  /** Still able to take a run: its process up and waiting. */
-  alive(item: Item): boolean;
-  /** Ends it and removes everything it holds; never throws. */
-  discard(item: Item): Promise<void>;
-}
+const MIB = 1024 * 1024;
 
 export interface WarmPoolDeps {
+  sandbox: SkillSandbox;
+  config: Pick<Config, 'dataDir' | 'executions' | 'webhooks'>;
+  log: {
+    info(fields: Record<string, unknown>, message: string): void;
+    warn(fields: Record<string, unknown>, message: string): void;
+  };
   clock: Clock;
-  /** How many the operator wants held. */
-  size: number;
-  /** The memory limit of the run each would become. */
-  runMemoryBytes: number;
   /** Bytes of memory free on this machine; os.freemem when absent. */
-  freeMemory?: (() => number) | undefined;
-  log: { warn(fields: Record<string, unknown>, message: string): void };
+  freeMemory?: () => number;
 }
 
 /**
- * Sandboxes started ahead of need (issue 29), each handed to one run and never back: the
- * pool keeps itself filled one at a time, replaces the dead and the stale, and holds fewer
- * when free memory is short. Taking is synchronous, so two runs asking at once never get
- * the same one.
+ * Sandboxes of one kind started ahead of need (issue 29), each handed to one run and never
+ * back: the pool keeps itself filled one at a time, replaces the dead and the stale, and
+ * holds fewer when free memory is short. Taking is synchronous, so two runs asking at once
+ * never get the same one. A kind says how to make one, whether it still lives, and how to
+ * clear it away (`discard` never throws).
  */
-export class WarmPool<Item> {
-  readonly #kind: WarmKind<Item>;
-  readonly #deps: WarmPoolDeps;
+export abstract class WarmPool<Item> {
+  protected readonly deps: WarmPoolDeps;
+  /** What the log calls one. */
+  readonly #name: string;
+  /** How many the operator wants held. */
+  readonly #size: number;
   readonly #ready: { item: Item; madeAt: number }[] = [];
   #filling: Promise<void> | undefined;
   /** Stops the regular tending, once started. */
@@ -57,9 +57,25 @@ export class WarmPool<Item> {
   #refill: NodeJS.Timeout | undefined;
   #closed = false;
 
-  constructor(kind: WarmKind<Item>, deps: WarmPoolDeps) {
-    this.#kind = kind;
-    this.#deps = deps;
+  constructor(deps: WarmPoolDeps, name: string, size: number) {
+    this.deps = deps;
+    this.#name = name;
+    this.#size = size;
+  }
+
+  protected abstract make(): Promise<Item>;
+  protected abstract alive(item: Item): boolean;
+  protected abstract discard(item: Item): Promise<void>;
+
+  /**
+   * A run's output folder, made as a run's own would be (a bounded tmpfs where the server may
+   * mount), under scratch/ so a server killed outright has it removed at its next start.
+   */
+  protected openOutput(): Promise<BoundedFolder> {
+    const { sandbox, config } = this.deps;
+    const limits = config.executions;
+    const space = outputSpace({ outputBytes: limits.outputLimitBytes, outputFiles: limits.outputFileLimit });
+    return openBoundedFolder(sandbox.boundedSpace, path.join(config.dataDir, 'scratch', randomUUID()), space);
   }
 
   /** How many are ready now. */
@@ -67,24 +83,20 @@ export class WarmPool<Item> {
     return this.#ready.length;
   }
 
-  get closed(): boolean {
-    return this.#closed;
-  }
-
   /** Fills the pool now and keeps tending it; without this it fills after the first take. */
   start(): void {
     if (this.#closed || this.#stopTending) return;
-    this.#stopTending = this.#deps.clock.every(TEND_EVERY_MS, () => void this.tend());
+    this.#stopTending = this.deps.clock.every(TEND_EVERY_MS, () => void this.tend());
     void this.tend();
   }
 
-  /** A fresh one, now yours alone, or undefined when none is ready; either way the pool refills soon after. */
-  take(): Item | undefined {
+  /** A fresh one, now the caller's alone, or undefined when none is ready; either way the pool refills soon after. */
+  protected take(): Item | undefined {
     if (this.#closed) return undefined;
     this.#refillSoon();
     for (let held = this.#ready.shift(); held; held = this.#ready.shift()) {
       if (this.#fresh(held)) return held.item;
-      void this.#kind.discard(held.item);
+      void this.discard(held.item);
     }
     return undefined;
   }
@@ -95,7 +107,7 @@ export class WarmPool<Item> {
     kept.splice(0, Math.max(0, kept.length - this.#target()));
     const dropped = this.#ready.filter((held) => !kept.includes(held));
     this.#ready.splice(0, this.#ready.length, ...kept);
-    await Promise.all(dropped.map((held) => this.#kind.discard(held.item)));
+    await Promise.all(dropped.map((held) => this.discard(held.item)));
     await this.#fill();
   }
 
@@ -104,11 +116,11 @@ export class WarmPool<Item> {
     this.#stopTending?.();
     clearTimeout(this.#refill);
     await this.#filling;
-    await Promise.all(this.#ready.splice(0).map((held) => this.#kind.discard(held.item)));
+    await Promise.all(this.#ready.splice(0).map((held) => this.discard(held.item)));
   }
 
   #fresh(held: { item: Item; madeAt: number }): boolean {
-    return this.#kind.alive(held.item) && this.#deps.clock.now().getTime() - held.madeAt < WARM_MAX_AGE_MS;
+    return this.alive(held.item) && this.deps.clock.now().getTime() - held.madeAt < WARM_MAX_AGE_MS;
   }
 
   /**
@@ -116,8 +128,9 @@ export class WarmPool<Item> {
    * itself, beyond one run's worth kept free for everything else.
    */
   #target(): number {
-    const { size, runMemoryBytes, freeMemory = freemem } = this.#deps;
-    return Math.max(0, Math.min(size, Math.floor(freeMemory() / runMemoryBytes) - 1));
+    const { config, freeMemory = freemem } = this.deps;
+    const runMemoryBytes = config.executions.memoryMb * MIB;
+    return Math.max(0, Math.min(this.#size, Math.floor(freeMemory() / runMemoryBytes) - 1));
   }
 
   #refillSoon(): void {
@@ -144,12 +157,12 @@ export class WarmPool<Item> {
   async #fillRound(): Promise<void> {
     try {
       while (!this.#closed && this.#ready.length < this.#target()) {
-        const item = await this.#kind.make();
-        if (this.#closed) await this.#kind.discard(item);
-        else this.#ready.push({ item, madeAt: this.#deps.clock.now().getTime() });
+        const item = await this.make();
+        if (this.#closed) await this.discard(item);
+        else this.#ready.push({ item, madeAt: this.deps.clock.now().getTime() });
       }
     } catch (error) {
-      this.#deps.log.warn({ err: error }, `a warm ${this.#kind.name} could not be started; runs start their own meanwhile`);
+      this.deps.log.warn({ err: error }, `a warm ${this.#name} could not be started; runs start their own meanwhile`);
     }
   }
 }
