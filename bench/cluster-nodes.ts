@@ -101,7 +101,8 @@ export async function startNode(settings: NodeSettings): Promise<Node> {
     DATABASE_URL: `${POSTGRES_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`,
     ...(redisPrefix === undefined ? {} : { REDIS_URL, REDIS_PREFIX: redisPrefix }),
     SIGNING_SECRET,
-    LOG_LEVEL: 'warn',
+    // Production's defaults: request logs at info (their stdout is dropped here), metrics on.
+    METRICS_TOKEN: 'bench-metrics-token-0123456789',
     PASSWORD_HASH_LOG_N: '10',
     SIGNUP_CREDITS: '1000000',
     // Limits high enough that the run measures the work, not 429s.

@@ -37,6 +37,8 @@ export function pinSelf(): void {
   if (pinning) spawnSync('taskset', ['-cp', '0', String(process.pid)]);
 }
 
+const LOG_TAIL_CHARS = 8192;
+
 /** Servers still running when this process exits, however it exits, go with it. */
 const started = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -47,9 +49,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 export async function startServer(mode: ServerMode, ...modeArgs: string[]): Promise<Server> {
   const command = [process.execPath, '--expose-gc', path.join(import.meta.dirname, 'server.js'), mode, ...modeArgs];
   const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
-  const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Its log lines (info, as in production) go to stderr, read and dropped as a log shipper
+  // would; the last of them are shown should the server die on its own.
+  const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   started.add(child);
-  child.once('exit', () => started.delete(child));
+  let logTail = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    logTail = (logTail + chunk).slice(-LOG_TAIL_CHARS);
+  });
+  child.once('exit', (code, signal) => {
+    started.delete(child);
+    if (code !== 0 && signal === null) console.error(`the ${mode} server exited with ${code}; its last log lines:\n${logTail}`);
+  });
   const output = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
   // Start-up warnings (test-mode payments, say) are logged before the URL line.
   let url = '';

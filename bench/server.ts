@@ -14,6 +14,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import Fastify from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
@@ -49,7 +50,9 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
   const config = await loadConfig({
     DATA_DIR: await mkdtemp(path.join(tmpdir(), 'skillet-bench-')),
     PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
+    // Production's defaults: request logs at info (on stderr here, as stdout carries this
+    // process's answers to the bench), metrics on, the sandbox as detected, warm pools filled.
+    METRICS_TOKEN: 'bench-metrics-token-0123456789',
     // Rate limiting stays on, with limits high enough that the run measures the work, not 429s.
     RATE_LIMIT_REST_PER_MINUTE: '10000000',
     RATE_LIMIT_MCP_PER_MINUTE: '10000000',
@@ -67,8 +70,16 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
   });
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
-  const app = await buildApp({ config, database, clock: systemClock, rateLimits: new MemoryRateLimitStore() });
-  return app.listen({ host: '127.0.0.1', port: config.port });
+  const app = await buildApp({
+    config,
+    database,
+    clock: systemClock,
+    rateLimits: new MemoryRateLimitStore(),
+    logStream: pino.destination({ dest: 2, sync: true }),
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: config.port });
+  app.warmSandboxes();
+  return url;
 }
 
 async function baseline(): Promise<string> {

@@ -57,7 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // UUID); every log line of the request carries it as requestId.
     genReqId: requestIdOf,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // One access line per answered request (the hook below), not Fastify's two.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     // Each route's schema bounds its params and refuses in the route family's envelope. The
@@ -76,6 +77,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // First, so that every answer carries it, refusals by the hooks after it included.
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  // After the answer: the request (method, path, client), its status and how long it took.
+  // Fastify's own pair of lines (received, completed) doubled what logging cost the hottest routes.
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { req: request, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 },
+      'request completed',
+    );
   });
   const { metrics } = ops;
   if (metrics) {

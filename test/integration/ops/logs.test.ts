@@ -27,7 +27,8 @@ describe('logs', () => {
     await api.post('/api/v1/auth/login', { raw: `{"password":"${person.password}"` });
 
     const logs = server.logs.join('\n');
-    expect(server.logs.length).toBeGreaterThan(20);
+    // A line per request at least: the activation above made a dozen.
+    expect(server.logs.length).toBeGreaterThan(10);
     for (const secret of [
       person.password,
       person.token,
