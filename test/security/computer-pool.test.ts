@@ -198,9 +198,17 @@ describe.runIf(CAN_POOL)('the warm computer pool', () => {
     expect(pool.size).toBe(1);
   });
 
-  it('leaves nothing behind once closed: no sandbox, no mount, no folder', async () => {
+  it('leaves nothing behind once closed, or once a run let go of its computer: no sandbox, no mount, no folder', async () => {
     const pool = newPool();
     await pool.tend();
+    const warm = await pool.takeFor(skill, undefined, 'run-1');
+    expect(warm).toBeDefined();
+    await warm?.release();
+    await warm?.output.release();
+    const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
+    expect(runMountsUnder(mountinfo, dataDir).filter((mount) => mount.startsWith(warm?.output.dir ?? '-'))).toEqual([]);
+    const itsOwn = path.basename(warm?.output.dir ?? '-');
+    expect((await readdir(path.join(dataDir, 'scratch'))).filter((name) => name.startsWith(itsOwn))).toEqual([]);
     await pool.close();
     expect(sandboxesUnder(dataDir)).toEqual([]);
     expect(runMountsUnder(await readFile('/proc/self/mountinfo', 'utf8'), dataDir)).toEqual([]);

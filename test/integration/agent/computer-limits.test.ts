@@ -1,16 +1,22 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Env } from '../../../src/config.js';
+import { runMountsUnder } from '../../../src/skills/run-space.js';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import { runAgent, stopReasonOf, withAgentServer } from '../../helpers/agent.js';
 import { signUp } from '../../helpers/factories.js';
 import type { Client } from '../../helpers/http.js';
-import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../../helpers/sandbox.js';
+import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE, removeDataFolder } from '../../helpers/sandbox.js';
 
 const it = withAgentServer();
 
 const MIB = 1024 * 1024;
 const LIMITS = {
+  // Each run starts its own computer: what these tests hold it to is the same on a warm one
+  // (test/security/computer-pool.test.ts), and none is left waiting to confuse the last test.
+  COMPUTER_POOL_SIZE: '0',
   SKILL_MEMORY_MB: '128',
   SKILL_WORKSPACE_LIMIT_BYTES: String(16 * MIB),
   SKILL_OUTPUT_LIMIT_BYTES: String(4 * MIB),
@@ -28,7 +34,11 @@ type Fixtures = { anthropic: FakeAnthropic; ownServer: (env: Env) => Promise<Cli
 
 /** Runs computer-hostile on a small server, the model sending `commands` to bash in turn; what it was told, and how the run ended. */
 async function runCommands({ anthropic, ownServer }: Fixtures, ...commands: string[]) {
-  const api = await ownServer(LIMITS);
+  return runCommandsOn({ anthropic, ownServer }, {}, ...commands);
+}
+
+async function runCommandsOn({ anthropic, ownServer }: Fixtures, env: Env, ...commands: string[]) {
+  const api = await ownServer({ ...LIMITS, ...env });
   const person = await signUp(api);
   anthropic.forgetPlans();
   const before = anthropic.requests.length;
@@ -104,10 +114,14 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('the
   });
 
   it('leaves nothing behind on the host: no run space mounted, no run folder', async ({ anthropic, ownServer }) => {
-    const fixtures = { anthropic, ownServer };
-    await runCommands(fixtures, 'echo hi > /workspace/x');
-    const mounts = (await import('node:fs/promises')).readFile('/proc/self/mountinfo', 'utf8');
-    expect(await mounts).not.toMatch(/-space /);
-    expect((await readdir('/tmp')).filter((name) => name.startsWith('skillet-net-'))).toEqual([]);
+    // A data folder of the test's own, so that what other tests' servers hold is not counted.
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'computer-leftovers-'));
+    try {
+      await runCommandsOn({ anthropic, ownServer }, { DATA_DIR: dataDir }, 'echo hi > /workspace/x');
+      expect(runMountsUnder(await readFile('/proc/self/mountinfo', 'utf8'), dataDir)).toEqual([]);
+      expect(await readdir(path.join(dataDir, 'scratch')).catch(() => [])).toEqual([]);
+    } finally {
+      await removeDataFolder(dataDir);
+    }
   });
 });
