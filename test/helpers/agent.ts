@@ -91,7 +91,7 @@ export function interrupt(api: Client, user: TestUser, id: string) {
  * file, its server's house keys on them (agentEnv), a new `person` per test, and
  * `ownServer(env)` for a server of the test's own on the same fakes, closed after it.
  */
-export function withAgentServer() {
+export function withAgentServer(env: Env = {}) {
   return (
     withServer()
       // biome-ignore lint/correctness/noEmptyPattern: Vitest reads a fixture's dependencies from this pattern.
@@ -107,7 +107,7 @@ export function withAgentServer() {
         return fake;
       })
       .extend('serverSettings', { scope: 'file' }, ({ anthropic, openai }) => ({
-        env: agentEnv({ anthropic: anthropic.url, openai: openai.url }),
+        env: agentEnv({ anthropic: anthropic.url, openai: openai.url }, env),
         parts: {},
       }))
       .extend('person', ({ api }) => signUp(api))

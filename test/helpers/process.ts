@@ -33,6 +33,9 @@ export async function serverProcesses(name: string, settings: NodeJS.ProcessEnv 
     DATABASE_URL: '',
     SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
     SKILL_SANDBOX: TEST_SANDBOX_SETTING,
+    // As TEST_ENV: no warm sandboxes unless the suite asks.
+    COMPUTER_POOL_SIZE: '0',
+    SCRIPT_POOL_SIZE: '0',
     ...settings,
   };
   let dropSchema: () => Promise<void> = async () => undefined;

@@ -44,6 +44,10 @@ export const TEST_ENV: Env = {
   // Most tests run priced skills without buying credits first; billing tests set 0.
   SIGNUP_CREDITS: '1000',
   SKILL_SANDBOX: TEST_SANDBOX_SETTING,
+  // No warm sandboxes unless a suite asks (the hostile skills, the computer, executions): the
+  // hundreds of test servers would each start and clear away four.
+  COMPUTER_POOL_SIZE: '0',
+  SCRIPT_POOL_SIZE: '0',
   // TEST_DISTRIBUTED=1 runs every server in distributed mode, on the machine's Redis.
   ...(process.env.TEST_DISTRIBUTED === '1' ? { REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
 };

@@ -40,6 +40,9 @@ const SETTINGS = {
   EXECUTION_TIMEOUT_MS: '60000',
   RATE_LIMIT_REST_PER_MINUTE: '100000',
   RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
+  // The attacks meet warm sandboxes as production runs them (skills/script-pool.ts).
+  SCRIPT_POOL_SIZE: '2',
+  COMPUTER_POOL_SIZE: '2',
 };
 /** Far above an idle server (about 100 MiB) and far below what the attacks reached unconfined. */
 const SERVER_RESIDENT_LIMIT = 400 * MIB;

@@ -31,7 +31,13 @@ beforeAll(async () => {
 
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'script-pool-'));
-  config = await loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, SKILL_MEMORY_MB: '64', EXECUTION_TIMEOUT_MS: '10000' });
+  config = await loadConfig({
+    ...TEST_ENV,
+    DATA_DIR: dataDir,
+    SKILL_MEMORY_MB: '64',
+    EXECUTION_TIMEOUT_MS: '10000',
+    SCRIPT_POOL_SIZE: '2',
+  });
   freeMemory = 64 * 1024 * MIB;
 });
 

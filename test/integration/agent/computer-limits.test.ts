@@ -14,9 +14,6 @@ const it = withAgentServer();
 
 const MIB = 1024 * 1024;
 const LIMITS = {
-  // Each run starts its own computer: what these tests hold it to is the same on a warm one
-  // (test/security/computer-pool.test.ts), and none is left waiting to confuse the last test.
-  COMPUTER_POOL_SIZE: '0',
   SKILL_MEMORY_MB: '128',
   SKILL_WORKSPACE_LIMIT_BYTES: String(16 * MIB),
   SKILL_OUTPUT_LIMIT_BYTES: String(4 * MIB),

@@ -6,7 +6,8 @@ import { eventOf, runAgent, stopReasonOf, withAgentServer } from '../../helpers/
 import { session, signUp } from '../../helpers/factories.js';
 import { BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../../helpers/sandbox.js';
 
-const it = withAgentServer();
+// Warm computers on: after the first run each takes one the pool started (computer-pool.ts).
+const it = withAgentServer({ COMPUTER_POOL_SIZE: '2' });
 
 const use = (id: string, name: string, input: Record<string, unknown>) => ({
   kind: 'reply' as const,

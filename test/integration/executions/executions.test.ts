@@ -8,6 +8,8 @@ const it = withServer({
   RATE_LIMIT_REST_PER_MINUTE: '100000',
   RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
   EXECUTION_TIMEOUT_MS: '1500',
+  // Warm script sandboxes on: after the first run most take one the pool started (script-pool.ts).
+  SCRIPT_POOL_SIZE: '2',
 }).extend('person', { scope: 'file' }, ({ api }) => signUp(api));
 
 const status = (api: Client, id: string, user: TestUser) =>
