@@ -15,7 +15,7 @@ import { createExecution, sendMessage, streamOf } from '../../helpers/executions
 import { createKey, session, signUp } from '../../helpers/factories.js';
 import { client } from '../../helpers/http.js';
 import { type PrivateRedis, privateRedis, REDIS_SERVER } from '../../helpers/redis-server.js';
-import { TEST_SANDBOX_SETTING } from '../../helpers/sandbox.js';
+import { removeDataFolder, TEST_SANDBOX_SETTING } from '../../helpers/sandbox.js';
 import { freePort } from '../../helpers/server.js';
 
 /**
@@ -147,7 +147,8 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     await redis?.stop();
     await schema?.drop();
     await build?.remove();
-    if (shared) await rm(shared, { recursive: true, force: true });
+    // Unmounted first: a killed worker leaves the output folders of the sandboxes it kept warm mounted.
+    if (shared) await removeDataFolder(shared);
   });
 
   const api = (name: 'api-a' | 'api-b') => client((nodes.get(name) as Node).url);
