@@ -5,7 +5,7 @@ import type { Skill } from '../skills/registry.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { BoundedFolder } from '../skills/run-space.js';
 import type { RunUploads, WarmComputer } from '../skills/runtime.js';
-import { WarmPool, type WarmPoolDeps } from '../skills/warm-pool.js';
+import { releasedOnce, WarmPool, type WarmPoolDeps } from '../skills/warm-pool.js';
 import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
 import type { RunComputer } from './computer-session.js';
@@ -60,16 +60,12 @@ export class ComputerPool extends WarmPool<Warm> {
       await this.discard(warm);
       return undefined;
     }
-    let released: Promise<void> | undefined;
     return {
       kind: 'computer',
       output: warm.output,
       group: warm.group,
       computer: warm.computer,
-      release: () => {
-        released ??= releaseParts(warm);
-        return released;
-      },
+      release: releasedOnce(() => releaseParts(warm)),
     };
   }
 

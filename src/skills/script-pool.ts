@@ -9,7 +9,7 @@ import type { RunGroup } from './run-cgroup.js';
 import type { BoundedFolder } from './run-space.js';
 import type { RunUploads, WarmScript } from './runtime.js';
 import { skillCommand } from './skill-command.js';
-import { WarmPool, type WarmPoolDeps } from './warm-pool.js';
+import { releasedOnce, WarmPool, type WarmPoolDeps } from './warm-pool.js';
 import { groupLimits, spawnInGroup } from './watched-child.js';
 
 /** A skill folder of more entries than this runs the usual way, in a sandbox started for it. */
@@ -55,7 +55,6 @@ export class ScriptPool extends WarmPool<Warm> {
       await this.discard(warm);
       return undefined;
     }
-    let released: Promise<void> | undefined;
     return {
       kind: 'script',
       output: warm.output,
@@ -63,10 +62,7 @@ export class ScriptPool extends WarmPool<Warm> {
       child: warm.child,
       closed: warm.closed,
       entry: path.join(shelved, skill.entry ?? ''),
-      release: () => {
-        released ??= releaseParts(warm);
-        return released;
-      },
+      release: releasedOnce(() => releaseParts(warm)),
     };
   }
 

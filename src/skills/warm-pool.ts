@@ -24,6 +24,15 @@ const TEND_EVERY_MS = 15_000;
 const REFILL_DELAY_MS = 250;
 const MIB = 1024 * 1024;
 
+/** `release`, run once however often the returned function is called: a warm sandbox's release is asked for by its runtime and again by the runner. */
+export function releasedOnce(release: () => Promise<void>): () => Promise<void> {
+  let released: Promise<void> | undefined;
+  return () => {
+    released ??= release();
+    return released;
+  };
+}
+
 export interface WarmPoolDeps {
   sandbox: SkillSandbox;
   config: Pick<Config, 'dataDir' | 'executions' | 'webhooks'>;
@@ -92,7 +101,7 @@ export abstract class WarmPool<Item> {
 
   /** A fresh one, now the caller's alone, or undefined when none is ready; either way the pool refills soon after. */
   protected take(): Item | undefined {
-    if (this.#closed) return undefined;
+    if (this.#closed || this.#size === 0) return undefined;
     this.#refillSoon();
     for (let held = this.#ready.shift(); held; held = this.#ready.shift()) {
       if (this.#fresh(held)) return held.item;
