@@ -26,8 +26,12 @@ export const RUN_CLIENTS = 16;
 export interface Node {
   name: string;
   url: string;
+  /** Its Prometheus metrics: on the API port for an API node, on a port of their own for a worker. */
+  metricsUrl: string;
   process: ChildProcess;
 }
+
+export const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 /** Nodes still running when this process exits, however it exits, go with it. */
 const running = new Set<ChildProcess>();
@@ -80,11 +84,14 @@ interface NodeSettings {
   dataDir: string;
   /** Unset: embedded mode. */
   redisPrefix?: string;
+  /** Settings beyond the suite's own (a payment provider, say). */
+  extraEnv?: Record<string, string>;
 }
 
 export async function startNode(settings: NodeSettings): Promise<Node> {
   const { name, command, schema, dataDir, redisPrefix } = settings;
   const port = await freePort();
+  const metricsPort = command === 'worker' ? await freePort() : undefined;
   const url = `http://127.0.0.1:${port}`;
   // The nodes of the cluster share their blobs, as deployed; the embedded server keeps its own.
   const shared = path.join(dataDir, redisPrefix === undefined ? name : 'cluster');
@@ -102,7 +109,8 @@ export async function startNode(settings: NodeSettings): Promise<Node> {
     ...(redisPrefix === undefined ? {} : { REDIS_URL, REDIS_PREFIX: redisPrefix }),
     SIGNING_SECRET,
     // Production's defaults: request logs at info (their stdout is dropped here), metrics on.
-    METRICS_TOKEN: 'bench-metrics-token-0123456789',
+    METRICS_TOKEN,
+    ...(metricsPort === undefined ? {} : { METRICS_PORT: String(metricsPort) }),
     PASSWORD_HASH_LOG_N: '10',
     SIGNUP_CREDITS: '1000000',
     // Limits high enough that the run measures the work, not 429s.
@@ -110,6 +118,7 @@ export async function startNode(settings: NodeSettings): Promise<Node> {
     RATE_LIMIT_EXECUTIONS_PER_MINUTE: '10000000',
     RUNS_PER_USER: '4',
     RUNS_PER_SERVER: String(RUN_CLIENTS),
+    ...settings.extraEnv,
   };
   // The bench process is pinned to core 0 and children inherit that: the nodes get every
   // core back, like PostgreSQL and Redis (counted by cpus(), as availableParallelism()
@@ -120,7 +129,8 @@ export async function startNode(settings: NodeSettings): Promise<Node> {
   const child = spawn(file as string, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
-  const node = { name, url, process: child };
+  const metricsUrl = metricsPort === undefined ? `${url}/metrics` : `http://127.0.0.1:${metricsPort}/metrics`;
+  const node = { name, url, metricsUrl, process: child };
   if (command === 'serve') await waitFor(node, async () => (await fetch(`${url}/openapi.json`)).ok);
   else
     await waitFor(

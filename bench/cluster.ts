@@ -14,6 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fakeStripe } from '../test/fakes/stripe.js';
+import { costRows, measureCosts } from './cluster-costs.js';
 import {
   adminQuery,
   createRun,
@@ -32,6 +34,7 @@ import {
 } from './cluster-nodes.js';
 import { subscribe } from './cluster-subscriptions.js';
 import { percentile } from './processes.js';
+import { WEBHOOK_SECRET } from './webhooks.js';
 
 /** Runs per second: RUN_CLIENTS clients (cluster-nodes.ts), this many runs a round, each of this input. */
 const RUNS_PER_ROUND = 40;
@@ -253,13 +256,16 @@ Distributed mode: skipped, ${missing}`);
   const dataDir = await mkdtemp(path.join(tmpdir(), 'skillet-bench-cluster-'));
   const clusterSchema = await freshSchema('bench_cluster');
   const embeddedSchema = await freshSchema('bench_embedded');
+  // The payment provider of the capacity model's webhook row.
+  const stripe = await fakeStripe();
   try {
     const cluster = { schema: clusterSchema, dataDir, redisPrefix };
+    const payments = { STRIPE_SECRET_KEY: 'sk_test_bench', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_API_URL: stripe.url };
     const apiNodes = (await Promise.all([
-      startNode({ ...cluster, name: 'api-a', command: 'serve' }),
-      startNode({ ...cluster, name: 'api-b', command: 'serve' }),
+      startNode({ ...cluster, name: 'api-a', command: 'serve', extraEnv: payments }),
+      startNode({ ...cluster, name: 'api-b', command: 'serve', extraEnv: payments }),
     ])) as [Node, Node];
-    await Promise.all([
+    const workers = await Promise.all([
       startNode({ ...cluster, name: 'worker-1', command: 'worker' }),
       startNode({ ...cluster, name: 'worker-2', command: 'worker' }),
     ]);
@@ -275,6 +281,18 @@ Distributed mode: skipped, ${missing}`);
       { node: embedded, user: embeddedUser, schema: embeddedSchema },
       { node: apiNodes[0], user: users[0] as User, schema: clusterSchema },
     );
+    const [webhookUser] = (await seedUsers(apiNodes[0], `payments-${tag}`, 1)) as [User];
+    const costs = await measureCosts({
+      api: apiNodes[0],
+      nodes: [...apiNodes, ...workers],
+      workers,
+      webhookUser,
+      runs: (count) => runsRound(apiNodes.slice(0, 1), users, count),
+      events: async () => {
+        const round = await eventsRound(apiNodes.slice(0, 1), users, clusterSchema);
+        return { delivered: round.work, stored: EVENT_RUNS * EVENTS_PER_RUN - round.lost };
+      },
+    });
 
     const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
     const latencyRow = (p: number | 'mean') => {
@@ -326,6 +344,13 @@ Distributed mode: skipped, ${missing}`);
         ' their skill processes, PostgreSQL and Redis; a second API node adds no CPU, so a scaling ratio near 1 is expected here.' +
         ` The 1-minute load average before the suite started was ${loadBefore.toFixed(2)}.`,
     );
+    console.log(
+      '\nCapacity model: what each role spends per unit of work, through one API node and both workers, less what' +
+        ' the idle cluster spends over the same time (first row). CPU from /proc (10 ms ticks); statements from the' +
+        " nodes' skillet_db_statements_total; Redis commands from the server's count. docs/operations.md turns these" +
+        ' into nodes for a stated load.\n',
+    );
+    console.table(costRows(costs));
     const lost = events.one.total.lost + events.two.total.lost;
     if (lost > 0) {
       const printed = (ROUND_ORDER.length * EVENT_RUNS * EVENT_TICKS).toLocaleString('en');
@@ -337,6 +362,7 @@ Distributed mode: skipped, ${missing}`);
     }
   } finally {
     await stopAll();
+    await stripe.close();
     await adminQuery(`drop schema ${clusterSchema} cascade`);
     await adminQuery(`drop schema ${embeddedSchema} cascade`);
     await dropRedisKeys(redisPrefix);

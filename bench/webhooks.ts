@@ -15,7 +15,7 @@ import Stripe from 'stripe';
 import { fakeStripe } from '../test/fakes/stripe.js';
 import { json, median, type Server, seedUser, startServer, stop } from './processes.js';
 
-const SECRET = 'whsec_bench_webhooks';
+export const WEBHOOK_SECRET = 'whsec_bench_webhooks';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARM_UP_CHECKOUTS = 3000;
 const WARM_UP_PASSES = 3;
@@ -26,7 +26,7 @@ const DUPLICATE_SHARE = 0.1;
 const CONCURRENCY = 32;
 const PACK_CREDITS = 100;
 
-interface Delivery {
+export interface Delivery {
   payload: string;
   signature: string;
 }
@@ -55,7 +55,7 @@ function post(agent: Agent, url: string, delivery: Delivery): Promise<number> {
 }
 
 /** Sends every delivery with CONCURRENCY in flight; returns deliveries per second. */
-async function blast(url: string, deliveries: Delivery[]): Promise<number> {
+export async function blast(url: string, deliveries: Delivery[]): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   let next = 0;
   let failed = 0;
@@ -75,7 +75,7 @@ async function blast(url: string, deliveries: Delivery[]): Promise<number> {
 }
 
 /** A round's deliveries: one completion per checkout, 10% sent twice, in a shuffled order. */
-function deliveriesFor(sessionIds: string[], round: number): Delivery[] {
+export function deliveriesFor(sessionIds: string[], round: number): Delivery[] {
   const events = sessionIds.map((id, i) =>
     JSON.stringify({
       id: `evt_bench_${round}_${i}`,
@@ -96,7 +96,7 @@ function deliveriesFor(sessionIds: string[], round: number): Delivery[] {
   const repeated = events.filter((_, i) => i % Math.round(1 / DUPLICATE_SHARE) === 0);
   const all = [...events, ...repeated].map((payload) => ({
     payload,
-    signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: SECRET }),
+    signature: Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
   }));
   for (let i = all.length - 1; i > 0; i--) {
     const j = (i * 7919 + round) % (i + 1);
@@ -120,7 +120,7 @@ async function checkout(url: string, headers: Record<string, string>): Promise<s
   return checkoutUrl.split('/').pop() as string;
 }
 
-async function checkouts(url: string, headers: Record<string, string>, count: number): Promise<string[]> {
+export async function checkouts(url: string, headers: Record<string, string>, count: number): Promise<string[]> {
   const sessionIds: string[] = [];
   let started = 0;
   await Promise.all(
@@ -140,14 +140,14 @@ export async function webhookThroughput(): Promise<void> {
     'skillet',
     JSON.stringify({
       STRIPE_SECRET_KEY: 'sk_test_bench',
-      STRIPE_WEBHOOK_SECRET: SECRET,
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       STRIPE_API_URL: stripe.url,
       SIGNUP_CREDITS: '0',
     }),
   );
   let bare: Server | undefined;
   try {
-    bare = await startServer('webhook-baseline', SECRET);
+    bare = await startServer('webhook-baseline', WEBHOOK_SECRET);
     const { apiKey } = await seedUser(ours.url, 'webhooks@example.test');
     const headers = { 'x-api-key': apiKey };
     const warmUp = deliveriesFor(await checkouts(ours.url, headers, WARM_UP_CHECKOUTS), 0);

@@ -1,4 +1,4 @@
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type KyselyConfig, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { openSqlite } from './sqlite-driver.js';
 import { attachReader } from './sqlite-reader.js';
@@ -12,6 +12,8 @@ export interface Database {
   dialect: Dialect;
   /** The PostgreSQL schema the tables live in, when not the default one. */
   schema?: string;
+  /** Statements this process has sent the database since it opened it (transaction control included): for the metrics. */
+  statementsSent(): number;
   close(): Promise<void>;
 }
 
@@ -36,7 +38,19 @@ function pgTypes(): pg.CustomTypesConfig {
   };
 }
 
+/** Counts every statement Kysely runs, through its query log (which it calls with none of the SQL formatted). */
+function statementCounter(): { log: KyselyConfig['log']; sent: () => number } {
+  let sent = 0;
+  return {
+    log: () => {
+      sent++;
+    },
+    sent: () => sent,
+  };
+}
+
 export function openDatabase(target: DatabaseTarget): Database {
+  const statements = statementCounter();
   if (target.kind === 'sqlite') {
     const sqlite = openSqlite(target.file, { readonly: false });
     sqlite.exec('PRAGMA journal_mode = WAL');
@@ -45,11 +59,15 @@ export function openDatabase(target: DatabaseTarget): Database {
     sqlite.exec('PRAGMA synchronous = NORMAL');
     // better-sqlite3's page cache (16 MB); node:sqlite keeps SQLite's 2 MB.
     sqlite.exec('PRAGMA cache_size = -16000');
-    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const db = new Kysely<Tables>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      log: statements.log,
+    });
     const detachReader = attachReader(db, target.file);
     return {
       db,
       dialect: 'sqlite',
+      statementsSent: statements.sent,
       close: async () => {
         detachReader();
         await db.destroy();
@@ -68,6 +86,12 @@ export function openDatabase(target: DatabaseTarget): Database {
   // it fails on its own. Unheard, the event would throw and take the whole process down.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', ...(target.schema ? { schema: target.schema } : {}), close: () => db.destroy() };
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), log: statements.log });
+  return {
+    db,
+    dialect: 'postgres',
+    ...(target.schema ? { schema: target.schema } : {}),
+    statementsSent: statements.sent,
+    close: () => db.destroy(),
+  };
 }

@@ -12,6 +12,8 @@ export interface ScrapedSources {
   /** BullMQ job counts by state; absent on a single node, which has no queue. */
   queueDepth?(): Promise<Record<string, number>>;
   ledger(): Promise<LedgerTotal[]>;
+  /** Statements this process has sent the database (a running count). */
+  databaseStatements(): number;
 }
 
 type RequestLabels = 'method' | 'route' | 'status_class';
@@ -100,6 +102,15 @@ export class AppMetrics {
         // A scrape while Redis is away still serves every other metric.
         const counts = await sources.queueDepth?.().catch(() => undefined);
         for (const [state, count] of Object.entries(counts ?? {})) this.set({ state }, count);
+      },
+    });
+    new Counter({
+      name: 'skillet_db_statements_total',
+      help: 'Statements this node has sent the database, transaction control included',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.databaseStatements());
       },
     });
     // Read from the ledger at scrape time: it is where grants and debits are written, by

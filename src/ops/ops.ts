@@ -27,7 +27,10 @@ export interface Ops {
   close(): Promise<void>;
 }
 
-type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'>;
+type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> & {
+  /** The running count of statements sent the database (Database.statementsSent). */
+  databaseStatements: () => number;
+};
 
 /**
  * Builds the operations side before the context: the server factory needs the front-route
@@ -64,6 +67,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
               }
             : {}),
           ledger: () => ledgerTotals(parts.db),
+          databaseStatements: parts.databaseStatements,
         },
         config.executions,
       )

@@ -84,6 +84,8 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
     expect(seriesValue(text, 'skillet_event_streams_open')).toBe(0);
     expect(seriesValue(text, 'skillet_control_sockets_open')).toBe(0);
     expect(seriesValue(text, 'skillet_runs_in_progress')).toBe(0);
+    // Two runs cannot have been stored, started and ended in fewer statements than that.
+    expect(seriesValue(text, 'skillet_db_statements_total')).toBeGreaterThan(20);
     if (process.env.TEST_DISTRIBUTED !== '1') expect(text).not.toContain('skillet_run_queue_jobs{');
   });
 
