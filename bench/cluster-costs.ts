@@ -182,24 +182,24 @@ export async function measureCosts(setting: CostSetting): Promise<Costs> {
 
 const fixed = (value: number, digits: number) => Number(value.toFixed(digits));
 
-/** The table the suite prints: one row per unit of work, one column per role or service. */
+/** The table the suite prints: one row per unit of work, CPU per role, then statements and commands. */
 export function costRows(costs: Costs) {
-  const row = (measure: string, cost: Spent, cpuDigits: number, unit: 'ms' | 'µs') => {
-    const scale = unit === 'µs' ? 1000 : 1;
+  const row = (measure: string, cost: Spent, unit: 'ms' | 'µs', digits: number) => {
+    const cpu = (ms: number) => `${fixed(unit === 'µs' ? ms * 1000 : ms, digits)} ${unit}`;
     return {
       measure,
-      [`API CPU (${unit})`]: fixed(cost.apiCpu * scale, cpuDigits),
-      [`worker CPU (${unit})`]: fixed(cost.workerCpu * scale, cpuDigits),
-      [`skill processes CPU (${unit})`]: fixed(cost.skillCpu * scale, cpuDigits),
+      'API node CPU': cpu(cost.apiCpu),
+      'workers CPU': cpu(cost.workerCpu),
+      'skill processes CPU': cpu(cost.skillCpu),
       'PG statements': fixed(cost.statements, 2),
       'Redis commands': fixed(cost.redisCommands, 2),
     };
   };
   return [
-    row('idle cluster, per second (the baseline taken off the rows below)', costs.idlePerSecond, 1, 'ms'),
-    row(`per run: ticker "1 0", create + start + stream to the end (${costs.runs} runs)`, costs.perRun, 2, 'ms'),
-    row(`per SSE event delivered to a subscriber (${costs.delivered.toLocaleString('en')})`, costs.perDeliveredEvent, 1, 'µs'),
-    row('per event stored (the same rounds, per event a run produced)', costs.perStoredEvent, 1, 'µs'),
-    row(`per payment webhook, 10% of them repeats (${costs.webhooks.toLocaleString('en')})`, costs.perWebhook, 3, 'ms'),
+    row('idle cluster, per second (taken off the rows below)', costs.idlePerSecond, 'ms', 1),
+    row(`per run: ticker "1 0", created, started, streamed to its end (${costs.runs})`, costs.perRun, 'ms', 2),
+    row(`per SSE event delivered to a subscriber (${costs.delivered.toLocaleString('en')})`, costs.perDeliveredEvent, 'µs', 1),
+    row('per event a run produced (the same rounds)', costs.perStoredEvent, 'µs', 0),
+    row(`per payment webhook, 10% of them repeats (${costs.webhooks.toLocaleString('en')})`, costs.perWebhook, 'ms', 2),
   ];
 }

@@ -75,7 +75,9 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
     database,
     clock: systemClock,
     rateLimits: new MemoryRateLimitStore(),
-    logStream: pino.destination({ dest: 2, sync: true }),
+    // Written as production writes to stdout (pino's default): asynchronously, a line
+    // going out at once unless a write is already under way, when it waits to join the next.
+    logStream: pino.destination({ dest: 2, sync: false }),
   });
   const url = await app.listen({ host: '127.0.0.1', port: config.port });
   app.warmSandboxes();
