@@ -46,8 +46,16 @@ process.once('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
+/**
+ * Node flags for every server a suite starts, baselines included: BENCH_SERVER_NODE_FLAGS,
+ * say `--cpu-prof --cpu-prof-dir=/tmp/profiles` to profile them under the suite's load
+ * (Node refuses those flags in NODE_OPTIONS).
+ */
+const serverNodeFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+
 export async function startServer(mode: ServerMode, ...modeArgs: string[]): Promise<Server> {
-  const command = [process.execPath, '--expose-gc', path.join(import.meta.dirname, 'server.js'), mode, ...modeArgs];
+  const script = path.join(import.meta.dirname, 'server.js');
+  const command = [process.execPath, '--expose-gc', ...serverNodeFlags, script, mode, ...modeArgs];
   const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
   // Its log lines (info, as in production) go to stderr, read and dropped as a log shipper
   // would; the last of them are shown should the server die on its own.

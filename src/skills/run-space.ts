@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, realpath, rm, rmdir, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { shellRelay } from './shell-relay.js';
 
-const run = promisify(execFile);
+const run = (file: string, args: string[]) => shellRelay.exec(file, args, COMMAND_TIMEOUT_MS);
 
 /** What a bounded folder may hold: bytes (whole pages, deleted-but-open files included) and entries (files and folders). */
 export interface SpaceLimits {
@@ -56,18 +55,16 @@ export function outputSpace(limits: { outputBytes: number; outputFiles: number }
 const owner = () => ({ uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
 
 async function mountTmpfs(host: SpaceHost, dir: string, limits: SpaceLimits): Promise<void> {
-  await run(host.mount, ['-t', 'tmpfs', '-o', tmpfsOptions(limits, owner()), MOUNT_SOURCE, dir], {
-    timeout: COMMAND_TIMEOUT_MS,
-  });
+  await run(host.mount, ['-t', 'tmpfs', '-o', tmpfsOptions(limits, owner()), MOUNT_SOURCE, dir]);
 }
 
 /** Unmounts `dir`; lazily when something still holds it (a process inside, an open file), so the host side is gone at once. */
 async function unmount(host: SpaceHost, dir: string): Promise<void> {
   try {
-    await run(host.umount, [dir], { timeout: COMMAND_TIMEOUT_MS });
+    await run(host.umount, [dir]);
   } catch {
     try {
-      await run(host.umount, ['-l', dir], { timeout: COMMAND_TIMEOUT_MS });
+      await run(host.umount, ['-l', dir]);
     } catch (error) {
       // Someone else unmounted it meanwhile (a clean-up racing the run's own release): done.
       if (await stillMounted(dir)) throw error;
