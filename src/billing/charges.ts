@@ -4,7 +4,7 @@ import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
-import { releaseHold, spendableOf } from './credit-holds.store.js';
+import { lowerHeld, spendableOf, takeOutHold } from './credit-holds.store.js';
 import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, hasEntry, refundToExecution } from './ledger.store.js';
 import type { Payer } from './payer.js';
 import { accountOf, payerOfExecution } from './standing.store.js';
@@ -78,6 +78,20 @@ export function spendableBy(ctx: Deps, userId: string): Promise<number> {
 }
 
 /**
+ * Takes a model call's hold out inside its charge's transaction; returns what the payer's
+ * `held` must come down by, which the charge's own update of the payer's row then does.
+ */
+async function takeOutCallHold(trx: Kysely<Tables>, userId: string, holdId: string | undefined): Promise<number> {
+  if (holdId === undefined) return 0;
+  const hold = await takeOutHold(trx, holdId);
+  if (!hold) return 0;
+  if (hold.userId === userId) return hold.amount;
+  // A call's hold is always its payer's; should it not be, it is still given back.
+  await lowerHeld(trx, hold);
+  return 0;
+}
+
+/**
  * Charges the next model call of an execution `due` Ds to its payer, never below a zero
  * balance, and lets the call's hold go in the same transaction. The ledger numbers the call
  * after the execution's earlier ones, so a run resumed after an interrupt goes on counting.
@@ -92,11 +106,15 @@ export async function chargeModelTokens(
 ): Promise<number> {
   if (due <= 0 && holdId === undefined) return 0;
   return ctx.db.transaction().execute(async (trx) => {
-    if (holdId !== undefined) await releaseHold(trx, holdId);
-    if (due <= 0) return 0;
+    const releasing = await takeOutCallHold(trx, userId, holdId);
+    if (due <= 0) {
+      if (releasing > 0) await lowerHeld(trx, { userId, amount: releasing });
+      return 0;
+    }
     const taken = await chargeModelCall(trx, {
       userId,
       due,
+      releasing,
       executionId,
       description: `Run ${executionId}, model call: ${due} Ds`,
       nowIso: ctx.clock.now().toISOString(),
@@ -123,11 +141,15 @@ export async function chargeThreadModelTokens(
   if (due <= 0 && holdId === undefined) return 0;
   const named = label === undefined ? threadRowId : `${label} (${threadRowId})`;
   return ctx.db.transaction().execute(async (trx) => {
-    if (holdId !== undefined) await releaseHold(trx, holdId);
-    if (due <= 0) return 0;
+    const releasing = await takeOutCallHold(trx, userId, holdId);
+    if (due <= 0) {
+      if (releasing > 0) await lowerHeld(trx, { userId, amount: releasing });
+      return 0;
+    }
     const taken = await chargeUsageUpTo(trx, {
       userId,
       due,
+      releasing,
       description: `Agent thread ${named}, model call: ${due} Ds`,
       nowIso: ctx.clock.now().toISOString(),
     });

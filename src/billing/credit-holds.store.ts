@@ -46,18 +46,30 @@ export async function takeHold(trx: Kysely<Tables>, hold: NewHold): Promise<bool
   return true;
 }
 
-/** Lets a hold go; nothing when it is gone already (released, or swept as expired). */
-export async function releaseHold(trx: Kysely<Tables>, holdId: string): Promise<void> {
-  const row = await trx.selectFrom('credit_holds').select(['user_id', 'amount']).where('id', '=', holdId).executeTakeFirst();
-  if (!row) return;
-  // Only the deleter gives the amount back: a sweep racing this release cannot give it twice.
-  const deleted = await trx.deleteFrom('credit_holds').where('id', '=', holdId).executeTakeFirst();
-  if (Number(deleted.numDeletedRows) !== 1) return;
+/**
+ * Deletes a hold and says whose it was and what it held, leaving the user's `held` for the
+ * caller to lower; undefined when it is gone already (released, or swept as expired). Only
+ * the statement that deletes the row answers with it, so a sweep racing a release cannot
+ * give the amount back twice.
+ */
+export async function takeOutHold(trx: Kysely<Tables>, holdId: string): Promise<{ userId: string; amount: number } | undefined> {
+  const row = await trx.deleteFrom('credit_holds').where('id', '=', holdId).returning(['user_id', 'amount']).executeTakeFirst();
+  return row && { userId: row.user_id, amount: row.amount };
+}
+
+/** Lowers a user's `held` by a hold taken out of credit_holds. */
+export async function lowerHeld(trx: Kysely<Tables>, hold: { userId: string; amount: number }): Promise<void> {
   await trx
     .updateTable('users')
-    .set((eb) => ({ held: eb('held', '-', row.amount) }))
-    .where('id', '=', row.user_id)
+    .set((eb) => ({ held: eb('held', '-', hold.amount) }))
+    .where('id', '=', hold.userId)
     .execute();
+}
+
+/** Lets a hold go; nothing when it is gone already. */
+export async function releaseHold(trx: Kysely<Tables>, holdId: string): Promise<void> {
+  const hold = await takeOutHold(trx, holdId);
+  if (hold) await lowerHeld(trx, hold);
 }
 
 /** Lets go of the user's holds whose calls can no longer be waiting on them. */

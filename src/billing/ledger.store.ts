@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { lockingRead } from '../db/locks.js';
 import { preparedWrite } from '../db/prepared-lookup.js';
 import type { Tables, TransactionsTable } from '../db/tables.js';
@@ -138,19 +138,27 @@ export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number
 /**
  * Takes up to `due` Ds off a balance, never below zero, under a lock on the user's row;
  * returns what was taken. Spending counts towards `total_spent`; a refund taken back does not.
+ * `releasing`: what a model call's hold, taken out in this transaction, gave back to the
+ * user's `held`, lowered in the same update.
  */
-async function debitUpTo(trx: Kysely<Tables>, userId: string, due: number, kind: 'spent' | 'refund'): Promise<number> {
+async function debitUpTo(
+  trx: Kysely<Tables>,
+  userId: string,
+  due: number,
+  kind: 'spent' | 'refund',
+  releasing = 0,
+): Promise<number> {
   const query = trx.selectFrom('users').select('balance').where('id', '=', userId);
   const { balance } = await lockingRead(trx, query).executeTakeFirstOrThrow();
   const taken = Math.max(0, Math.min(balance, due));
-  if (taken === 0) return 0;
+  if (taken === 0 && releasing === 0) return 0;
   await trx
     .updateTable('users')
-    .set((eb) =>
-      kind === 'spent'
-        ? { balance: eb('balance', '-', taken), total_spent: eb('total_spent', '+', taken) }
-        : { balance: eb('balance', '-', taken) },
-    )
+    .set((eb) => ({
+      balance: eb('balance', '-', taken),
+      ...(kind === 'spent' ? { total_spent: eb('total_spent', '+', taken) } : {}),
+      ...(releasing > 0 ? { held: eb('held', '-', releasing) } : {}),
+    }))
     .where('id', '=', userId)
     .execute();
   return taken;
@@ -175,18 +183,16 @@ export async function chargedFor(db: Kysely<Tables>, executionId: string): Promi
  * execution's next numbered charge (its price is 0). Returns the Ds taken; nothing is
  * written when nothing is taken.
  */
-export async function chargeModelCall(trx: Kysely<Tables>, entry: Entry & { due: number; executionId: string }): Promise<number> {
+export async function chargeModelCall(
+  trx: Kysely<Tables>,
+  entry: Entry & { due: number; executionId: string; releasing?: number },
+): Promise<number> {
   // The user's row is locked first, so no other charge of theirs takes the same number.
-  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent');
+  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent', entry.releasing);
   if (taken === 0) return 0;
-  const last = await trx
-    .selectFrom('transactions')
-    .select((eb) => eb.fn.max<number | null>('model_call').as('last'))
-    .where('execution_id', '=', entry.executionId)
-    .executeTakeFirst();
   await trx
     .insertInto('transactions')
-    .values({
+    .values((eb) => ({
       user_id: entry.userId,
       amount: -taken,
       type: 'usage',
@@ -194,8 +200,12 @@ export async function chargeModelCall(trx: Kysely<Tables>, entry: Entry & { due:
       execution_id: entry.executionId,
       payment_session_id: null,
       created_at: entry.nowIso,
-      model_call: Number(last?.last ?? 0) + 1,
-    })
+      // One past the execution's last numbered charge, read by the insert itself.
+      model_call: eb
+        .selectFrom('transactions')
+        .select(sql<number>`coalesce(max(model_call), 0) + 1`.as('next'))
+        .where('execution_id', '=', entry.executionId),
+    }))
     .execute();
   return taken;
 }
@@ -206,8 +216,8 @@ export async function chargeModelCall(trx: Kysely<Tables>, entry: Entry & { due:
  * one-charge-per-call index (which covers only rows of an execution) does not apply.
  * Returns the Ds taken; nothing is written when nothing is taken.
  */
-export async function chargeUsageUpTo(trx: Kysely<Tables>, entry: Entry & { due: number }): Promise<number> {
-  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent');
+export async function chargeUsageUpTo(trx: Kysely<Tables>, entry: Entry & { due: number; releasing?: number }): Promise<number> {
+  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent', entry.releasing);
   if (taken === 0) return 0;
   await trx
     .insertInto('transactions')
