@@ -14,10 +14,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
-import { METRICS_TOKEN, type Node, settle, type User } from './cluster-nodes.js';
+import { METRICS_TOKEN, type Node, REDIS_URL, settle, type User } from './cluster-nodes.js';
 import { blast, checkouts, deliveriesFor } from './webhooks.js';
 
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim()) || 100;
 const IDLE_MS = 5000;
 const RUNS = 240;

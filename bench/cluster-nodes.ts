@@ -16,7 +16,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { json, pinning, seedUser } from './processes.js';
 
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SIGNING_SECRET = 'bench-cluster-signing-secret-0123456789abcdef';
 const CLI = path.join(import.meta.dirname, '..', 'src', 'cli', 'main.js');
 

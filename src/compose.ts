@@ -145,7 +145,10 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
     : undefined;
   const runQueue = config.redisUrl ? bullRunQueue(config.redisUrl, redisPrefix, log) : undefined;
   const blobs = blobStoreFor(config);
-  const ops = createOps({ db: database.db, config, blobs, skills, log, databaseStatements: database.statementsSent }, redisPrefix);
+  const ops = createOps(
+    { db: database.db, config, blobs, skills, log, databaseStatements: database.statementsSent },
+    redisPrefix,
+  );
   const ctx = createAppContext({
     config,
     database,
