@@ -12,6 +12,8 @@ export const EXIT = {
   insufficientCredits: 4,
   /** The run ended without completing (interrupted, failed, out of credits). */
   runNotCompleted: 5,
+  /** Another run is going in the workspace (one at a time): wait with --wait, or cancel it. */
+  workspaceBusy: 6,
 } as const;
 
 /** A failure the CLI explains in its own words, with the exit code that goes with it. */

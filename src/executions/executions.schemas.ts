@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { NullableTimestamp, PageQuery } from '../http/schemas.js';
 
+const STATES = 'idle|working|completed|failed';
 const Status = Type.Union([Type.Literal('idle'), Type.Literal('working'), Type.Literal('completed'), Type.Literal('failed')]);
 
 export const ExecutionParams = Type.Object({ executionId: Type.String({ minLength: 1, maxLength: 100 }) });
@@ -57,6 +58,8 @@ export const HistoryQuery = Type.Object({
   ...PageQuery,
   channels: Type.Optional(Type.String({ maxLength: 500 })),
   interfaces: Type.Optional(Type.String({ maxLength: 500 })),
+  /** Our addition: only executions in these states, comma-separated (a client asks "is a run going?"). */
+  statuses: Type.Optional(Type.String({ maxLength: 100, pattern: `^(${STATES})(,(${STATES}))*$` })),
 });
 
 export const HistoryResponse = Type.Object({

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ExecutionsTable, Tables } from '../db/tables.js';
+import type { ExecutionStatus, ExecutionsTable, Tables } from '../db/tables.js';
 
 export type ExecutionRow = Selectable<ExecutionsTable>;
 
@@ -41,6 +41,9 @@ export interface HistoryFilter {
   offset: number;
   sources: string[];
   interfaces: string[];
+  statuses: ExecutionStatus[];
+  /** Executions created before this that never started a run are left out (abandoned attempts). */
+  neverStartedBeforeIso: string;
 }
 
 /** One page of history, newest first, and one row more than asked to tell whether more exist. */
@@ -51,6 +54,10 @@ export function historyPage(db: Kysely<Tables>, filter: HistoryFilter): Promise<
     .where('workspace_id', '=', filter.workspaceId)
     .$if(filter.sources.length > 0, (q) => q.where('source', 'in', filter.sources))
     .$if(filter.interfaces.length > 0, (q) => q.where('interface', 'in', filter.interfaces))
+    .$if(filter.statuses.length > 0, (q) => q.where('status', 'in', filter.statuses))
+    .where((eb) =>
+      eb.or([eb('started_at', 'is not', null), eb('status', '!=', 'idle'), eb('created_at', '>=', filter.neverStartedBeforeIso)]),
+    )
     .orderBy('id', 'desc')
     .limit(filter.limit + 1)
     .offset(filter.offset)

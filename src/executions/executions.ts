@@ -33,6 +33,13 @@ export interface NewExecution {
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
+/**
+ * How long history shows an execution that never started a run: long enough for the client
+ * that made it to open its stream and start it, after which it is an abandoned attempt
+ * (refused because another run was going, or a closed tab) and only clutters the list.
+ */
+export const NEVER_STARTED_LISTED_MS = 15 * 60_000;
+
 export function requireInputWithinLimit(ctx: Pick<AppContext, 'config'>, input: string): void {
   if (input.trim() === '') throw new InvalidInput('input must not be empty');
   if (Buffer.byteLength(input, 'utf8') > ctx.config.executions.inputLimitBytes) {
@@ -146,6 +153,8 @@ export interface HistoryQuery {
   offset: number;
   channels?: string | undefined;
   interfaces?: string | undefined;
+  /** Checked by the route's schema to be known states. */
+  statuses?: string | undefined;
 }
 
 function list(text: string | undefined): string[] {
@@ -155,13 +164,15 @@ function list(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
-export async function executionHistory(ctx: Pick<AppContext, 'db'>, caller: Caller, query: HistoryQuery) {
+export async function executionHistory(ctx: Pick<AppContext, 'db' | 'clock'>, caller: Caller, query: HistoryQuery) {
   const rows = await historyPage(ctx.db, {
     workspaceId: caller.workspaceId,
     limit: query.limit,
     offset: query.offset,
     sources: list(query.channels),
     interfaces: list(query.interfaces),
+    statuses: list(query.statuses) as ExecutionStatus[],
+    neverStartedBeforeIso: new Date(ctx.clock.now().getTime() - NEVER_STARTED_LISTED_MS).toISOString(),
   });
   return {
     items: rows.slice(0, query.limit).map((row) => ({

@@ -124,7 +124,7 @@ export class SkilletClient {
         events: [{ type: 'user.interrupt' }],
       }),
     status: (executionId: string) => this.transport.json<ExecutionStatus>('GET', `/api/v1/executions/${id(executionId)}/status`),
-    history: (filter: { limit?: number; offset?: number; channels?: string; interfaces?: string } = {}) =>
+    history: (filter: { limit?: number; offset?: number; channels?: string; interfaces?: string; statuses?: string } = {}) =>
       this.transport.json<{ items: HistoryItem[]; hasMore: boolean; offset: number; limit: number }>(
         'GET',
         `/api/v1/executions${query(filter)}`,

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import type { SkilletClient } from '../../sdk/client.js';
-import type { ExecutionEvent } from '../../sdk/types.js';
+import { SkilletError } from '../../sdk/errors.js';
+import type { ExecutionEvent, HistoryItem } from '../../sdk/types.js';
 import { CliError, EXIT, printJson } from '../output.js';
 import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
@@ -12,6 +13,7 @@ import { skillOf } from './skills.js';
 interface RunOptions {
   json?: boolean;
   detach?: boolean;
+  wait?: boolean;
   inputFile?: string;
   file: string[];
 }
@@ -120,6 +122,58 @@ async function summarize(client: SkilletClient, stopReason: string, result: Reco
   process.stderr.write(`${lines.join('\n')}\n`);
 }
 
+const WAIT_POLL_MS = 2000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function busyError(running: HistoryItem): CliError {
+  const id = running.executionId;
+  return new CliError(
+    `A ${running.skillSlug} run is going in this workspace (${id}), and one runs at a time; nothing was started.\n` +
+      `Run again with --wait to start once it finishes, follow it with \`skillet status ${id} --watch\`, ` +
+      `or stop it with \`skillet cancel ${id}\`.`,
+    EXIT.workspaceBusy,
+  );
+}
+
+const runningNow = async (client: SkilletClient): Promise<HistoryItem | undefined> =>
+  (await client.executions.history({ statuses: 'working', limit: 1 })).items[0];
+
+/**
+ * Returns once no run is going in the workspace. Without `wait`, a run in the way is an
+ * error that names it and the ways on; with it, the wait is said once on stderr.
+ */
+async function awaitTurn(client: SkilletClient, wait: boolean): Promise<void> {
+  let told = false;
+  for (let running = await runningNow(client); running !== undefined; running = await runningNow(client)) {
+    if (!wait) throw busyError(running);
+    if (!told) process.stderr.write(`Waiting for the ${running.skillSlug} run ${running.executionId} to finish…\n`);
+    told = true;
+    await sleep(WAIT_POLL_MS);
+  }
+}
+
+const isBusy = (error: unknown) => error instanceof SkilletError && error.code === 'EXECUTION_RUNNING';
+
+/**
+ * Starts the created execution. Another run may have started since the check: with
+ * --wait that means waiting again, without it the same words as the check's. The same
+ * code also means a limit per user or per server, which keeps its own words.
+ */
+async function startWhenFree(client: SkilletClient, executionId: string, input: string, wait: boolean): Promise<void> {
+  for (;;) {
+    try {
+      await client.executions.send(executionId, input);
+      return;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      const running = await runningNow(client);
+      if (running === undefined) throw error;
+      if (!wait) throw busyError(running);
+      await awaitTurn(client, true);
+    }
+  }
+}
+
 /** commander's way to take an option more than once. */
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -148,13 +202,16 @@ export function runCommands(program: Command, global: () => GlobalOptions): void
     .option('--input-file <path>', 'read the input text from a file')
     .option('--json', 'print every event as one JSON line (NDJSON), for scripts')
     .option('--detach', 'start the run, print its execution id, and return')
+    .option('--wait', 'when another run is going in the workspace, start once it finishes')
     .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
       const client = await signedInClient(global());
       const given = await inputOf(argument, options);
       const filesOnly = options.file.length > 0 ? FILES_ONLY_INPUT : undefined;
       const input = given.trim() !== '' ? given : (filesOnly ?? (await defaultInputOf(client, slug)));
+      // Checked before anything is created, so a refused run leaves nothing behind.
+      await awaitTurn(client, options.wait === true);
       const execution = await createWithFiles(client, slug, input, options.file);
-      await client.executions.send(execution.id, input);
+      await startWhenFree(client, execution.id, input, options.wait === true);
       if (options.detach) {
         if (options.json) return printJson({ executionId: execution.id });
         process.stdout.write(`${execution.id}\n`);

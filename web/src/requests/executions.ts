@@ -58,6 +58,12 @@ export const cancelExecution = (id: string) => post<CancelAnswer>(`${executionPa
 
 export const rerunExecution = (id: string, input: string) => post<RerunAnswer>(`${executionPath(id)}/rerun`, { input });
 
+/** The run going in the workspace, if any: one at a time may (SPEC), so a new one waits for it. */
+export async function runningExecution(): Promise<HistoryItem | undefined> {
+  const page = await get<HistoryPage>('/api/v1/executions?statuses=working&limit=1');
+  return page.items[0];
+}
+
 export function listExecutions(page: HistoryQuery): Promise<HistoryPage> {
   const query = new URLSearchParams({ limit: String(page.limit), offset: String(page.offset) });
   if (page.channels) query.set('channels', page.channels);

@@ -68,18 +68,24 @@ export function MessageForm({
   id,
   skillSlug,
   phase,
+  initialText,
   ensureOpen,
   onSent,
 }: {
   id: string;
   skillSlug: string | undefined;
   phase: 'new' | 'interrupted';
+  /** Input to start with, such as the one a refused start kept. */
+  initialText?: string | undefined;
   ensureOpen: () => Promise<void>;
   onSent: () => void;
 }) {
-  const [text, setText] = useState('');
+  const [text, setText] = useState(initialText ?? '');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (initialText !== undefined) setText(initialText);
+  }, [initialText]);
   const resuming = phase === 'interrupted';
   const price = useSkillPrice(resuming ? skillSlug : undefined);
   const submit = async (event: Event) => {

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { ExecutionStatus } from '../../../src/sdk/types';
+import { SkilletError } from '../../../src/sdk/errors';
+import type { ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
-import { executionStatus, sendMessage } from '../requests/executions';
+import { executionStatus, runningExecution, sendMessage } from '../requests/executions';
 import { Link } from '../router';
 import { formatTime, Notice } from '../ui';
 import { MessageForm, RunningControls } from './run-controls';
@@ -48,6 +49,8 @@ function useRunStatus(id: string, events: RunEvent[]): { data?: ExecutionStatus;
   return loaded.id === id ? loaded : {};
 }
 
+const isWorkspaceBusy = (error: unknown) => error instanceof SkilletError && error.code === 'EXECUTION_RUNNING';
+
 function phaseLabel(phase: Phase, cancelled: boolean, stopReason: string | undefined): string {
   if (phase === 'interrupted' && cancelled) return 'Cancelled';
   if (phase === 'failed' && stopReason === 'limit_reached') return 'Failed: credit limit reached';
@@ -60,17 +63,24 @@ export function RunScreen({ id }: { id: string }) {
   const status = useRunStatus(id, stream.events);
   const [cancelled, setCancelled] = useState(false);
   const [startError, setStartError] = useState<string | undefined>();
+  const [blocked, setBlocked] = useState<{ input: string; running: HistoryItem | undefined } | undefined>();
 
   // A run made on the skill screen is started here, once its stream is open.
   useEffect(() => {
     setCancelled(false);
     setStartError(undefined);
+    setBlocked(undefined);
     const input = takeStart(id);
     if (input === undefined) return;
     stream
       .ensureOpen()
       .then(() => sendMessage(id, input))
-      .catch((error: unknown) => setStartError(messageOf(error)));
+      .catch(async (error: unknown) => {
+        // Another run started between the skill screen's check and this one: say which, keep the input.
+        const running = isWorkspaceBusy(error) ? await runningExecution().catch(() => undefined) : undefined;
+        if (running) setBlocked({ input, running });
+        else setStartError(messageOf(error));
+      });
   }, [id]);
 
   if (stream.state === 'missing' || (status.error && !status.data)) {
@@ -112,12 +122,20 @@ export function RunScreen({ id }: { id: string }) {
         {cancelled && phase !== 'running' && <Notice kind="success">The run was cancelled.</Notice>}
         {stream.error && <Notice kind="info">{stream.error}</Notice>}
         {startError && <Notice kind="error">{startError}</Notice>}
+        {blocked?.running && phase === 'new' && (
+          <Notice kind="info">
+            This run has not started: a{' '}
+            <Link href={`/runs/${encodeURIComponent(blocked.running.executionId)}`}>{blocked.running.skillName} run</Link> is
+            going in this workspace, and one runs at a time. Your input is kept below; press Start once that run has finished.
+          </Notice>
+        )}
       </section>
       {(phase === 'new' || phase === 'interrupted') && (
         <MessageForm
           id={id}
           skillSlug={status.data?.skillSlug}
           phase={phase}
+          initialText={blocked?.input}
           ensureOpen={stream.ensureOpen}
           onSent={() => setCancelled(false)}
         />

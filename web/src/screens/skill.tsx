@@ -1,12 +1,13 @@
-import { useState } from 'preact/hooks';
-import type { SkillItem } from '../../../src/sdk/types';
+import { useEffect, useState } from 'preact/hooks';
+import type { HistoryItem, SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { useLoad } from '../load';
-import { createExecution } from '../requests/executions';
+import { createExecution, runningExecution } from '../requests/executions';
 import { deleteFile, uploadFile } from '../requests/files';
 import { findSkill } from '../requests/skills';
 import { Link, navigate } from '../router';
 import { Notice, useAction } from '../ui';
+import { BusyPanel, cancelRunning, useDraft, waitUntilEnded } from './run-busy';
 import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
 import { queueStart } from './run-start';
 import { formatPrice } from './skills';
@@ -36,12 +37,30 @@ async function createWithFiles(slug: string, input: string, files: File[], onPro
 }
 
 function RunForm({ skill }: { skill: SkillItem }) {
-  const [input, setInput] = useState('');
+  const [input, setInput] = useDraft(skill.slug);
   const [files, setFiles] = useState<File[]>([]);
   const [progress, setProgress] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [running, setRunning] = useState<HistoryItem | undefined>();
+  const [waiting, setWaiting] = useState<AbortController | undefined>();
   const action = useAction();
   const noInput = input.trim() === '';
+  useEffect(() => () => waiting?.abort(), [waiting]);
+
+  // Input stays required by the API: a person who gave only files means "these".
+  const textToRun = () => (noInput && files.length > 0 ? FILES_ONLY_INPUT : input);
+  const start = async (text: string) => {
+    try {
+      const created = await createWithFiles(skill.slug, text, files, setProgress);
+      queueStart(created.id, text);
+      setInput('');
+      navigate(`/runs/${encodeURIComponent(created.id)}`);
+    } catch (thrown) {
+      setError(messageOf(thrown));
+    } finally {
+      setProgress(undefined);
+    }
+  };
   const submit = (event: Event) => {
     event.preventDefault();
     setError(undefined);
@@ -49,20 +68,36 @@ function RunForm({ skill }: { skill: SkillItem }) {
       setError(`A run can be given at most ${RUN_FILES_MAX} files. Remove some and run again.`);
       return;
     }
-    // Input stays required by the API: a person who gave only files means "these".
-    const text = noInput && files.length > 0 ? FILES_ONLY_INPUT : input;
+    const text = textToRun();
     setInput(text);
     void action.run(async () => {
-      try {
-        const created = await createWithFiles(skill.slug, text, files, setProgress);
-        queueStart(created.id, text);
-        navigate(`/runs/${encodeURIComponent(created.id)}`);
-      } catch (thrown) {
-        setError(messageOf(thrown));
-      } finally {
-        setProgress(undefined);
-      }
+      // One run at a time per workspace: nothing is created while another is going.
+      const inTheWay = await runningExecution();
+      setRunning(inTheWay);
+      if (inTheWay === undefined) await start(text);
     });
+  };
+  const cancelAndRun = (inTheWay: HistoryItem) =>
+    void action.run(async () => {
+      setProgress(`Cancelling the ${inTheWay.skillName} run…`);
+      await cancelRunning(inTheWay.executionId);
+      setRunning(undefined);
+      await start(textToRun());
+    });
+  const waitThenRun = (inTheWay: HistoryItem) => {
+    const controller = new AbortController();
+    setWaiting(controller);
+    waitUntilEnded(inTheWay.executionId, controller.signal).then(
+      () => {
+        setWaiting(undefined);
+        setRunning(undefined);
+        void action.run(() => start(textToRun()));
+      },
+      (thrown: unknown) => {
+        setWaiting(undefined);
+        if (!controller.signal.aborted) setError(messageOf(thrown));
+      },
+    );
   };
   return (
     <form class="card" onSubmit={submit}>
@@ -78,10 +113,21 @@ function RunForm({ skill }: { skill: SkillItem }) {
         {skill.input} Up to 100 KB.
       </p>
       <DropZone files={files} onChange={setFiles} disabled={action.busy} />
+      {running && (
+        <BusyPanel
+          running={running}
+          waiting={waiting !== undefined}
+          busy={action.busy}
+          onCancelAndRun={() => cancelAndRun(running)}
+          onWait={() => waitThenRun(running)}
+          onStopWaiting={() => waiting?.abort()}
+        />
+      )}
       {progress && <Notice kind="info">{progress}</Notice>}
+      {action.error && <Notice kind="error">{action.error}</Notice>}
       {error && <Notice kind="error">{error}</Notice>}
       <div class="row">
-        <button type="submit" class="primary" disabled={action.busy || (noInput && files.length === 0)}>
+        <button type="submit" class="primary" disabled={action.busy || waiting !== undefined || (noInput && files.length === 0)}>
           {action.busy ? 'Starting…' : 'Run'}
         </button>
         {skill.defaultInput !== null && (

@@ -1,0 +1,64 @@
+import { describe, expect } from 'vitest';
+import { withCliServer } from '../../helpers/cli.js';
+
+const it = withCliServer();
+
+// Compiling the project takes longer than a test may: naming `build` here sets it up ahead.
+// biome-ignore lint/correctness/noUnusedFunctionParameters: Vitest sets up the fixtures a hook names.
+it.beforeAll(({ build }) => {}, 120_000);
+
+interface Listed {
+  items: { executionId: string; status: string; inputText: string }[];
+}
+
+describe('skillet run while another run goes in the workspace', () => {
+  it('names the run in the way and the ways on, exits 6, and creates nothing', async ({ cli, signIn }) => {
+    await signIn();
+    const detached = cli(['run', 'ticker', '60 300', '--detach']);
+    expect(await detached.exited, detached.stderr()).toBe(0);
+    const first = detached.stdout().trim();
+
+    const refused = cli(['run', 'ticker', '2 10']);
+    expect(await refused.exited).toBe(6);
+    const told = refused.stderr();
+    expect(told).toContain(`A ticker run is going in this workspace (${first})`);
+    expect(told).toContain('nothing was started');
+    expect(told).toContain('--wait');
+    expect(told).toContain(`skillet status ${first} --watch`);
+    expect(told).toContain(`skillet cancel ${first}`);
+    expect(told).not.toMatch(/\b(POST|GET)\b|\/api\/|429|EXECUTION_RUNNING/);
+
+    const listed = cli(['executions', '--json']);
+    expect(await listed.exited).toBe(0);
+    expect((JSON.parse(listed.stdout()) as Listed).items.map((item) => item.executionId)).toEqual([first]);
+    expect(await cli(['cancel', first]).exited).toBe(0);
+  }, 30_000);
+
+  it('--wait says what it waits for, starts once the run in the way ends, and follows its own run', async ({
+    cli,
+    signIn,
+  }) => {
+    await signIn();
+    const detached = cli(['run', 'ticker', '4 400', '--detach']);
+    expect(await detached.exited, detached.stderr()).toBe(0);
+    const first = detached.stdout().trim();
+
+    const waiting = cli(['run', 'ticker', '3 10', '--wait', '--json']);
+    expect(await waiting.exited, waiting.stderr()).toBe(0);
+    expect(waiting.stderr()).toContain(`Waiting for the ticker run ${first} to finish`);
+    const types = waiting
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.filter((type) => type === 'agent.message')).toHaveLength(3);
+
+    const listed = cli(['executions', '--json']);
+    expect(await listed.exited).toBe(0);
+    const newest = (JSON.parse(listed.stdout()) as Listed).items.slice(0, 2);
+    expect(newest.map((item) => [item.inputText, item.status])).toEqual([
+      ['3 10', 'completed'],
+      ['4 400', 'completed'],
+    ]);
+  }, 30_000);
+});
