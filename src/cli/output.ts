@@ -88,7 +88,8 @@ export function explain(error: unknown): number {
       process.stderr.write(`${error.message}\nSee \`skillet packs\`, then \`skillet buy <packId>\`.\n`);
       return EXIT.insufficientCredits;
     }
-    process.stderr.write(`${error.code}: ${error.message}\n`);
+    // The service's own words are written for people; its code is for programs (--json, the SDK).
+    process.stderr.write(`${error.message}\n`);
     return EXIT.failure;
   }
   if (error instanceof TypeError && /fetch failed/.test(error.message)) {

@@ -8,6 +8,8 @@ import { attachRunFiles, checkRunFiles, type FileRef } from '../files/run-files.
 import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { sha256Hex } from '../secrets.js';
+import { inputProblem } from '../skills/input-contract.js';
+import type { SkillManifest } from '../skills/manifest.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { decodeFrame, type TextBlock } from './event-codec.js';
 import {
@@ -40,6 +42,22 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
  */
 export const NEVER_STARTED_LISTED_MS = 15 * 60_000;
 
+/**
+ * Refuses an input the skill's declared schema does not take, before anything is stored or
+ * charged, in the author's words (`input-invalid`) or the field rules read as sentences.
+ */
+export function requireInputFits(
+  skill: Pick<SkillManifest, 'name' | 'inputSchema' | 'inputInvalid' | 'inputHint'>,
+  input: string,
+) {
+  if (skill.inputSchema === null) return;
+  const problem = inputProblem(skill.inputSchema, input);
+  if (problem === undefined) return;
+  const textOnly = skill.inputSchema.type !== 'object';
+  const words = skill.inputInvalid ?? (textOnly && skill.inputHint ? `It takes ${skill.inputHint}` : problem);
+  throw new InvalidInput(`${skill.name} cannot run on this input. ${words}`);
+}
+
 export function requireInputWithinLimit(ctx: Pick<AppContext, 'config'>, input: string): void {
   if (input.trim() === '') throw new InvalidInput('input must not be empty');
   if (Buffer.byteLength(input, 'utf8') > ctx.config.executions.inputLimitBytes) {
@@ -61,6 +79,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
   const skill = await findSkill(ctx, caller.workspaceId, request.skillSlug);
   if (!skill) throw new NotFound(`No skill with slug ${request.skillSlug}`);
   requireInputWithinLimit(ctx, request.input);
+  requireInputFits(skill, request.input);
   await requireCanExecute(ctx, caller, skill.price);
   const files = request.files?.length ? await checkRunFiles(ctx, caller, request.files) : undefined;
   const source = request.source ?? 'api';

@@ -11,7 +11,7 @@ import { findSkill } from '../skills/workspace-skills.js';
 import type { ExecutionEvent } from './event-codec.js';
 import { announce, recordEvents, textContent } from './events.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
-import { createExecution, executionOf, requireInputWithinLimit } from './executions.js';
+import { createExecution, executionOf, requireInputFits, requireInputWithinLimit } from './executions.js';
 import {
   claimIdleExecution,
   countWorkingForUser,
@@ -51,6 +51,8 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   }
   if (execution.status === 'working') throw new ExecutionRunning(BUSY);
   const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
+  // The first run's message is its input; a later one continues a run the input already started.
+  if (skill && execution.started_at === null) requireInputFits(skill, text);
   // Every run pays its price, a later one of an interrupted execution too: refused before anything is stored.
   await requireCanExecute(ctx, caller, skill?.price ?? 0);
   const quote = await quoteRun(ctx, executionId, skill?.price ?? 0);

@@ -72,6 +72,35 @@ export interface SkillItem {
   input: string;
   /** What a run given no input works on; null when the skill needs input. */
   defaultInput: string | null;
+  /** Inputs worth trying; a form starts with the first. */
+  examples: string[];
+  /** What an input must be (runs on anything else are refused); null when any text goes. */
+  inputSchema: InputSchema | null;
+}
+
+export type InputFieldType = 'string' | 'integer' | 'number' | 'boolean';
+
+/** The rules of one input field, or of a text input. */
+export interface InputFieldRules {
+  title?: string;
+  description?: string;
+  enum?: (string | number)[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+}
+
+export interface InputField extends InputFieldRules {
+  type: InputFieldType;
+}
+
+/** A text input with rules (`type` a field type), or a JSON object of fields (`object`). */
+export interface InputSchema extends InputFieldRules {
+  type: InputFieldType | 'object';
+  properties?: Record<string, InputField>;
+  required?: string[];
 }
 
 export interface Page<T> {

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { checkInputSchema, type InputSchema, InputSchemaError, inputProblem } from './input-contract.js';
 
 /** Which runtime runs a skill (see runtimes.ts). */
 export type RuntimeName = 'script' | 'agent';
@@ -28,6 +29,12 @@ export interface SkillManifest {
   inputHint: string | null;
   /** `default-input:`, what a run given no input works on; null when the skill needs input. */
   defaultInput: string | null;
+  /** `input-examples:`, inputs worth trying (the app offers the first); each fits the schema. */
+  inputExamples: string[];
+  /** `input-schema:`, what an input must be; runs on anything else are refused before they are charged. */
+  inputSchema: InputSchema | null;
+  /** `input-invalid:`, what a refused input is told, in the author's words. */
+  inputInvalid: string | null;
 }
 
 export class ManifestError extends Error {}
@@ -102,9 +109,40 @@ function defaultInput(fields: Record<string, unknown>): string | null {
   return value;
 }
 
+const EXAMPLES_MAX = 5;
+
+function inputSchema(fields: Record<string, unknown>): InputSchema | null {
+  const value = fields['input-schema'];
+  if (value === undefined || value === null) return null;
+  try {
+    return checkInputSchema(value);
+  } catch (error) {
+    if (error instanceof InputSchemaError) throw new ManifestError(error.message);
+    throw error;
+  }
+}
+
+/** The examples, and the default, must themselves be inputs the skill takes. */
+function inputExamples(fields: Record<string, unknown>, schema: InputSchema | null, fallback: string | null): string[] {
+  const value = fields['input-examples'] ?? [];
+  if (!Array.isArray(value) || value.length > EXAMPLES_MAX || !value.every((each) => typeof each === 'string' && each.trim())) {
+    throw new ManifestError(`input-examples must list at most ${EXAMPLES_MAX} non-empty texts`);
+  }
+  const examples = value as string[];
+  for (const example of [...examples, ...(fallback === null ? [] : [fallback])]) {
+    if (Buffer.byteLength(example, 'utf8') > DEFAULT_INPUT_MAX_BYTES) {
+      throw new ManifestError(`each example input must be at most ${DEFAULT_INPUT_MAX_BYTES} bytes`);
+    }
+    const problem = schema && inputProblem(schema, example);
+    if (problem)
+      throw new ManifestError(`example input ${JSON.stringify(example.slice(0, 100))} does not fit input-schema: ${problem}`);
+  }
+  return examples;
+}
+
 /**
  * Reads a SKILL.md: YAML front matter, then instructions. Our keys are slug, runtime, entry,
- * price, model, models, input and default-input; the open Agent Skills keys (license, compatibility, metadata,
+ * price, model, models, input, default-input, input-examples, input-schema and input-invalid; the open Agent Skills keys (license, compatibility, metadata,
  * allowed-tools) are accepted beside them. A skill that names neither runtime nor entry is
  * an agent skill, so a skill written in the open format runs unchanged.
  */
@@ -138,6 +176,8 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
   if (typeof price !== 'number' || !Number.isInteger(price) || price < 0)
     throw new ManifestError('price must be a whole number of Ds');
 
+  const schema = inputSchema(record);
+  const fallback = defaultInput(record);
   return {
     slug,
     name,
@@ -149,6 +189,9 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
     models: modelChoice(record),
     allowedTools: allowedTools(record['allowed-tools']),
     inputHint: inputHint(record),
-    defaultInput: defaultInput(record),
+    defaultInput: fallback,
+    inputExamples: inputExamples(record, schema, fallback),
+    inputSchema: schema,
+    inputInvalid: text(record, 'input-invalid') ?? null,
   };
 }

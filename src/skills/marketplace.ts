@@ -22,6 +22,8 @@ export function marketplacePage(skills: SkillRegistry, page: { limit?: number | 
     installed: true,
     input: skill.inputHint ?? skill.description,
     defaultInput: skill.defaultInput,
+    examples: skill.inputExamples,
+    inputSchema: skill.inputSchema,
   }));
   return { items, total: all.length, limit, offset, hasMore: offset + items.length < all.length };
 }

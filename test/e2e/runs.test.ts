@@ -205,7 +205,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('running
 
   test("another workspace's run id shows not found, and nothing of that run", async ({ openPage, api }) => {
     const other = await signUp(api);
-    const theirs = await createExecution(api, other, 'ticker', '2 10 secret-of-the-other-workspace');
+    const theirs = await createExecution(api, other, 'text-stats', 'secret-of-the-other-workspace');
     const { app } = await signedIn(openPage, viewport);
     await app.page.goto(`/app/runs/${theirs.id}`);
     await app.page.getByText('This run was not found.').waitFor();

@@ -206,6 +206,13 @@ export function runCommands(program: Command, global: () => GlobalOptions): void
     .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
       const client = await signedInClient(global());
       const given = await inputOf(argument, options);
+      // Only input left out falls back to the default: an empty one given is a slip, said before anything runs.
+      if (argument !== undefined && argument !== '-' && given.trim() === '' && options.file.length === 0) {
+        throw new CliError(
+          'The input given is empty. Type the input, or leave it out to run on the skill’s default input.',
+          EXIT.usage,
+        );
+      }
       const filesOnly = options.file.length > 0 ? FILES_ONLY_INPUT : undefined;
       const input = given.trim() !== '' ? given : (filesOnly ?? (await defaultInputOf(client, slug)));
       // Checked before anything is created, so a refused run leaves nothing behind.

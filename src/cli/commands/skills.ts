@@ -50,6 +50,9 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
         `Runtime:  ${skill.runtime}`,
         `Input:    ${skill.input}`,
         ...(skill.defaultInput === null ? [] : [`Default:  ${JSON.stringify(skill.defaultInput)} (used when you give no input)`]),
+        ...(skill.examples.length === 0
+          ? []
+          : [`Examples: ${skill.examples.map((example) => JSON.stringify(example)).join(', ')}`]),
         `Run it:   skillet run ${skill.slug} "<input>"   (or --input-file PATH, or - for stdin; --file PATH gives it a file)`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);

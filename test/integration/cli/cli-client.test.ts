@@ -220,7 +220,7 @@ describe('credits and artifacts through the CLI', () => {
     expect(await removed.exited).toBe(0);
     const gone = cli(['artifacts', 'get', artifactId]);
     expect(await gone.exited).toBe(1);
-    expect(gone.stderr()).toContain('NOT_FOUND');
+    expect(gone.stderr()).toBe('Artifact not found\n');
   }, 30_000);
 });
 

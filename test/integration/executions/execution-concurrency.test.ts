@@ -103,13 +103,13 @@ describe('the execution start limit', () => {
       const owner = await signUp(limitedApi);
       for (let i = 0; i < 30; i++) {
         const reply = await limitedApi.post('/api/v1/executions', {
-          body: { skill_slug: 'ticker', input: 'x' },
+          body: { skill_slug: 'ticker', input: '1 1' },
           headers: session(owner),
         });
         expect(reply.status).toBe(200);
       }
       const refused = await limitedApi.post('/api/v1/executions', {
-        body: { skill_slug: 'ticker', input: 'x' },
+        body: { skill_slug: 'ticker', input: '1 1' },
         headers: session(owner),
       });
       expect(refused.status).toBe(429);

@@ -235,14 +235,14 @@ describe('rerun', () => {
 describe('GET /api/v1/executions', () => {
   it('pages newest first and filters by channels (source) and interfaces', async ({ api }) => {
     const owner = await signUp(api);
-    await createExecution(api, owner, 'ticker', 'a');
-    await createExecution(api, owner, 'ticker', 'b', { source: 'ci', interface: 'ci-bot' });
-    await createExecution(api, owner, 'ticker', 'c', { interface: 'mcp-zed' });
+    await createExecution(api, owner, 'ticker', '1 1');
+    await createExecution(api, owner, 'ticker', '2 2', { source: 'ci', interface: 'ci-bot' });
+    await createExecution(api, owner, 'ticker', '3 3', { interface: 'mcp-zed' });
     const page = await api.get<{ items: Record<string, unknown>[]; hasMore: boolean }>('/api/v1/executions?limit=2', {
       headers: session(owner),
     });
     expect(page.body).toMatchObject({ hasMore: true, offset: 0, limit: 2 });
-    expect(page.body.items.map((item) => item.inputText)).toEqual(['c', 'b']);
+    expect(page.body.items.map((item) => item.inputText)).toEqual(['3 3', '2 2']);
     expect(page.body.items[0]).toEqual({
       id: expect.any(Number),
       executionId: expect.any(String),
@@ -252,20 +252,20 @@ describe('GET /api/v1/executions', () => {
       cost: 0,
       source: 'api',
       interface: 'mcp-zed',
-      inputText: 'c',
+      inputText: '3 3',
       startedAt: null,
       completedAt: null,
     });
     const rest = await api.get<{ items: unknown[]; hasMore: boolean }>('/api/v1/executions?limit=2&offset=2', {
       headers: session(owner),
     });
-    expect(rest.body).toMatchObject({ hasMore: false, items: [expect.objectContaining({ inputText: 'a' })] });
+    expect(rest.body).toMatchObject({ hasMore: false, items: [expect.objectContaining({ inputText: '1 1' })] });
     const ci = await api.get<{ items: { inputText: string }[] }>('/api/v1/executions?channels=ci', { headers: session(owner) });
-    expect(ci.body.items.map((item) => item.inputText)).toEqual(['b']);
+    expect(ci.body.items.map((item) => item.inputText)).toEqual(['2 2']);
     const mcp = await api.get<{ items: { inputText: string }[] }>('/api/v1/executions?interfaces=mcp-zed,ci-bot', {
       headers: session(owner),
     });
-    expect(mcp.body.items.map((item) => item.inputText)).toEqual(['c', 'b']);
+    expect(mcp.body.items.map((item) => item.inputText)).toEqual(['3 3', '2 2']);
     expect((await api.get('/api/v1/executions?limit=0', { headers: session(owner) })).status).toBe(400);
     expect((await api.get('/api/v1/executions?limit=ten', { headers: session(owner) })).status).toBe(400);
   });
@@ -307,6 +307,8 @@ describe('GET /api/v1/marketplace/skills', () => {
       installed: true,
       input: expect.stringContaining('"N MS"'),
       defaultInput: '10 500',
+      examples: expect.arrayContaining(['10 500']),
+      inputSchema: expect.objectContaining({ type: 'string' }),
     });
     // A skill that names no input sentence and no default: its description, and null.
     expect(all.body.items.find((skill) => skill.slug === 'crashes')).toMatchObject({

@@ -29,13 +29,13 @@ export async function cancelRunning(executionId: string): Promise<void> {
  * The input typed on a skill's form, kept for the browser tab: leaving to look at the run
  * in the way, or a reload, does not lose it.
  */
-export function useDraft(slug: string): [string, (text: string) => void] {
+export function useDraft(slug: string, initial: string): [string, (text: string) => void] {
   const key = `skillet.draft.${slug}`;
-  const [text, setText] = useState(() => sessionStorage.getItem(key) ?? '');
+  const [text, setText] = useState(() => sessionStorage.getItem(key) ?? initial);
   useEffect(() => {
-    if (text === '') sessionStorage.removeItem(key);
+    if (text === '' || text === initial) sessionStorage.removeItem(key);
     else sessionStorage.setItem(key, text);
-  }, [key, text]);
+  }, [key, text, initial]);
   return [text, setText];
 }
 

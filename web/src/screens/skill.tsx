@@ -9,6 +9,7 @@ import { Link, navigate } from '../router';
 import { Notice, useAction } from '../ui';
 import { BusyPanel, cancelRunning, useDraft, waitUntilEnded } from './run-busy';
 import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
+import { InputFields } from './run-input-fields';
 import { queueStart } from './run-start';
 import { formatPrice } from './skills';
 import './skills.css';
@@ -37,7 +38,8 @@ async function createWithFiles(slug: string, input: string, files: File[], onPro
 }
 
 function RunForm({ skill }: { skill: SkillItem }) {
-  const [input, setInput] = useDraft(skill.slug);
+  const [input, setInput] = useDraft(skill.slug, skill.examples[0] ?? '');
+  const fields = skill.inputSchema?.type === 'object' ? skill.inputSchema : undefined;
   const [files, setFiles] = useState<File[]>([]);
   const [progress, setProgress] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -101,16 +103,22 @@ function RunForm({ skill }: { skill: SkillItem }) {
   };
   return (
     <form class="card" onSubmit={submit}>
-      <label for="skill-input">Input</label>
-      <textarea
-        id="skill-input"
-        required={files.length === 0}
-        aria-describedby="skill-input-hint"
-        value={input}
-        onInput={(event) => setInput(event.currentTarget.value)}
-      />
+      {fields ? (
+        <InputFields schema={fields} text={input} disabled={action.busy} onChange={setInput} />
+      ) : (
+        <>
+          <label for="skill-input">Input</label>
+          <textarea
+            id="skill-input"
+            required={files.length === 0}
+            aria-describedby="skill-input-hint"
+            value={input}
+            onInput={(event) => setInput(event.currentTarget.value)}
+          />
+        </>
+      )}
       <p id="skill-input-hint" class="hint">
-        {skill.input} Up to 100 KB.
+        {skill.input} {fields ? '' : 'Up to 100 KB.'}
       </p>
       <DropZone files={files} onChange={setFiles} disabled={action.busy} />
       {running && (

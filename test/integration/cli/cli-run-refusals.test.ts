@@ -34,10 +34,7 @@ describe('skillet run while another run goes in the workspace', () => {
     expect(await cli(['cancel', first]).exited).toBe(0);
   }, 30_000);
 
-  it('--wait says what it waits for, starts once the run in the way ends, and follows its own run', async ({
-    cli,
-    signIn,
-  }) => {
+  it('--wait says what it waits for, starts once the run in the way ends, and follows its own run', async ({ cli, signIn }) => {
     await signIn();
     const detached = cli(['run', 'ticker', '4 400', '--detach']);
     expect(await detached.exited, detached.stderr()).toBe(0);
@@ -61,4 +58,33 @@ describe('skillet run while another run goes in the workspace', () => {
       ['4 400', 'completed'],
     ]);
   }, 30_000);
+});
+
+describe('skillet run with input the skill does not take', () => {
+  it("prints the skill author's words and starts nothing; an empty argument is bad usage", async ({ cli, signIn }) => {
+    await signIn();
+    const before = cli(['executions', '--json']);
+    expect(await before.exited).toBe(0);
+    const count = (JSON.parse(before.stdout()) as Listed).items.length;
+
+    const refused = cli(['run', 'ticker', 'hello world']);
+    expect(await refused.exited).toBe(1);
+    expect(refused.stderr()).toContain('Ticker cannot run on this input. Give two whole numbers');
+    expect(refused.stderr()).not.toMatch(/\b(POST|GET)\b|\/api\/|INVALID_INPUT|body\//);
+
+    const empty = cli(['run', 'ticker', '  ']);
+    expect(await empty.exited).toBe(2);
+    expect(empty.stderr()).toContain('The input given is empty');
+
+    const after = cli(['executions', '--json']);
+    expect(await after.exited).toBe(0);
+    expect((JSON.parse(after.stdout()) as Listed).items).toHaveLength(count);
+  }, 30_000);
+
+  it('skills show lists the examples', async ({ cli, signIn }) => {
+    await signIn();
+    const shown = cli(['skills', 'show', 'ticker']);
+    expect(await shown.exited).toBe(0);
+    expect(shown.stdout()).toContain('Examples: "10 500", "5 200", "100 50"');
+  });
 });
