@@ -14,9 +14,9 @@ export interface ModelRoute {
 const PROVIDERS: readonly Provider[] = ['anthropic', 'openai'];
 
 export const NO_MODEL_KEY =
-  'No model key is available for this skill: add your own with PUT /api/v1/byok ' +
+  'No model key is available for this skill. Add your own under Billing, "Your own model key" ' +
   '(an sk-ant- key for Anthropic, any other sk- key for OpenAI), ' +
-  'or ask the operator to set ANTHROPIC_API_KEY or OPENAI_API_KEY';
+  'or ask whoever runs this server to set ANTHROPIC_API_KEY or OPENAI_API_KEY';
 
 /**
  * DESIGN §9's routing: the payer's stored key wins and decides the provider; else the house

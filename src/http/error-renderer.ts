@@ -10,6 +10,7 @@ import {
   ServiceUnavailable,
 } from '../errors.js';
 import type { ErrorFamily } from './route-config.js';
+import { validationMessage } from './validation-words.js';
 
 export interface RenderedError {
   status: number;
@@ -23,6 +24,7 @@ interface FrameworkError {
   code?: unknown;
   statusCode?: unknown;
   validation?: unknown;
+  validationContext?: unknown;
   message: string;
 }
 
@@ -32,10 +34,11 @@ function isFrameworkError(error: unknown): error is FrameworkError {
 
 /** Fastify's own failures (validation, body parsing, limits) become our typed errors. */
 function fromFramework(error: FrameworkError): AppError | null {
-  if (error.validation) return new InvalidInput(error.message);
+  if (error.validation) return new InvalidInput(validationMessage(error.validation, error.validationContext));
   const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
   if (status === 413) return new PayloadTooLarge('Request body is too large');
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new InvalidInput('Unsupported Content-Type');
+  if (error.code === 'FST_ERR_BAD_URL') return new InvalidInput('This address is not a valid one. Check the link.');
   if (status === 404) return new NotFound(error.message);
   if (status >= 400 && status < 500) return new InvalidInput(error.message);
   return null;

@@ -6,7 +6,6 @@ import { requireCallerScope, scopeForMethod } from '../oauth/scopes.js';
 import { authChallenge } from './auth-challenge.js';
 import { resolveCaller } from './credentials.js';
 import { replySink, writeError } from './error-writer.js';
-import { pathOf } from './front-routes.js';
 import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
 
 /**
@@ -53,7 +52,8 @@ export function installPlumbing(
     return reply;
   });
 
-  app.setNotFoundHandler(async (request) => {
-    throw new NotFound(`No route for ${request.method} ${pathOf(request.url)}`);
+  // People see this message: it says what happened without quoting the method and path back.
+  app.setNotFoundHandler(async () => {
+    throw new NotFound('There is nothing at this address. Check the link, or the address the client was configured with.');
   });
 }

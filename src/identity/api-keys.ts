@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { MODE_INFO } from '../billing/packs.js';
 import { standingOf } from '../billing/standing.store.js';
 import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
@@ -84,7 +85,11 @@ export async function mintApiKey(
   const mode = subscriptionModeOf(await standingOf(trx, owner.userId), ctx.clock.now());
   const limit = API_KEY_LIMITS[mode];
   if (limit !== null && (await countLiveKeys(trx, owner.userId)) >= limit) {
-    throw new Forbidden(`API key limit reached: ${mode} allows ${limit} key${limit === 1 ? '' : 's'}`);
+    const plan = MODE_INFO[mode].name;
+    throw new Forbidden(
+      `You already have the ${limit} key${limit === 1 ? '' : 's'} ${plan} allows. Revoke one you no longer use, ` +
+        'or subscribe to Based for as many as you need.',
+    );
   }
   const plaintext = API_KEY_PREFIX + randomString(40);
   const row: ApiKeyRow = {

@@ -3,6 +3,10 @@ import type { Clock } from '../clock.js';
 import { Forbidden } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 
+/** What a person whose plan has no MCP is told: what it takes, and where to get it. */
+export const MCP_NEEDS_BASED =
+  'Connecting editors and agents through MCP is part of the Based subscription. Subscribe under Billing in the app, then connect again.';
+
 /**
  * MCP is a basedmode feature (SPEC, Limits); a site license includes it. The standing is
  * the one the credential was read with, at most CREDENTIAL_CACHE_SECONDS old, so a new
@@ -10,7 +14,7 @@ import type { Caller } from '../identity/callers.js';
  */
 export function requireMcpAccess(ctx: { clock: Clock }, caller: Caller): void {
   const mode = subscriptionModeOf(caller.billing, ctx.clock.now());
-  if (mode !== 'basedmode' && mode !== 'sitelicense') throw new Forbidden('MCP access needs basedmode');
+  if (mode !== 'basedmode' && mode !== 'sitelicense') throw new Forbidden(MCP_NEEDS_BASED);
 }
 
 /**

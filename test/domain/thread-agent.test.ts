@@ -216,7 +216,7 @@ describe('paying for a turn', () => {
         type: 'agent.turn_end',
         messageId: expect.any(String),
         stopReason: 'error',
-        reason: expect.stringContaining('PUT /api/v1/byok'),
+        reason: expect.stringContaining('Your own model key'),
       },
     ]);
     expect(anthropic.requests.length).toBe(before);

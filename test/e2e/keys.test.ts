@@ -55,19 +55,19 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('API key
     expectNoPageErrors(app);
   });
 
-  test('using a key flips its heartbeat from DORMANT to ACTIVE', async ({ openPage, server }) => {
+  test('using a key moves its activity from “Not used yet” to “In use now”', async ({ openPage, server }) => {
     const app = await openPage(viewport);
     await signUpInApp(app);
     await app.page.goto('/app/keys');
     const key = await createKeyInApp(app, 'agent on CI');
     await app.page.getByRole('button', { name: 'I have saved it' }).click();
     const row = keyRow(app, 'agent on CI');
-    await row.getByText('DORMANT', { exact: true }).waitFor();
+    await row.getByText('Not used yet', { exact: true }).waitFor();
     expect(await row.getByText('Never', { exact: true }).count()).toBe(1);
 
     expect((await fetch(`${server.url}/api/v1/me`, { headers: { 'x-api-key': key } })).status).toBe(200);
     await app.page.getByRole('button', { name: 'Refresh' }).click();
-    await row.getByText('ACTIVE', { exact: true }).waitFor();
+    await row.getByText('In use now', { exact: true }).waitFor();
     expect(await row.getByText('Never', { exact: true }).count()).toBe(0);
     await expectAccessible(app, 'keys');
     await screenshot(app, 'keys');
@@ -100,7 +100,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('API key
   test("the tier's key limit is told with the server's message", async ({ openPage }) => {
     const app = await openPage(viewport);
     await signUpInApp(app);
-    // A new account is paygmode: ten keys.
+    // A new account pays as it goes: ten keys.
     for (let index = 1; index <= 10; index++) {
       const made = await app.page.request.post('/api/v1/keys', {
         headers: { 'x-skillet-app': '1' },
@@ -114,7 +114,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('API key
     await app.page.getByRole('button', { name: 'Create key' }).click();
     const alert = app.page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.innerText()).toContain('API key limit reached: paygmode allows 10 keys');
+    expect(await alert.innerText()).toContain('You already have the 10 keys Pay as you go allows');
     expect(await keyRow(app, 'one too many').count()).toBe(0);
     await expectAccessible(app, 'keys-limit');
     await screenshot(app, 'keys-limit');

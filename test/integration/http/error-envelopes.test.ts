@@ -93,6 +93,18 @@ const ENVELOPES = [
 ];
 const ARTIFACT_ENVELOPE = { error: expect.any(String), isRunning: expect.any(Boolean) };
 
+const LONG_FIELDS = JSON.stringify(
+  Object.fromEntries(
+    ['email', 'password', 'name', 'label', 'input', 'skill_slug', 'url', 'key', 'code', 'packId'].map((k) => [
+      k,
+      'x'.repeat(5000),
+    ]),
+  ),
+);
+
+const PROGRAM_WORDS =
+  /must NOT|must have required|must match|must be equal|must be (string|integer|number|object|array|boolean)\b|(body|querystring|params|headers)\/|\b(GET|POST|PUT|PATCH|DELETE) \/|\/api\/v1/;
+
 function expectEnvelope(reply: RawReply, where: string): void {
   expect(reply.status, where).toBeGreaterThanOrEqual(200);
   expect(reply.status, where).toBeLessThan(500);
@@ -105,6 +117,9 @@ function expectEnvelope(reply: RawReply, where: string): void {
   const body: unknown = JSON.parse(reply.body);
   expect(body, where).not.toHaveProperty('statusCode');
   const shapes = where.includes('/api/v1/artifacts') ? [...ENVELOPES, ARTIFACT_ENVELOPE] : ENVELOPES;
+  // People read these messages (the app and the CLI show them): no validator's text, no HTTP method, no route.
+  const message = JSON.stringify(body);
+  expect(message, where).not.toMatch(PROGRAM_WORDS);
   expect(
     shapes.some(
       (shape) =>
@@ -138,6 +153,11 @@ describe('malformed requests at every route', () => {
         [{ ...auth, 'content-type': 'application/xml' }, '<a/>', plain],
         [{ ...auth, 'content-type': 'application/json' }, '\u0000', plain],
         [auth, undefined, `${plain}?limit=%zz&offset=-1&lastSeq=%E0`],
+        // Fields missing, mistyped or far too long: the schema's refusals, which people read.
+        [{ ...auth, 'content-type': 'application/json' }, '{}', plain],
+        [{ ...auth, 'content-type': 'application/json' }, '[1]', plain],
+        [{ ...auth, 'content-type': 'application/json' }, LONG_FIELDS, plain],
+        [auth, undefined, `${plain}?limit=ten&offset=x&channels=${'c'.repeat(600)}&statuses=nope`],
       ];
       for (const [headers, body, target] of cases) {
         if (body !== undefined && method === 'GET') continue;

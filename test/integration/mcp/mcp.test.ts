@@ -278,7 +278,9 @@ describe('who may use MCP', () => {
     const { key } = await createKey(api, person);
     const reply = await rpc(server, { 'x-api-key': key }, balanceCall);
     expect(reply.status).toBe(403);
-    expect(await reply.json()).toEqual({ error: { code: 'FORBIDDEN', message: 'MCP access needs basedmode' } });
+    expect(await reply.json()).toEqual({
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('part of the Based subscription') },
+    });
     expect(reply.headers.get('x-ratelimit-limit')).toBe('60');
     await expect(v1Client(`${server.url}/mcp/`, { 'x-api-key': key })).rejects.toThrow(/403|basedmode/);
     await expect(v2Client(`${server.url}/mcp`, { authorization: `Bearer ${key}` })).rejects.toThrow(/403|basedmode/);

@@ -67,7 +67,7 @@ describe("an agent thread's model calls", () => {
     try {
       const person = await signUp(client(own.url));
       const { end } = await chatToEnd(own.url, person, 'hello');
-      expect(end).toMatchObject({ stopReason: 'error', reason: expect.stringContaining('PUT /api/v1/byok') });
+      expect(end).toMatchObject({ stopReason: 'error', reason: expect.stringContaining('Your own model key') });
     } finally {
       await own.close();
     }

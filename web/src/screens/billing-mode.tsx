@@ -36,7 +36,7 @@ export function ModeSection({ tier, error }: { tier: Tier | undefined; error: st
       {tier && (
         <>
           <p>
-            You are on <strong>{tier.info.name}</strong> <span class="badge">{tier.tier}</span>.
+            You are on <strong>{tier.info.name}</strong>.
             {/* The modes listed below say what they mean; a site license is not among them. */}
             {!isListed(tier.tier) && ` ${meaning(tier.tier, tier.info)}`}
           </p>

@@ -2,7 +2,23 @@ import type { Transaction } from '../../../src/sdk/types';
 import { formatTime, Notice } from '../ui';
 import { formatDelta } from './billing-model';
 
-const TYPE_LABELS: Record<string, string> = { purchase: 'Purchase', usage: 'Run' };
+/**
+ * What an entry was, for a person. The ledger has two types: `purchase` adds credits (a pack,
+ * a subscription's grant, or a run's price given back) and `usage` takes them (a run, a model
+ * call, or a refunded payment taken back).
+ */
+export function kindOf(entry: Pick<Transaction, 'type' | 'amount' | 'description' | 'executionId'>): string {
+  if (entry.type === 'purchase') {
+    if (entry.executionId !== null) return 'Refund of a run';
+    return entry.description.startsWith('basedmode') ? 'Subscription credits' : 'Purchase';
+  }
+  if (entry.description.startsWith('Refund of')) return 'Payment refunded';
+  if (entry.description.startsWith('Agent thread')) return 'Assistant';
+  return entry.type === 'usage' ? 'Run' : entry.type;
+}
+
+/** The ledger's description with the mode's code name said as the product names it. */
+const describe = (description: string) => description.replace(/^basedmode\b/, 'Based subscription');
 
 /** The ledger's newest entries (the server keeps the 50 newest), newest first. */
 export function TransactionsSection({
@@ -33,8 +49,8 @@ export function TransactionsSection({
             {newestFirst.map((entry) => (
               <tr key={entry.id}>
                 <td>{formatTime(entry.createdAt)}</td>
-                <td>{entry.description}</td>
-                <td>{TYPE_LABELS[entry.type] ?? entry.type}</td>
+                <td>{describe(entry.description)}</td>
+                <td>{kindOf(entry)}</td>
                 <td class={entry.amount < 0 ? 'billing-amount debit' : 'billing-amount credit'}>{formatDelta(entry.amount)}</td>
               </tr>
             ))}

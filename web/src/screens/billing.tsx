@@ -34,6 +34,10 @@ function BalanceSection({ balance, error }: { balance: Balance | undefined; erro
               ? 'You can run skills.'
               : 'You cannot run priced skills yet: buy a pack below (your own model key pays only for model use).'}
           </p>
+          <p class="hint">
+            Ds are Skillet’s credits. A skill’s price and the model calls an agent skill makes are paid in Ds; you buy them in
+            packs below.
+          </p>
         </>
       )}
     </section>

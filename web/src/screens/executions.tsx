@@ -59,6 +59,23 @@ function StackLabel({ children }: { children: string }) {
   return <span class="stack-label">{children} </span>;
 }
 
+/**
+ * A run's state as a person says it. The API's `idle` means both "never started" and
+ * "stopped part way"; the start time tells them apart.
+ */
+function statusOf(item: HistoryItem): { label: string; badge: string } {
+  switch (item.status) {
+    case 'working':
+      return { label: 'Running', badge: 'working' };
+    case 'completed':
+      return { label: 'Completed', badge: 'completed' };
+    case 'failed':
+      return { label: 'Failed', badge: 'failed' };
+    default:
+      return item.startedAt ? { label: 'Stopped', badge: 'interrupted' } : { label: 'Not started', badge: 'new' };
+  }
+}
+
 function HistoryRow({ item, onRerun }: { item: HistoryItem; onRerun: (item: HistoryItem) => void }) {
   return (
     <tr>
@@ -66,7 +83,7 @@ function HistoryRow({ item, onRerun }: { item: HistoryItem; onRerun: (item: Hist
         <Link href={`/runs/${encodeURIComponent(item.executionId)}`}>{item.skillName}</Link>
       </td>
       <td>
-        <span class={`badge badge-${item.status}`}>{item.status}</span>
+        <span class={`badge badge-${statusOf(item).badge}`}>{statusOf(item).label}</span>
       </td>
       <td>
         <StackLabel>Started</StackLabel>

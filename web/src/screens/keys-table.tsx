@@ -4,6 +4,13 @@ import { ConfirmButton, formatTime } from '../ui';
 import { workspaceNameOf } from './workspaces-shared';
 
 /** The keys as a table that stacks into cards on a phone; each cell names itself there. */
+/** The server's heartbeat (ACTIVE, IDLE, DORMANT) as a person says it; a key never used is new, not asleep. */
+function activityOf(key: { heartbeat: string; lastUsedAt: string | null }): string {
+  if (key.heartbeat === 'ACTIVE') return 'In use now';
+  if (key.heartbeat === 'IDLE') return 'Used this week';
+  return key.lastUsedAt === null ? 'Not used yet' : 'Unused for over a week';
+}
+
 export function KeyTable({
   keys,
   workspaces,
@@ -24,7 +31,7 @@ export function KeyTable({
           <th scope="col">Workspace</th>
           <th scope="col">Created</th>
           <th scope="col">Last used</th>
-          <th scope="col">Heartbeat</th>
+          <th scope="col">Activity</th>
           <th scope="col">
             <span class="sr-only">Actions</span>
           </th>
@@ -42,8 +49,8 @@ export function KeyTable({
             <td data-label="Workspace">{workspaceNameOf(workspaces, key.workspaceId)}</td>
             <td data-label="Created">{formatTime(key.createdAt)}</td>
             <td data-label="Last used">{key.lastUsedAt ? formatTime(key.lastUsedAt) : 'Never'}</td>
-            <td data-label="Heartbeat">
-              <span class={`badge badge-${key.heartbeat.toLowerCase()}`}>{key.heartbeat}</span>
+            <td data-label="Activity">
+              <span class={`badge badge-${key.heartbeat.toLowerCase()}`}>{activityOf(key)}</span>
             </td>
             <td>
               <ConfirmButton label="Revoke" confirmLabel="Yes, revoke" disabled={busy} onConfirm={() => onRevoke(key)} />

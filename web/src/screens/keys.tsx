@@ -46,11 +46,7 @@ export function KeysScreen() {
             Refresh
           </button>
         </div>
-        <p class="hint">
-          <span class="badge badge-active">ACTIVE</span> used in the last 5 minutes, <span class="badge badge-idle">IDLE</span> in
-          the last 7 days, <span class="badge badge-dormant">DORMANT</span> not for longer or never. Revoking a key stops
-          everything that uses it at once.
-        </p>
+        <p class="hint">“In use now” means used in the last 5 minutes. Revoking a key stops everything that uses it at once.</p>
         {revoked !== undefined && <Notice kind="success">Revoked “{revoked}”. It no longer works.</Notice>}
         {revoke.error && <Notice kind="error">{revoke.error}</Notice>}
         {keys.error && <Notice kind="error">{keys.error}</Notice>}
