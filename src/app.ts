@@ -80,12 +80,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // After the answer: the request (method, path, client), its status and how long it took.
   // Fastify's own pair of lines (received, completed) doubled what logging cost the hottest routes.
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { req: request, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 },
-      'request completed',
-    );
-  });
+  // By default only answers of 400 and up: a line per successful request drowned what needs reading.
+  const { accessLog } = ctx.config;
+  if (accessLog !== 'off') {
+    app.addHook('onResponse', async (request, reply) => {
+      if (accessLog === 'errors' && reply.statusCode < 400) return;
+      request.log.info(
+        { req: request, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 },
+        'request completed',
+      );
+    });
+  }
   const { metrics } = ops;
   if (metrics) {
     app.addHook('onResponse', async (request, reply) => {

@@ -39,6 +39,8 @@ export interface Config {
   /** How long a worker may fail to renew a queued run's lock before the run counts as stalled. */
   runStallMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Which answers get an access line: all, only refusals and failures (status 400 and up), or none. */
+  accessLog: 'all' | 'errors' | 'off';
   /** production turns off what is only safe on a local install: the test-mode checkout. */
   environment: 'development' | 'production';
   trustProxy: boolean;
@@ -297,6 +299,13 @@ function logLevel(env: Env): Config['logLevel'] {
   return level;
 }
 
+function accessLog(env: Env): Config['accessLog'] {
+  const raw = read(env, 'ACCESS_LOG') ?? 'errors';
+  if (raw !== 'all' && raw !== 'errors' && raw !== 'off')
+    throw new ConfigError(`ACCESS_LOG must be all, errors or off (got "${raw}")`);
+  return raw;
+}
+
 function environment(env: Env): Config['environment'] {
   const raw = read(env, 'SKILLET_ENV') ?? 'development';
   const found = ENVIRONMENTS.find((candidate) => candidate === raw);
@@ -505,6 +514,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     runStallMs: integer(env, 'RUN_STALL_SECONDS', 30, 1, 3600) * 1000,
     redisPrefix: redisPrefix(env),
     logLevel: logLevel(env),
+    accessLog: accessLog(env),
     environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),

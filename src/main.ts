@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     app.log,
   );
   await app.listen({ host: config.host, port: config.port });
+  // A person who started it at a terminal gets one line to act on; logs stay JSON for machines.
+  if (process.stdout.isTTY) process.stdout.write(`Skillet is running: open ${config.publicUrl}/app/ (Ctrl-C stops it)\n`);
   // An API node of a cluster runs nothing itself.
   if (!config.redisUrl || config.nodeRole !== 'api') app.warmSandboxes();
 }

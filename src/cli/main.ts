@@ -116,6 +116,22 @@ license
     printLine(await siteLicenseCommand(await loadConfig(process.env), options.email, null)),
   );
 
+/**
+ * `npm run skillet -- …` runs from the project's root; npm keeps the folder the person typed
+ * it in as INIT_CWD. The person's commands take their paths (downloads, --file, --input-file)
+ * from that folder. Operator commands keep the project root: their settings' relative paths
+ * (the data folder) must not move with the shell.
+ */
+const OPERATOR_COMMANDS = new Set(['serve', 'worker', 'doctor', 'migrate', 'users', 'license']);
+program.hook('preAction', (_program, action) => {
+  let top = action;
+  while (top.parent && top.parent !== program) top = top.parent;
+  const personFolder = process.env.INIT_CWD;
+  if (personFolder && process.env.npm_lifecycle_event === 'skillet' && !OPERATOR_COMMANDS.has(top.name())) {
+    process.chdir(personFolder);
+  }
+});
+
 // It walks the program when it runs, so its scripts name every command, itself included.
 completionCommand(program);
 

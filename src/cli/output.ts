@@ -26,6 +26,14 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Whether a line can be redrawn in place (spinners, progress bars, a watched status): a
+ * terminal that reports no width (some CI consoles, a bare pty) cannot, and gets plain lines.
+ */
+export function canRedraw(stream: NodeJS.WriteStream): boolean {
+  return stream.isTTY === true && (stream.columns ?? 0) > 0;
+}
+
 /** One JSON line, for operator commands whose output scripts read. */
 export function printLine(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import open from 'open';
 import ora from 'ora';
 import { SkilletClient } from '../../sdk/client.js';
-import { CliError, printJson } from '../output.js';
+import { CliError, canRedraw, printJson } from '../output.js';
 import { baseUrlOf, type GlobalOptions, signedInClient } from '../session.js';
 import { saveCredentials } from '../settings.js';
 import { type LogoutOptions, logout } from './logout.js';
@@ -48,7 +48,7 @@ async function login(global: GlobalOptions, options: LoginOptions): Promise<void
   const spinner = ora({
     text: 'Waiting for approval…',
     stream: process.stderr,
-    isEnabled: process.stderr.isTTY && !options.json,
+    isEnabled: canRedraw(process.stderr) && !options.json,
     isSilent: !process.stderr.isTTY || options.json === true,
   }).start();
   const deadline = Date.now() + activation.expires_in * 1000;

@@ -7,7 +7,7 @@ import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
 import { parse as parseDisposition } from 'content-disposition';
 import type { Artifact } from '../../sdk/types.js';
-import { printJson, printTable, wantsJson } from '../output.js';
+import { canRedraw, printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 
 /** Shown for downloads at least this large, on a terminal. */
@@ -30,7 +30,7 @@ async function download(global: GlobalOptions, artifactId: string, options: { ou
   const target = options.output ?? fileNameOf(response.headers.get('content-disposition'), artifactId);
   const size = Number(response.headers.get('content-length') ?? Number.NaN);
   const bar =
-    process.stderr.isTTY && !options.json && size >= PROGRESS_FROM_BYTES
+    canRedraw(process.stderr) && !options.json && size >= PROGRESS_FROM_BYTES
       ? new SingleBar({ stream: process.stderr, format: ' {bar} {percentage}% | {value}/{total} bytes' })
       : undefined;
   bar?.start(size, 0);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { SkilletClient } from '../../sdk/client.js';
 import type { ExecutionStatus } from '../../sdk/types.js';
-import { EXIT, printJson, printTable, wholeNumber } from '../output.js';
+import { canRedraw, EXIT, printJson, printTable, wholeNumber } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,7 +26,7 @@ function statusText(status: ExecutionStatus): string {
  * redrawn in place; a pipe gets a line per change; --json one JSON line per change.
  */
 async function watch(client: SkilletClient, executionId: string, json: boolean, intervalMs: number): Promise<number> {
-  const redraw = !json && process.stdout.isTTY;
+  const redraw = !json && canRedraw(process.stdout);
   let previous = '';
   let drawnLines = 0;
   for (;;) {

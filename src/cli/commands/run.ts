@@ -4,7 +4,7 @@ import ora, { type Ora } from 'ora';
 import type { SkilletClient } from '../../sdk/client.js';
 import { SkilletError } from '../../sdk/errors.js';
 import type { ExecutionEvent, HistoryItem } from '../../sdk/types.js';
-import { CliError, EXIT, printJson } from '../output.js';
+import { CliError, canRedraw, EXIT, printJson } from '../output.js';
 import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { uploadAll } from './files.js';
@@ -69,7 +69,7 @@ function lineFor(event: ExecutionEvent): string | undefined {
  * run stops; a second Ctrl-C leaves at once. Returns the exit code.
  */
 async function follow(client: SkilletClient, executionId: string, json: boolean): Promise<number> {
-  const live = !json && process.stderr.isTTY;
+  const live = !json && canRedraw(process.stderr);
   const spinner: Ora = ora({ text: 'Running…', stream: process.stderr, isEnabled: live, isSilent: !live });
   let interrupting = false;
   const onInterrupt = () => {

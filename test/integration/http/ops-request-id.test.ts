@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { describe, expect } from 'vitest';
 import { withServer } from '../../helpers/fixtures.js';
 
-const it = withServer();
+const it = withServer({ ACCESS_LOG: 'all' });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The log lines (parsed) that carry `requestId`. */
