@@ -12,6 +12,7 @@ import {
   expectAccessible,
   expectNoPageErrors,
   forgiveStatus,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -121,7 +122,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('approvi
   test('a typed code is denied; the device hears denied', async ({ openPage, server, api }) => {
     const app = await openInServerTime(openPage, viewport, server.clock);
     const activation = await startActivation(server, api, { 'x-client-label': 'Suspicious laptop' });
-    await app.page.getByRole('link', { name: 'Approve a device' }).click();
+    await openSection(app, 'Approve a device');
     await app.page.getByRole('heading', { name: "Enter the device's code" }).waitFor();
     await expectAccessible(app, 'activate-enter');
     await screenshot(app, 'activate-enter');

@@ -8,6 +8,7 @@ import {
   CHROMIUM,
   expectAccessible,
   expectNoPageErrors,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -35,7 +36,7 @@ async function write(api: Client, person: TestUser, title: string, files: File[]
 }
 
 async function openArtifact(app: AppPage, title: string): Promise<void> {
-  await app.page.getByRole('link', { name: 'Artifacts', exact: true }).click();
+  await openSection(app, 'Artifacts');
   await app.page.getByRole('link', { name: new RegExp(title) }).click();
   await app.page.getByRole('heading', { level: 2, name: new RegExp(title) }).waitFor();
 }
@@ -51,7 +52,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('artifac
   test('the list shows each artifact with its type, size and sharing, and opens it to its text', async ({ openPage, api }) => {
     const app = await openPage(viewport);
     const person = await signedIn(app, api);
-    await app.page.getByRole('link', { name: 'Artifacts', exact: true }).click();
+    await openSection(app, 'Artifacts');
     await app.page.getByText('No artifacts yet').waitFor();
     const id = await write(api, person, 'Meeting notes', [{ path: 'notes.txt', text: 'Agenda:\n1. Budget\n2. Hiring\n' }]);
     await write(api, person, 'Site plan', [
@@ -170,7 +171,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('artifac
     app.page.on('request', (request) => {
       if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
     });
-    await app.page.getByRole('link', { name: 'Artifacts', exact: true }).click();
+    await openSection(app, 'Artifacts');
     await app.page.getByRole('link', { name: /Readme/ }).waitFor();
     expect(
       scripts.filter((file) => file.includes('marked')),

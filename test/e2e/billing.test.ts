@@ -5,6 +5,7 @@ import {
   CHROMIUM,
   expectAccessible,
   expectNoPageErrors,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -32,7 +33,7 @@ async function serverJson<T>(page: Page, path: string): Promise<T> {
 const regionText = (app: AppPage, name: string) => app.page.getByRole('region', { name }).textContent();
 
 async function openBilling(app: AppPage): Promise<void> {
-  await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Billing' }).click();
+  await openSection(app, 'Billing');
   await app.page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
   await expect.poll(() => regionText(app, 'Balance')).toContain('1,000 Ds');
   await expect.poll(() => regionText(app, 'Transactions')).toContain('+1,000 Ds');
@@ -190,7 +191,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('billing
     const paid = await app.page.request.post(`${checkoutUrl}/pay`, { maxRedirects: 0 });
     expect(paid.status()).toBe(303);
 
-    await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Billing' }).click();
+    await openSection(app, 'Billing');
     await expect.poll(() => regionText(app, 'Your mode')).toContain('You are on Based');
     expect(await regionText(app, 'Your mode')).toContain('The subscription runs until');
     await expect.poll(() => regionText(app, 'Balance')).toContain('3,000 Ds');

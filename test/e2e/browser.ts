@@ -116,3 +116,10 @@ export function forgiveStatus(app: AppPage, status: number): void {
 export function expectNoPageErrors(app: AppPage): void {
   expect(app.errors, `errors in the page (${app.viewport})`).toEqual([]);
 }
+
+/** Goes to a section the way a person does: on a phone the sections sit behind Menu. */
+export async function openSection(app: AppPage, name: string): Promise<void> {
+  const menu = app.page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
+}

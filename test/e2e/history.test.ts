@@ -6,6 +6,7 @@ import {
   CHROMIUM,
   expectAccessible,
   expectNoPageErrors,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -61,7 +62,7 @@ function runRows(app: AppPage) {
 }
 
 async function openRuns(app: AppPage): Promise<void> {
-  await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Runs' }).click();
+  await openSection(app, 'Runs');
   await app.page.getByRole('heading', { name: 'Runs', level: 1 }).waitFor();
 }
 

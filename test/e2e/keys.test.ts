@@ -6,6 +6,7 @@ import {
   expectAccessible,
   expectNoPageErrors,
   forgiveStatus,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -32,7 +33,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('API key
   test('a new key shows its plaintext once, works as x-api-key, and is gone after a reload', async ({ openPage, server }) => {
     const app = await openPage(viewport);
     const { email } = await signUpInApp(app);
-    await app.page.getByRole('link', { name: 'Keys', exact: true }).click();
+    await openSection(app, 'Keys');
     await app.page.getByText('No keys yet.', { exact: false }).waitFor();
 
     const key = await createKeyInApp(app, 'laptop CLI');

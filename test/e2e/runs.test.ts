@@ -11,6 +11,7 @@ import {
   CHROMIUM,
   expectAccessible,
   expectNoPageErrors,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -64,7 +65,7 @@ const range = (count: number) => Array.from({ length: count }, (_, index) => ind
 
 /** From the skills list, the way a person goes: Run on Ticker, an input, Run; the run's id. */
 async function runTickerInApp(app: AppPage, input: string): Promise<string> {
-  await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Skills' }).click();
+  await openSection(app, 'Skills');
   await app.page.getByRole('link', { name: 'Run Ticker' }).click();
   await app.page.getByRole('heading', { name: 'Run a skill', level: 1 }).waitFor();
   // The skill's own example is one click away; the test then types its own input over it.

@@ -7,6 +7,7 @@ import {
   expectAccessible,
   expectNoPageErrors,
   forgiveStatus,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -43,7 +44,7 @@ async function addEndpoint(app: AppPage, url: string, description = ''): Promise
 
 async function signUpAtWebhooks(app: AppPage): Promise<void> {
   await signUpInApp(app);
-  await app.page.getByRole('link', { name: 'Webhooks', exact: true }).click();
+  await openSection(app, 'Webhooks');
   await app.page.getByText('No endpoints yet.', { exact: false }).waitFor();
 }
 

@@ -7,6 +7,7 @@ import {
   expectAccessible,
   expectNoPageErrors,
   forgiveStatus,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -34,7 +35,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('workspa
   test('creating a team workspace and switching to it moves the session and the header; switching back', async ({ openPage }) => {
     const app = await openPage(viewport);
     await signUpInApp(app);
-    await app.page.getByRole('link', { name: 'Workspaces', exact: true }).click();
+    await openSection(app, 'Workspaces');
     await app.page.getByRole('heading', { name: 'Your workspaces' }).waitFor();
     const personal = await currentWorkspace(app);
     const team = unique('Acme');

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useLive } from './live';
 import { Link, match, navigate, useRoute } from './router';
 import { ActivateScreen } from './screens/activate';
@@ -78,6 +78,9 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
   const me = useMe();
   const { path } = useRoute();
   const heading = useRef<HTMLHeadingElement>(null);
+  // On a phone the sections fold behind a Menu button; going anywhere folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
   useEffect(() => {
     document.title = `${title} · Skillet`;
   }, [title]);
@@ -91,6 +94,15 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
           Skillet
         </Link>
         <LiveIndicator />
+        <button
+          type="button"
+          class="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="sections"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
         {me && (
           <span class="who">
             <span class="workspace-name">{workspaceLabel(me.workspace)}</span>
@@ -101,7 +113,7 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
           </span>
         )}
       </header>
-      <nav class="tabs" aria-label="Sections">
+      <nav id="sections" class={menuOpen ? 'tabs open' : 'tabs'} aria-label="Sections">
         {NAV.map((item) => (
           <Link key={item.href} href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
             {item.label}
