@@ -25,12 +25,19 @@ export async function cancelRunning(executionId: string): Promise<void> {
   if (!answer.success && answer.actualStatus === 'working') throw new Error(answer.message);
 }
 
+const draftKey = (slug: string) => `skillet.draft.${slug}`;
+
+/** Leaves `text` as the skill form's input, for a screen that sends the person there. */
+export function keepDraft(slug: string, text: string): void {
+  sessionStorage.setItem(draftKey(slug), text);
+}
+
 /**
  * The input typed on a skill's form, kept for the browser tab: leaving to look at the run
  * in the way, or a reload, does not lose it.
  */
 export function useDraft(slug: string, initial: string): [string, (text: string) => void] {
-  const key = `skillet.draft.${slug}`;
+  const key = draftKey(slug);
   const [text, setText] = useState(() => sessionStorage.getItem(key) ?? initial);
   useEffect(() => {
     if (text === '' || text === initial) sessionStorage.removeItem(key);

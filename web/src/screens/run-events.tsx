@@ -1,3 +1,4 @@
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { RunEvent } from './run-stream';
 
 /** Where a run stands, from its status and the session events seen so far. */
@@ -103,11 +104,29 @@ function describe(event: RunEvent): { kind: string; text: string; detail?: strin
   }
 }
 
-/** Every event of the run in order, announced politely as they arrive. */
+/** Within this many pixels of the end, the log counts as followed and keeps up with new events. */
+const FOLLOW_SLACK_PX = 40;
+
+/**
+ * Every event of the run in order, announced politely as they arrive. The log scrolls in
+ * its own box and follows new events while the person is at its end; once they scroll up
+ * to read, it stays where they are.
+ */
 export function EventList({ events }: { events: RunEvent[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  // The height before the newest events: where its end was is where a follower's view was.
+  const heightBefore = useRef(0);
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const wasAtEnd = heightBefore.current - element.scrollTop - element.clientHeight < FOLLOW_SLACK_PX;
+    if (wasAtEnd) element.scrollTop = element.scrollHeight;
+    heightBefore.current = element.scrollHeight;
+  }, [events.length]);
   if (events.length === 0) return <p class="muted">No events yet.</p>;
   return (
-    <div role="log" aria-label="Run events" class="run-log">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to be scrolled.
+    <div role="log" aria-label="Run events" class="run-log" ref={box} tabIndex={0}>
       <ol class="events run-events">
         {events.map((event) => {
           const { kind, text, detail } = describe(event);

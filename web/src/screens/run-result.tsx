@@ -1,6 +1,12 @@
+import { useLoad } from '../load';
+import { findArtifact } from '../requests/artifacts';
 import { Link } from '../router';
+import { formatSize } from './artifacts';
 import { tokensText } from './run-events';
 import type { RunEvent } from './run-stream';
+
+/** A script skill calls no model: its zero tokens are left unsaid. */
+const hasTokens = (usage: unknown) => tokensText(usage) !== tokensText({});
 
 /** The run's closing summary: its execution.result (one per completed run). */
 export function RunResult({ events }: { events: RunEvent[] }) {
@@ -15,10 +21,33 @@ export function RunResult({ events }: { events: RunEvent[] }) {
       <dl class="run-facts">
         <dt>Cost</dt>
         <dd>{typeof cost === 'number' ? `${cost} Ds` : '—'}</dd>
-        <dt>Tokens</dt>
-        <dd>{tokensText(tokenUsage)}</dd>
+        {hasTokens(tokenUsage) && (
+          <>
+            <dt>Tokens</dt>
+            <dd>{tokensText(tokenUsage)}</dd>
+          </>
+        )}
       </dl>
     </section>
+  );
+}
+
+/** One artifact by its title, type and size, once loaded; its id until then. */
+function ArtifactItem({ id }: { id: string }) {
+  const found = useLoad(() => findArtifact(id), [id]);
+  const artifact = found.data?.artifact;
+  const files = found.data?.files;
+  return (
+    <li>
+      <Link href={`/artifacts/${encodeURIComponent(id)}`}>{artifact ? artifact.title : `Artifact ${id.slice(0, 8)}`}</Link>
+      {artifact && (
+        <span class="muted">
+          {' '}
+          · {files ? `${files.length} file${files.length === 1 ? '' : 's'}` : artifact.fileType} ·{' '}
+          {formatSize(artifact.contentSize)}
+        </span>
+      )}
+    </li>
   );
 }
 
@@ -34,14 +63,10 @@ export function RunArtifacts({ events }: { events: RunEvent[] }) {
   if (ids.length === 0) return null;
   return (
     <section aria-labelledby="run-artifacts" class="run-section">
-      <h2 id="run-artifacts">Artifacts</h2>
+      <h2 id="run-artifacts">What it made</h2>
       <ul>
         {ids.map((id) => (
-          <li key={id}>
-            <Link href={`/artifacts/${encodeURIComponent(id)}`}>
-              Artifact <span class="mono">{id.slice(0, 8)}</span>
-            </Link>
-          </li>
+          <ArtifactItem key={id} id={id} />
         ))}
       </ul>
     </section>

@@ -5,6 +5,7 @@ import { messageOf } from '../api';
 import { executionStatus, runningExecution, sendMessage } from '../requests/executions';
 import { Link } from '../router';
 import { formatTime, Notice } from '../ui';
+import { RunAgain } from './run-again';
 import { MessageForm, RunningControls } from './run-controls';
 import { EventList, lastOf, type Phase, phaseOf, stopReasonOf } from './run-events';
 import { RunArtifacts, RunResult } from './run-result';
@@ -130,6 +131,8 @@ export function RunScreen({ id }: { id: string }) {
           </Notice>
         )}
       </section>
+      <RunResult events={stream.events} />
+      <RunArtifacts events={stream.events} />
       {(phase === 'new' || phase === 'interrupted') && (
         <MessageForm
           id={id}
@@ -140,12 +143,11 @@ export function RunScreen({ id }: { id: string }) {
           onSent={() => setCancelled(false)}
         />
       )}
-      <RunResult events={stream.events} />
-      <RunArtifacts events={stream.events} />
       <section aria-labelledby="run-events-heading" class="run-section">
         <h2 id="run-events-heading">Events</h2>
         <EventList events={stream.events} />
       </section>
+      {status.data && phase !== 'running' && phase !== 'new' && <RunAgain slug={status.data.skillSlug} events={stream.events} />}
     </>
   );
 }
