@@ -178,22 +178,22 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('billing
     expectNoPageErrors(app);
   });
 
-  test('on Based the packs show their 20% discount and the mode says so', async ({ openPage }) => {
+  test('subscribing to Based from the Billing page; then the packs show their 20% discount', async ({ openPage }) => {
     const app = await openPage(viewport);
-    const { email } = await signUpInApp(app);
-    // There is no subscribe button in the app yet: subscribe through the API and the local checkout.
-    const started = await app.page.request.post('/api/v1/billing/subscribe', {
-      headers: { 'x-skillet-app': '1' },
-      data: { email, successUrl: 'https://app.example.test/paid', cancelUrl: 'https://app.example.test/cancelled' },
-    });
-    expect(started.status()).toBe(200);
-    const { checkoutUrl } = (await started.json()) as { checkoutUrl: string };
-    const paid = await app.page.request.post(`${checkoutUrl}/pay`, { maxRedirects: 0 });
-    expect(paid.status()).toBe(303);
+    await signUpInApp(app);
+    await openBilling(app);
+    const mode = app.page.getByRole('region', { name: 'Your mode' });
+    await mode.getByText('unlimited keys and MCP for editors and agents').waitFor();
+    await mode.getByRole('button', { name: 'Subscribe to Based ($29.00 / month)' }).click();
+    await app.page.waitForURL(/\/billing\/checkout\/cs_local_/);
+    await app.page.getByRole('heading', { name: 'Test checkout' }).waitFor();
+    await app.page.getByRole('button', { name: 'Pay $29.00' }).click();
+    await app.page.waitForURL((url) => url.pathname === '/app/billing' && url.searchParams.get('checkout') === 'success');
+    await app.page.getByText(/Payment received: 2,000 Ds added/).waitFor();
 
-    await openSection(app, 'Billing');
     await expect.poll(() => regionText(app, 'Your mode')).toContain('You are on Based');
     expect(await regionText(app, 'Your mode')).toContain('The subscription runs until');
+    expect(await mode.getByRole('button', { name: /Subscribe/ }).count()).toBe(0);
     await expect.poll(() => regionText(app, 'Balance')).toContain('3,000 Ds');
     const packs = app.page.getByRole('region', { name: 'Buy credits' });
     await packs.getByText('takes 20% off every pack').waitFor();

@@ -51,6 +51,25 @@ export function billingCommands(program: Command, global: () => GlobalOptions): 
     });
 
   program
+    .command('subscribe')
+    .description('start a Based subscription: prints (and opens) the checkout page')
+    .option('--email <email>', 'receipt address (default: your account email)')
+    .option('--json', 'print {checkoutUrl} as JSON')
+    .action(async (options: { email?: string; json?: boolean }) => {
+      const client = await signedInClient(global());
+      const email = options.email ?? (await client.auth.me()).user.email;
+      const { checkoutUrl } = await client.billing.subscribe({
+        email,
+        successUrl: `${client.baseUrl}/api/v1/billing/return/success`,
+        cancelUrl: `${client.baseUrl}/api/v1/billing/return/cancel`,
+      });
+      if (options.json) return printJson({ checkoutUrl });
+      process.stdout.write(`${checkoutUrl}\n`);
+      if (await openInBrowser(checkoutUrl)) process.stderr.write('Opened the checkout in your browser.\n');
+      process.stderr.write('Based starts once the payment goes through; `skillet balance` shows its credits.\n');
+    });
+
+  program
     .command('transactions')
     .description('show your 50 most recent transactions')
     .option('--json', 'print the answer as JSON')

@@ -36,3 +36,7 @@ export const listPacks = async (): Promise<CreditPack[]> => (await get<{ packs: 
 /** The hosted checkout's address for this pack. */
 export const startCheckout = async (purchase: Purchase): Promise<string> =>
   (await post<{ checkoutUrl: string }>('/api/v1/billing/purchase', purchase)).checkoutUrl;
+
+/** The hosted checkout's address for a Based subscription (no pack: the plan is the product). */
+export const startSubscription = async (checkout: Omit<Purchase, 'packId'>): Promise<string> =>
+  (await post<{ checkoutUrl: string }>('/api/v1/billing/subscribe', checkout)).checkoutUrl;

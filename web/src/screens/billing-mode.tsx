@@ -1,8 +1,8 @@
 import type { SubscriptionInfo } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { listModes, type ModeName, type Tier } from '../requests/billing';
-import { formatTime, Notice } from '../ui';
-import { formatDs, formatPercent } from './billing-model';
+import { listModes, type ModeName, startSubscription, type Tier } from '../requests/billing';
+import { formatTime, Notice, useAction } from '../ui';
+import { formatDs, formatPercent, rememberCheckout } from './billing-model';
 
 const MODE_ORDER: ModeName[] = ['paygmode', 'byokmode', 'basedmode'];
 const isListed = (mode: string): mode is ModeName => (MODE_ORDER as string[]).includes(mode);
@@ -26,9 +26,57 @@ function meaning(mode: string, info: SubscriptionInfo): string {
   }
 }
 
-/** The caller's mode in plain words, and what each mode would mean. */
-export function ModeSection({ tier, error }: { tier: Tier | undefined; error: string | undefined }) {
+/** Based, offered to whoever is not on it (a site license already has what it gives). */
+function SubscribeButton({
+  email,
+  plan,
+  lastTransactionId,
+}: {
+  email: string;
+  plan: SubscriptionInfo;
+  lastTransactionId: number | undefined;
+}) {
+  const subscribing = useAction();
+  const subscribe = () =>
+    subscribing.run(async () => {
+      const back = `${window.location.origin}/app/billing`;
+      const checkoutUrl = await startSubscription({
+        email,
+        successUrl: `${back}?checkout=success`,
+        cancelUrl: `${back}?checkout=cancelled`,
+      });
+      rememberCheckout({ credits: plan.monthlyCredits, lastTransactionId: lastTransactionId ?? 0 });
+      window.location.assign(checkoutUrl);
+    });
+  return (
+    <div class="billing-subscribe">
+      <button type="button" class="primary" disabled={subscribing.busy || lastTransactionId === undefined} onClick={subscribe}>
+        Subscribe to {plan.name} ({plan.priceDisplay})
+      </button>
+      <p class="hint">
+        {formatDs(plan.monthlyCredits)} every month, {formatPercent(plan.packDiscount)} off every pack, unlimited keys and MCP for
+        editors and agents. Paid through the same secure checkout as packs.
+      </p>
+      {subscribing.error && <Notice kind="error">Could not start the checkout: {subscribing.error}</Notice>}
+    </div>
+  );
+}
+
+/** The caller's mode in plain words, what each mode would mean, and the way to Based. */
+export function ModeSection({
+  tier,
+  error,
+  email,
+  lastTransactionId,
+}: {
+  tier: Tier | undefined;
+  error: string | undefined;
+  email: string | undefined;
+  lastTransactionId: number | undefined;
+}) {
   const modes = useLoad(listModes, []);
+  const based = modes.data?.basedmode;
+  const canSubscribe = tier !== undefined && tier.tier !== 'basedmode' && tier.tier !== 'sitelicense';
   return (
     <section aria-labelledby="mode-title">
       <h2 id="mode-title">Your mode</h2>
@@ -50,6 +98,7 @@ export function ModeSection({ tier, error }: { tier: Tier | undefined; error: st
         The mode follows from what you have: an active Based subscription gives Based; otherwise a stored model key gives Bring
         your own key; otherwise Pay as you go.
       </p>
+      {canSubscribe && based && email && <SubscribeButton email={email} plan={based} lastTransactionId={lastTransactionId} />}
       {modes.error && <Notice kind="error">Could not load the modes: {modes.error}</Notice>}
       {modes.data && (
         <dl class="billing-modes">

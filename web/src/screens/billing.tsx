@@ -66,7 +66,7 @@ export function BillingScreen({ query }: { query: URLSearchParams }) {
     <div class="billing">
       {outcome && <CheckoutReturn outcome={outcome} transactions={ledger} reload={reloadFigures} />}
       <BalanceSection balance={balance.data} error={balance.error} />
-      <ModeSection tier={tier.data} error={tier.error} />
+      <ModeSection tier={tier.data} error={tier.error} email={me?.user.email} lastTransactionId={lastTransactionId} />
       {me && (
         <PacksSection email={me.user.email} discount={tier.data?.info.packDiscount ?? 0} lastTransactionId={lastTransactionId} />
       )}

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { SkilletError } from '../../../src/sdk/errors';
 import type { HistoryItem, SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { useLoad } from '../load';
@@ -43,6 +44,8 @@ function RunForm({ skill }: { skill: SkillItem }) {
   const [files, setFiles] = useState<File[]>([]);
   const [progress, setProgress] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  // A run refused for want of credits leads to where they are bought.
+  const [needsCredits, setNeedsCredits] = useState(false);
   const [running, setRunning] = useState<HistoryItem | undefined>();
   const [waiting, setWaiting] = useState<AbortController | undefined>();
   const action = useAction();
@@ -59,6 +62,7 @@ function RunForm({ skill }: { skill: SkillItem }) {
       navigate(`/runs/${encodeURIComponent(created.id)}`);
     } catch (thrown) {
       setError(messageOf(thrown));
+      setNeedsCredits(thrown instanceof SkilletError && thrown.status === 402);
     } finally {
       setProgress(undefined);
     }
@@ -133,7 +137,11 @@ function RunForm({ skill }: { skill: SkillItem }) {
       )}
       {progress && <Notice kind="info">{progress}</Notice>}
       {action.error && <Notice kind="error">{action.error}</Notice>}
-      {error && <Notice kind="error">{error}</Notice>}
+      {error && (
+        <Notice kind="error">
+          {error} {needsCredits && <Link href="/billing">Go to Billing</Link>}
+        </Notice>
+      )}
       <div class="row">
         <button type="submit" class="primary" disabled={action.busy || waiting !== undefined || (noInput && files.length === 0)}>
           {action.busy ? 'Starting…' : 'Run'}
