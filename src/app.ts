@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -105,6 +106,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(formBody, { bodyLimit: 16 * 1024 });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(swagger, openApiOptions(config.publicUrl));
+  // The API reference as a page, rendered by Swagger UI from files this server serves (no CDN).
+  await app.register(swaggerUi, {
+    routePrefix: '/docs/api',
+    // Its own files only. Not its default policy: that upgrades requests to https, which
+    // breaks a server reached over plain http (most self-hosted ones on a local network).
+    staticCSP:
+      "default-src 'self'; img-src 'self' data:; script-src 'self'; style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+    // No validator badge: it would send the document to validator.swagger.io.
+    uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+  });
 
   await app.register(authRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });

@@ -1,6 +1,7 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
+import { operationDoc } from './operation-docs.js';
 import type { AuthPolicy, ErrorFamily } from './route-config.js';
 
 /**
@@ -160,8 +161,10 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       const withHeaders = Object.keys(headers).length
         ? { headers: { type: 'object', properties: { ...headers }, ...(documented.headers as object | undefined) } }
         : {};
+      const doc = operationDoc(route.method as string, url);
+      const words = doc ? { summary: doc.summary, description: doc.description, tags: [doc.tag] } : {};
       return {
-        schema: { ...documented, ...withHeaders, response: responses, security: auth ? SECURITY[auth] : [] },
+        schema: { ...documented, ...words, ...withHeaders, response: responses, security: auth ? SECURITY[auth] : [] },
         url,
       };
     },
