@@ -30,7 +30,7 @@ import type {
   WebhookEventType,
 } from './types.js';
 
-interface Checkout {
+export interface Checkout {
   email: string;
   successUrl: string;
   cancelUrl: string;

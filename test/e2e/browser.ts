@@ -123,3 +123,10 @@ export async function openSection(app: AppPage, name: string): Promise<void> {
   if (await menu.isVisible()) await menu.click();
   await app.page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name }).click();
 }
+
+/** The session token the app's cookie holds: the test asks the server with it what it holds for this person. */
+export async function sessionTokenOf(app: AppPage): Promise<string> {
+  const cookie = (await app.page.context().cookies()).find((each) => each.name === 'skillet_session');
+  expect(cookie, 'the app sets its session cookie at sign-in').toBeDefined();
+  return cookie?.value as string;
+}

@@ -7,6 +7,7 @@ import {
   expectNoPageErrors,
   forgiveStatus,
   screenshot,
+  sessionTokenOf,
   signUpInApp,
   VIEWPORTS,
   type ViewportName,
@@ -23,8 +24,7 @@ interface Listed {
 
 async function signedIn(app: AppPage): Promise<string> {
   await signUpInApp(app);
-  const cookie = (await app.page.context().cookies()).find((each) => each.name === 'skillet_session');
-  return cookie?.value as string;
+  return sessionTokenOf(app);
 }
 
 /** Everything the workspace's history holds, as the server says. */

@@ -7,6 +7,7 @@ import {
   expectNoPageErrors,
   forgiveStatus,
   screenshot,
+  sessionTokenOf,
   signUpInApp,
   VIEWPORTS,
   type ViewportName,
@@ -17,7 +18,7 @@ const test = withBrowserApp({ RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
 
 async function signedIn(app: AppPage): Promise<string> {
   await signUpInApp(app);
-  return (await app.page.context().cookies()).find((each) => each.name === 'skillet_session')?.value as string;
+  return sessionTokenOf(app);
 }
 
 const auth = (token: string) => ({ headers: { 'x-auth-token': token } });

@@ -8,6 +8,7 @@ import {
   expectNoPageErrors,
   forgiveStatus,
   screenshot,
+  sessionTokenOf,
   signUpInApp,
   VIEWPORTS,
   type ViewportName,
@@ -26,7 +27,7 @@ async function pageText(app: AppPage): Promise<string> {
 
 async function signedInUser(app: AppPage): Promise<TestUser> {
   const { email } = await signUpInApp(app);
-  const token = (await app.page.context().cookies()).find((each) => each.name === 'skillet_session')?.value as string;
+  const token = await sessionTokenOf(app);
   return { email, token } as TestUser;
 }
 

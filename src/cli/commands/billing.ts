@@ -1,9 +1,33 @@
 import type { Command } from 'commander';
+import type { Checkout, SkilletClient } from '../../sdk/client.js';
 import { printJson, printTable } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { openInBrowser } from './account.js';
 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+/**
+ * Starts a hosted checkout (a pack or the subscription) that returns to the server's own
+ * return pages, prints its address and opens it; `after` says what to expect once paid.
+ */
+async function checkout(
+  global: () => GlobalOptions,
+  options: { email?: string; json?: boolean },
+  start: (client: SkilletClient, checkout: Checkout) => Promise<{ checkoutUrl: string }>,
+  after: string,
+): Promise<void> {
+  const client = await signedInClient(global());
+  const email = options.email ?? (await client.auth.me()).user.email;
+  const { checkoutUrl } = await start(client, {
+    email,
+    successUrl: `${client.baseUrl}/api/v1/billing/return/success`,
+    cancelUrl: `${client.baseUrl}/api/v1/billing/return/cancel`,
+  });
+  if (options.json) return printJson({ checkoutUrl });
+  process.stdout.write(`${checkoutUrl}\n`);
+  if (await openInBrowser(checkoutUrl)) process.stderr.write('Opened the checkout in your browser.\n');
+  process.stderr.write(`${after}\n`);
+}
 
 export function billingCommands(program: Command, global: () => GlobalOptions): void {
   program
@@ -36,38 +60,28 @@ export function billingCommands(program: Command, global: () => GlobalOptions): 
     .description('start buying a pack: prints (and opens) the checkout page')
     .option('--email <email>', 'receipt address (default: your account email)')
     .option('--json', 'print {checkoutUrl} as JSON')
-    .action(async (packId: string, options: { email?: string; json?: boolean }) => {
-      const client = await signedInClient(global());
-      const email = options.email ?? (await client.auth.me()).user.email;
-      const { checkoutUrl } = await client.billing.purchase(packId, {
-        email,
-        successUrl: `${client.baseUrl}/api/v1/billing/return/success`,
-        cancelUrl: `${client.baseUrl}/api/v1/billing/return/cancel`,
-      });
-      if (options.json) return printJson({ checkoutUrl });
-      process.stdout.write(`${checkoutUrl}\n`);
-      if (await openInBrowser(checkoutUrl)) process.stderr.write('Opened the checkout in your browser.\n');
-      process.stderr.write('The credits arrive once the payment goes through; check with `skillet balance`.\n');
-    });
+    .action((packId: string, options: { email?: string; json?: boolean }) =>
+      checkout(
+        global,
+        options,
+        (client, returns) => client.billing.purchase(packId, returns),
+        'The credits arrive once the payment goes through; check with `skillet balance`.',
+      ),
+    );
 
   program
     .command('subscribe')
     .description('start a Based subscription: prints (and opens) the checkout page')
     .option('--email <email>', 'receipt address (default: your account email)')
     .option('--json', 'print {checkoutUrl} as JSON')
-    .action(async (options: { email?: string; json?: boolean }) => {
-      const client = await signedInClient(global());
-      const email = options.email ?? (await client.auth.me()).user.email;
-      const { checkoutUrl } = await client.billing.subscribe({
-        email,
-        successUrl: `${client.baseUrl}/api/v1/billing/return/success`,
-        cancelUrl: `${client.baseUrl}/api/v1/billing/return/cancel`,
-      });
-      if (options.json) return printJson({ checkoutUrl });
-      process.stdout.write(`${checkoutUrl}\n`);
-      if (await openInBrowser(checkoutUrl)) process.stderr.write('Opened the checkout in your browser.\n');
-      process.stderr.write('Based starts once the payment goes through; `skillet balance` shows its credits.\n');
-    });
+    .action((options: { email?: string; json?: boolean }) =>
+      checkout(
+        global,
+        options,
+        (client, returns) => client.billing.subscribe(returns),
+        'Based starts once the payment goes through; `skillet balance` shows its credits.',
+      ),
+    );
 
   program
     .command('transactions')

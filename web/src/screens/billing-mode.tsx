@@ -2,7 +2,7 @@ import type { SubscriptionInfo } from '../../../src/sdk/types';
 import { useLoad } from '../load';
 import { listModes, type ModeName, startSubscription, type Tier } from '../requests/billing';
 import { formatTime, Notice, useAction } from '../ui';
-import { formatDs, formatPercent, rememberCheckout } from './billing-model';
+import { checkoutReturns, formatDs, formatPercent, goToCheckout } from './billing-model';
 
 const MODE_ORDER: ModeName[] = ['paygmode', 'byokmode', 'basedmode'];
 const isListed = (mode: string): mode is ModeName => (MODE_ORDER as string[]).includes(mode);
@@ -39,14 +39,8 @@ function SubscribeButton({
   const subscribing = useAction();
   const subscribe = () =>
     subscribing.run(async () => {
-      const back = `${window.location.origin}/app/billing`;
-      const checkoutUrl = await startSubscription({
-        email,
-        successUrl: `${back}?checkout=success`,
-        cancelUrl: `${back}?checkout=cancelled`,
-      });
-      rememberCheckout({ credits: plan.monthlyCredits, lastTransactionId: lastTransactionId ?? 0 });
-      window.location.assign(checkoutUrl);
+      const checkoutUrl = await startSubscription(checkoutReturns(email));
+      goToCheckout(checkoutUrl, { credits: plan.monthlyCredits, lastTransactionId: lastTransactionId ?? 0 });
     });
   return (
     <div class="billing-subscribe">

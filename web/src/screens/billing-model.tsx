@@ -27,6 +27,18 @@ export function rememberCheckout(pending: PendingCheckout): void {
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
 }
 
+/** Where the hosted checkout sends the person back to, on each outcome: the Billing page. */
+export function checkoutReturns(email: string): { email: string; successUrl: string; cancelUrl: string } {
+  const back = `${window.location.origin}/app/billing`;
+  return { email, successUrl: `${back}?checkout=success`, cancelUrl: `${back}?checkout=cancelled` };
+}
+
+/** Leaves for the checkout at `checkoutUrl`, remembering what it should grant so the return can say when it has. */
+export function goToCheckout(checkoutUrl: string, pending: PendingCheckout): void {
+  rememberCheckout(pending);
+  window.location.assign(checkoutUrl);
+}
+
 /** The remembered checkout, taken (so a later visit does not claim it again). */
 export function takePendingCheckout(): PendingCheckout | undefined {
   const raw = sessionStorage.getItem(PENDING_KEY);

@@ -2,7 +2,7 @@ import type { CreditPack } from '../../../src/sdk/types';
 import { useLoad } from '../load';
 import { listPacks, startCheckout } from '../requests/billing';
 import { Notice, useAction } from '../ui';
-import { formatCents, formatDs, formatPercent, rememberCheckout } from './billing-model';
+import { checkoutReturns, formatCents, formatDs, formatPercent, goToCheckout } from './billing-model';
 
 /**
  * The credit packs at the caller's prices (the server already takes basedmode's discount
@@ -22,15 +22,8 @@ export function PacksSection({
 
   const buy = (pack: CreditPack) =>
     buying.run(async () => {
-      const back = `${window.location.origin}/app/billing`;
-      const checkoutUrl = await startCheckout({
-        packId: pack.id,
-        email,
-        successUrl: `${back}?checkout=success`,
-        cancelUrl: `${back}?checkout=cancelled`,
-      });
-      rememberCheckout({ credits: pack.credits, lastTransactionId: lastTransactionId ?? 0 });
-      window.location.assign(checkoutUrl);
+      const checkoutUrl = await startCheckout({ packId: pack.id, ...checkoutReturns(email) });
+      goToCheckout(checkoutUrl, { credits: pack.credits, lastTransactionId: lastTransactionId ?? 0 });
     });
 
   return (
