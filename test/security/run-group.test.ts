@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_PYTHON } from '../../src/skills/computer-software.js';
 import {
   type CgroupHost,
   cgroupMounts,
@@ -121,7 +122,7 @@ describe.runIf(process.platform === 'linux')('a run group holds hostile code to 
       'print(started, flush=True)',
       'time.sleep(30)',
     ].join('\n');
-    const bomb = runIn(group, 'python3', ['-c', forks]);
+    const bomb = runIn(group, SANDBOX_PYTHON, ['-c', forks]);
     await new Promise<void>((resolve) => bomb.child.stdout.once('data', () => resolve()));
     const folder = pidsFolderOf(bomb.child.pid as number);
     expect(Number(readFileSync(`${folder}/pids.peak`, 'utf8'))).toBeLessThanOrEqual(16);
@@ -133,7 +134,7 @@ describe.runIf(process.platform === 'linux')('a run group holds hostile code to 
 
   it('kills a process that allocates past the memory limit', async () => {
     const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
-    const hog = runIn(group, 'python3', ['-c', 'x = bytearray(300 * 1024 * 1024)\nprint("survived")']);
+    const hog = runIn(group, SANDBOX_PYTHON, ['-c', 'x = bytearray(300 * 1024 * 1024)\nprint("survived")']);
     const ended = await hog.ended;
     expect(ended.signal).toBe('SIGKILL');
     expect(ended.output).not.toMatch(/survived/);
@@ -155,7 +156,7 @@ describe.runIf(process.platform === 'linux')('a run group holds hostile code to 
       '    pairs.append((a, b))',
       'print("held them all")',
     ].join('\n');
-    const ended = await runIn(group, 'python3', ['-c', hoard]).ended;
+    const ended = await runIn(group, SANDBOX_PYTHON, ['-c', hoard]).ended;
     expect(ended.output).not.toMatch(/held them all/);
     expect(await group.breach()).toEqual({ limit: 'memory', bytes: 64 * MIB });
   });
@@ -186,9 +187,9 @@ describe.runIf(process.platform === 'linux')('a run group holds hostile code to 
   it('counts CPU for the run as a whole: two calls under the budget each go over it together', async () => {
     const group = await groupOf({ memoryBytes: 256 * MIB, processes: 16, cpuSeconds: 1 });
     const burn = ['-c', 'import time\nend = time.process_time() + 0.7\nwhile time.process_time() < end: pass'];
-    expect((await runIn(group, 'python3', burn).ended).code).toBe(0);
+    expect((await runIn(group, SANDBOX_PYTHON, burn).ended).code).toBe(0);
     expect(await group.breach()).toBeUndefined();
-    expect((await runIn(group, 'python3', burn).ended).code).toBe(0);
+    expect((await runIn(group, SANDBOX_PYTHON, burn).ended).code).toBe(0);
     expect(await group.breach()).toMatchObject({ limit: 'cpu' });
   });
 });
