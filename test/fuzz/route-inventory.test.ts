@@ -19,6 +19,13 @@ const NOT_DOCUMENTED: Record<string, string> = {
   'GET /api/v1/billing/return/:outcome': 'where a checkout sends the browser back: a redirect, billing.test.ts',
   'POST /api/v1/billing/webhook':
     "the payment provider's callback, refused unless signed with its secret: billing-webhook.test.ts",
+  'GET /docs/api': 'the API reference page (Swagger UI, HTML): api-reference.test.ts',
+  'GET /docs/api/': 'the API reference page (Swagger UI, HTML): api-reference.test.ts',
+  'GET /docs/api/static/index.html': "the API reference page's files",
+  'GET /docs/api/static/swagger-initializer.js': "the API reference page's files",
+  'GET /docs/api/static/*': "the API reference page's files",
+  'GET /docs/api/json': 'the OpenAPI document again, for the reference page: /openapi.json is its source',
+  'GET /docs/api/yaml': 'the OpenAPI document as YAML, for the reference page',
   'GET /activate': 'the verification page (HTML): verification-page.test.ts',
   'GET /activate/style.css': "the verification page's style sheet",
   'POST /activate/review': 'a form post of the verification page (HTML): verification-page.test.ts',

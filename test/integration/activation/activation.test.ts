@@ -290,7 +290,9 @@ describe('the errors of confirm, deny and lookup', () => {
     const eleventh = await startActivation(server, api);
     const reply = await confirm(eleventh.user_code, busy);
     expect(reply.status).toBe(403);
-    expect(reply.body).toEqual({ error: { code: 'FORBIDDEN', message: expect.stringContaining('paygmode') } });
+    expect(reply.body).toEqual({
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('the 10 keys Pay as you go allows') },
+    });
     expect((await lookup(eleventh.user_code, busy)).body.status).toBe('pending');
   });
 });

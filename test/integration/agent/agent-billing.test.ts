@@ -78,7 +78,7 @@ describe('routing model calls', () => {
     const person = await signUp(api);
     const events = await runAgent(api, person, 'agent-priced', 'count');
     expect(stopReasonOf(events)).toBe('error');
-    expect(infoOf(events)).toMatch(/PUT \/api\/v1\/byok/);
+    expect(infoOf(events)).toMatch(/Your own model key/);
     expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS });
   });
 });

@@ -43,7 +43,9 @@ describe('POST /api/v1/keys', () => {
     for (let i = 0; i < 10; i++) keys.push(await createKey(api, person, `k${i}`));
     const eleventh = await api.post('/api/v1/keys', { body: { label: 'one too many' }, headers: session(person) });
     expect(eleventh.status).toBe(403);
-    expect(eleventh.body).toEqual({ error: { code: 'FORBIDDEN', message: expect.stringContaining('paygmode') } });
+    expect(eleventh.body).toEqual({
+      error: { code: 'FORBIDDEN', message: expect.stringContaining('the 10 keys Pay as you go allows') },
+    });
     await api.delete(`/api/v1/keys/${keys[0]?.id}`, { headers: session(person) });
     expect((await api.post('/api/v1/keys', { body: { label: 'now fits' }, headers: session(person) })).status).toBe(201);
   });

@@ -282,8 +282,8 @@ describe('who may use MCP', () => {
       error: { code: 'FORBIDDEN', message: expect.stringContaining('part of the Based subscription') },
     });
     expect(reply.headers.get('x-ratelimit-limit')).toBe('60');
-    await expect(v1Client(`${server.url}/mcp/`, { 'x-api-key': key })).rejects.toThrow(/403|basedmode/);
-    await expect(v2Client(`${server.url}/mcp`, { authorization: `Bearer ${key}` })).rejects.toThrow(/403|basedmode/);
+    await expect(v1Client(`${server.url}/mcp/`, { 'x-api-key': key })).rejects.toThrow(/403|Based subscription/);
+    await expect(v2Client(`${server.url}/mcp`, { authorization: `Bearer ${key}` })).rejects.toThrow(/403|Based subscription/);
   });
 
   it('answers 401 with a WWW-Authenticate that points at OAuth discovery, on /mcp and /mcp/ alike', async ({ server }) => {
