@@ -3,7 +3,8 @@ import { checkoutBody } from '../../helpers/billing.js';
 import { session, signUp, startActivation } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
 
-const it = withServer({ LOG_LEVEL: 'trace' });
+// Every answer gets an access line here (the default logs only refusals): what is logged is what is checked.
+const it = withServer({ LOG_LEVEL: 'trace', ACCESS_LOG: 'all' });
 
 describe('logs', () => {
   it('hold no password, token, key or device code through a whole activation', async ({ server, api }) => {
