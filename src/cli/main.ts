@@ -10,6 +10,7 @@ import { accountCommands } from './commands/account.js';
 import { apiCommand } from './commands/api.js';
 import { artifactCommands } from './commands/artifacts.js';
 import { billingCommands } from './commands/billing.js';
+import { chatCommands } from './commands/chat.js';
 import { completionCommand } from './commands/completion.js';
 import { executionCommands } from './commands/executions.js';
 import { fileCommands } from './commands/files.js';
@@ -43,6 +44,7 @@ executionCommands(program, global);
 artifactCommands(program, global);
 fileCommands(program, global);
 billingCommands(program, global);
+chatCommands(program, global);
 apiCommand(program, global);
 
 // Operator commands: they use the server's own settings (environment) and database.

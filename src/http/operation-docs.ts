@@ -198,6 +198,11 @@ const DOCS: Record<string, Entry> = {
   'DELETE /api/v1/files/{fileId}': ['Files', 'Delete an uploaded file', 'Runs already given it keep their copy.'],
   'GET /api/v1/files/{fileId}/content': ['Files', 'Download an uploaded file', 'The bytes as uploaded.'],
   'GET /api/v1/agents': ['Assistant', 'List agents', 'The assistants a workspace can talk to in threads.'],
+  'GET /api/v1/agents/{agentId}/threads': [
+    'Assistant',
+    'List conversations',
+    'The workspace’s threads with an agent, the most recently active first, each titled by its first message.',
+  ],
   'POST /api/v1/agents/{agentId}/subscribe-thread': [
     'Assistant',
     'Follow a thread',

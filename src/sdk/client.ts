@@ -1,4 +1,6 @@
 import { executionEvents, type StreamOptions } from './event-stream.js';
+import { chatReply, type ThreadStreamOptions, threadRecords } from './thread-stream.js';
+import type { ApprovalDecision, ThreadAgent, ThreadSummary } from './thread-types.js';
 import { type ClientOptions, Transport } from './transport.js';
 import type {
   Activation,
@@ -232,6 +234,29 @@ export class SkilletClient {
         'POST',
         `/api/v1/webhooks/${id(endpointId)}/deliveries/${id(deliveryId)}/redeliver`,
         {},
+      ),
+  };
+
+  /** Conversations with the workspace's agents (the assistant and agent skills). */
+  readonly threads = {
+    agents: () => this.transport.json<{ agents: ThreadAgent[] }>('GET', '/api/v1/agents'),
+    list: (agentId: string, page: { limit?: number; offset?: number } = {}) =>
+      this.transport.json<Page<ThreadSummary>>('GET', `/api/v1/agents/${id(agentId)}/threads${query(page)}`),
+    /** Posts a message; the reply comes on the thread's records (`records`). */
+    send: (agentId: string, thread: { resourceId: string; threadId: string }, message: string) =>
+      this.transport.json<{ messageId: string; threadId: string }>('POST', `/api/v1/agents/${id(agentId)}/send-message`, {
+        ...thread,
+        message,
+      }),
+    records: (agentId: string, thread: { resourceId: string; threadId: string }, options?: ThreadStreamOptions) =>
+      threadRecords(this.transport, agentId, thread, options),
+    chat: (agentId: string, message: string, options?: { threadId?: string; signal?: AbortSignal }) =>
+      chatReply(this.transport, agentId, message, options),
+    answer: (agentId: string, threadId: string, approvalId: string, approved: boolean) =>
+      this.transport.json<ApprovalDecision>(
+        'POST',
+        `/api/v1/agents/${id(agentId)}/threads/${id(threadId)}/approvals/${id(approvalId)}`,
+        { approved },
       ),
   };
 

@@ -26,8 +26,8 @@ async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8
   }
 }
 
-/** The events of one server-sent-event body, as they arrive. */
-async function* framesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<ExecutionEvent> {
+/** The data of each frame of one server-sent-event body, parsed as JSON, as they arrive. */
+export async function* framesOf<Frame = ExecutionEvent>(body: ReadableStream<Uint8Array>): AsyncGenerator<Frame> {
   const decoder = new TextDecoder();
   let buffer = '';
   for await (const chunk of chunksOf(body)) {
@@ -41,13 +41,13 @@ async function* framesOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Execu
         .filter((line) => line.startsWith('data:'))
         .map((line) => line.slice(5).trimStart())
         .join('\n');
-      if (data) yield JSON.parse(data) as ExecutionEvent;
+      if (data) yield JSON.parse(data) as Frame;
       end = buffer.indexOf('\n\n');
     }
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Every event of an execution, each once and in order, until the server ends the stream

@@ -52,7 +52,13 @@ export class Transport {
   }
 
   /** A raw response for a 2xx; anything else becomes a SkilletError (after any 429 retries). */
-  async send(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<Response> {
     const maxRetries = this.#options.maxRetries ?? 3;
     const maxWait = this.#options.maxRetryWaitSeconds ?? 30;
     for (let attempt = 0; ; attempt++) {
@@ -60,6 +66,7 @@ export class Transport {
         method,
         headers: this.headers({ ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extraHeaders }),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        ...(signal ? { signal } : {}),
       });
       if (response.ok) return response;
       const error = await failureOf(response);

@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
+import { InvalidInput } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { decideApproval } from './thread-approvals.js';
 import { sendThreadMessage, serveChat, serveThreadSubscription, threadToChat, threadToSubscribe } from './thread-messages.js';
-import { agentsOf } from './threads.js';
+import { agentsOf, listThreads } from './threads.js';
 import {
   AgentParams,
   AgentsResponse,
@@ -17,6 +18,8 @@ import {
   SentMessage,
   ThreadBody,
   ThreadEventStream,
+  ThreadList,
+  ThreadListQuery,
 } from './threads.schemas.js';
 
 /**
@@ -33,6 +36,9 @@ function takeOver(reply: FastifyReply): Record<string, string> {
   return headers;
 }
 
+const THREADS_PER_PAGE = 20;
+const MOST_THREADS_PER_PAGE = 100;
+
 /** Agent threads (DESIGN §13). Each route counts once against the REST limit; a stream, when it opens. */
 export function threadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -46,6 +52,23 @@ export function threadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get('/agents', { config: user, schema: { response: { 200: AgentsResponse } } }, async (request) => ({
       agents: await agentsOf(ctx, callerOf(request)),
     }));
+
+    app.get(
+      '/agents/:agentId/threads',
+      {
+        config: { ...user, scope: 'read' as const },
+        schema: { params: AgentParams, querystring: ThreadListQuery, response: { 200: ThreadList } },
+      },
+      async (request) => {
+        const limit = request.query.limit === undefined ? THREADS_PER_PAGE : Number(request.query.limit);
+        if (limit < 1 || limit > MOST_THREADS_PER_PAGE) {
+          throw new InvalidInput(`Ask for 1 to ${MOST_THREADS_PER_PAGE} conversations at a time.`);
+        }
+        const offset = request.query.offset === undefined ? 0 : Number(request.query.offset);
+        const { items, total } = await listThreads(ctx, callerOf(request), request.params.agentId, { limit, offset });
+        return { items, total, limit, offset, hasMore: offset + items.length < total };
+      },
+    );
 
     app.post(
       '/agents/:agentId/subscribe-thread',

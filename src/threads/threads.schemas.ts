@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { NullableTimestamp, PageFields, PageQuery, Timestamp } from '../http/schemas.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 const ThreadId = Type.String({ minLength: 1, maxLength: 200 });
@@ -8,6 +8,20 @@ const Message = Type.String({ minLength: 1, maxLength: 100_000 });
 
 export const AgentParams = Type.Object({ agentId: Id });
 export const ApprovalParams = Type.Object({ agentId: Id, threadId: ThreadId, approvalId: Id });
+
+export const ThreadListQuery = Type.Object(PageQuery);
+export const ThreadList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      threadId: Type.String(),
+      agentId: Type.String(),
+      title: Type.String(),
+      createdAt: Timestamp,
+      updatedAt: Timestamp,
+    }),
+  ),
+  ...PageFields,
+});
 
 export const ThreadBody = Type.Object({ resourceId: Id, threadId: ThreadId });
 export const SendMessageBody = Type.Object({ resourceId: Id, threadId: ThreadId, message: Message });

@@ -184,3 +184,55 @@ export function executionOfRun(db: Kysely<Tables>, executionId: string) {
     .where('execution_id', '=', executionId)
     .executeTakeFirst();
 }
+
+/** One listed thread: its name, when it began and last changed, and its first message's frame (its title). */
+export interface ThreadListRow {
+  thread_id: string;
+  created_at: string;
+  updated_at: string | null;
+  first_message: string | null;
+}
+
+/**
+ * A workspace's threads with an agent that hold at least one record, the most recently
+ * active first. Both subqueries walk the thread's records by its primary key.
+ */
+export async function threadPage(
+  db: Kysely<Tables>,
+  name: Omit<ThreadName, 'threadId'>,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ThreadListRow[]; total: number }> {
+  const listed = db
+    .selectFrom('agent_threads')
+    .where('workspace_id', '=', name.workspaceId)
+    .where('agent_id', '=', name.agentId)
+    .where('last_sequence', '>', 0);
+  const [rows, count] = await Promise.all([
+    listed
+      .select((eb) => [
+        'agent_threads.thread_id',
+        'agent_threads.created_at',
+        eb
+          .selectFrom('thread_records')
+          .select((inner) => inner.fn.max('thread_records.created_at').as('updated'))
+          .whereRef('thread_records.thread_row_id', '=', 'agent_threads.id')
+          .as('updated_at'),
+        eb
+          .selectFrom('thread_records')
+          .select('thread_records.frame')
+          .whereRef('thread_records.thread_row_id', '=', 'agent_threads.id')
+          .where('thread_records.type', '=', 'user.message')
+          .orderBy('thread_records.sequence')
+          .limit(1)
+          .as('first_message'),
+      ])
+      .orderBy('updated_at', 'desc')
+      .orderBy('agent_threads.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    listed.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.count) };
+}

@@ -2,9 +2,16 @@ import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { findThreadAgent, listThreadAgents, type ThreadAgentInfo } from './thread-agent.js';
-import { threadChannel } from './thread-frames.js';
+import { decodeThreadFrame, threadChannel } from './thread-frames.js';
 import type { ThreadRecord, ThreadRef } from './thread-records.js';
-import { appendThreadRecords, findThread, type StoredThreadFrame, type ThreadRow, upsertThread } from './threads.store.js';
+import {
+  appendThreadRecords,
+  findThread,
+  type StoredThreadFrame,
+  type ThreadRow,
+  threadPage,
+  upsertThread,
+} from './threads.store.js';
 
 /** The agents a caller's threads can talk to. */
 export function agentsOf(ctx: AppContext, caller: Caller): Promise<ThreadAgentInfo[]> {
@@ -61,4 +68,43 @@ export async function recordInThread(
   const channel = threadChannel(threadRowId);
   for (const one of stored) ctx.bus.publish(channel, { sequence: one.sequence, type: one.record.type, frame: one.frame });
   return stored;
+}
+
+/** How much of a thread's first message names it in a list. */
+const TITLE_LENGTH = 80;
+
+export interface ThreadSummary {
+  threadId: string;
+  agentId: string;
+  /** The start of the thread's first message, on one line. */
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function titleOf(firstMessage: string | null): string {
+  if (firstMessage === null) return 'A conversation';
+  const { record } = decodeThreadFrame(firstMessage);
+  const text = record.type === 'user.message' ? record.text.replace(/\s+/g, ' ').trim() : '';
+  if (text === '') return 'A conversation';
+  return text.length > TITLE_LENGTH ? `${text.slice(0, TITLE_LENGTH - 1).trimEnd()}…` : text;
+}
+
+/** A page of the caller's workspace's threads with an agent, the most recently active first. */
+export async function listThreads(
+  ctx: AppContext,
+  caller: Caller,
+  agentId: string,
+  page: { limit: number; offset: number },
+): Promise<{ items: ThreadSummary[]; total: number }> {
+  await requireThreadAccess(ctx, caller, agentId);
+  const { rows, total } = await threadPage(ctx.db, { workspaceId: caller.workspaceId, agentId }, page.limit, page.offset);
+  const items = rows.map((row) => ({
+    threadId: row.thread_id,
+    agentId,
+    title: titleOf(row.first_message),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at ?? row.created_at,
+  }));
+  return { items, total };
 }

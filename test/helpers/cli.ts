@@ -19,7 +19,10 @@ export interface CliRun {
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
 }
 
-/** Runs the built `skillet` CLI as a child process with the given environment. */
+/**
+ * Runs the built `skillet` CLI as a child process with the given environment. `stdin` is
+ * written and ended; `'open'` leaves it open for the test to type into (`child.stdin`).
+ */
 export function runCli(buildDir: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string): CliRun {
   const child = spawn(process.execPath, [path.join(buildDir, 'src/cli/main.js'), ...args], {
     env,
@@ -39,7 +42,9 @@ export function runCli(buildDir: string, args: string[], env: NodeJS.ProcessEnv,
     err += chunk.toString('utf8');
     notify();
   });
-  if (stdin !== undefined) child.stdin?.end(stdin);
+  if (stdin === 'open') {
+    // typed into by the test
+  } else if (stdin !== undefined) child.stdin?.end(stdin);
   else child.stdin?.end();
   const exited = once(child, 'exit').then(([code]) => (code as number | null) ?? -1);
   return {
