@@ -15,6 +15,7 @@ const test = withBrowserApp();
 
 const SECTIONS: [string, string][] = [
   ['Skills', 'Skills'],
+  ['Assistant', 'Assistant'],
   ['Runs', 'Runs'],
   ['Artifacts', 'Artifacts'],
   ['Keys', 'API keys'],

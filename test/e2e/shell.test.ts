@@ -38,7 +38,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('the app
     // The skip link is the first stop and moves focus to the content.
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
-    const sections = ['Skills', 'Runs', 'Artifacts', 'Keys', 'Billing', 'Workspaces', 'Approve a device'];
+    const sections = ['Skills', 'Assistant', 'Runs', 'Artifacts', 'Keys', 'Billing', 'Workspaces', 'Approve a device'];
     const reached = new Set<string>();
     for (let presses = 0; presses < 30 && reached.size < sections.length; presses++) {
       await page.keyboard.press('Tab');

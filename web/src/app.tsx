@@ -1,11 +1,14 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Me } from '../../src/sdk/types';
 import { useLive } from './live';
 import { Link, match, navigate, useRoute } from './router';
 import { ActivateScreen } from './screens/activate';
 import { ArtifactScreen } from './screens/artifact';
 import { ArtifactsScreen } from './screens/artifacts';
+import { AssistantScreen } from './screens/assistant';
 import { BillingScreen } from './screens/billing';
+import { ChatScreen } from './screens/chat';
 import { ExecutionsScreen } from './screens/executions';
 import { KeysScreen } from './screens/keys';
 import { RunScreen } from './screens/run';
@@ -20,6 +23,7 @@ import { signOut, useMe, workspaceLabel } from './session';
 
 const NAV: { href: string; label: string }[] = [
   { href: '/skills', label: 'Skills' },
+  { href: '/assistant', label: 'Assistant' },
   { href: '/runs', label: 'Runs' },
   { href: '/artifacts', label: 'Artifacts' },
   { href: '/keys', label: 'Keys' },
@@ -32,12 +36,22 @@ const NAV: { href: string; label: string }[] = [
 type Screen = {
   pattern: string;
   title: string;
-  render: (params: Record<string, string>, query: URLSearchParams) => ComponentChildren;
+  render: (params: Record<string, string>, query: URLSearchParams, me: Me) => ComponentChildren;
 };
 
 const SCREENS: Screen[] = [
   { pattern: '/skills', title: 'Skills', render: () => <SkillsScreen /> },
   { pattern: '/skills/:slug', title: 'Run a skill', render: (params) => <SkillScreen slug={params.slug as string} /> },
+  {
+    pattern: '/assistant',
+    title: 'Assistant',
+    render: (_params, _query, me) => <AssistantScreen workspaceId={me.workspace.id} />,
+  },
+  {
+    pattern: '/assistant/:threadId',
+    title: 'Conversation',
+    render: (params, _query, me) => <ChatScreen workspaceId={me.workspace.id} threadId={params.threadId as string} />,
+  },
   { pattern: '/runs', title: 'Runs', render: (_params, query) => <ExecutionsScreen query={query} /> },
   { pattern: '/runs/:id', title: 'Run', render: (params) => <RunScreen id={params.id as string} /> },
   { pattern: '/artifacts', title: 'Artifacts', render: () => <ArtifactsScreen /> },
@@ -143,7 +157,7 @@ export function App() {
   const route = path === '/' ? '/skills' : path;
   for (const screen of SCREENS) {
     const params = match(screen.pattern, route);
-    if (params) return <Shell title={screen.title}>{screen.render(params, query)}</Shell>;
+    if (params) return <Shell title={screen.title}>{screen.render(params, query, me)}</Shell>;
   }
   return (
     <Shell title="Not found">

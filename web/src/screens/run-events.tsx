@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useFollowingScroll } from '../follow-scroll';
 import type { RunEvent } from './run-stream';
 
 /** Where a run stands, from its status and the session events seen so far. */
@@ -104,25 +104,13 @@ function describe(event: RunEvent): { kind: string; text: string; detail?: strin
   }
 }
 
-/** Within this many pixels of the end, the log counts as followed and keeps up with new events. */
-const FOLLOW_SLACK_PX = 40;
-
 /**
  * Every event of the run in order, announced politely as they arrive. The log scrolls in
  * its own box and follows new events while the person is at its end; once they scroll up
  * to read, it stays where they are.
  */
 export function EventList({ events }: { events: RunEvent[] }) {
-  const box = useRef<HTMLDivElement>(null);
-  // The height before the newest events: where its end was is where a follower's view was.
-  const heightBefore = useRef(0);
-  useLayoutEffect(() => {
-    const element = box.current;
-    if (!element) return;
-    const wasAtEnd = heightBefore.current - element.scrollTop - element.clientHeight < FOLLOW_SLACK_PX;
-    if (wasAtEnd) element.scrollTop = element.scrollHeight;
-    heightBefore.current = element.scrollHeight;
-  }, [events.length]);
+  const box = useFollowingScroll<HTMLDivElement>(events.length);
   if (events.length === 0) return <p class="muted">No events yet.</p>;
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard to be scrolled.
