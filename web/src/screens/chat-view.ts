@@ -1,4 +1,4 @@
-import type { ThreadRecord } from '../../../src/sdk/thread-types';
+import type { ThreadRecord } from '../../../src/sdk/thread-types.js';
 
 /** One thing the chat shows, made from the thread's records. */
 export type ChatItem =
