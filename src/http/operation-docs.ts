@@ -45,6 +45,17 @@ const DOCS: Record<string, Entry> = {
     'Add a member',
     'Adds an existing account by email with a role. Owners and admins only; only an owner adds an owner.',
   ],
+  'PATCH /api/v1/workspaces/{id}': ['Workspaces', 'Rename a workspace', 'A team workspace’s new name; owners and admins only.'],
+  'PATCH /api/v1/workspaces/{id}/members/{userId}': [
+    'Workspaces',
+    'Change a member’s role',
+    'Owner, admin or member. Only an owner changes owners, and a workspace always keeps one.',
+  ],
+  'DELETE /api/v1/workspaces/{id}/members/{userId}': [
+    'Workspaces',
+    'Remove a member, or leave',
+    'Their keys for the workspace are revoked and their sessions return to their personal workspace. Anyone may remove themself, except the last owner.',
+  ],
   'PUT /api/v1/workspaces/current': [
     'Workspaces',
     'Switch the active workspace',

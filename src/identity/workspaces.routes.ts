@@ -1,13 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
+import { Success } from '../http/schemas.js';
+import { changeMemberRole, removeMember, renameTeamWorkspace } from './members.js';
 import { addMember, createTeamWorkspace, listWorkspaceMembers, listWorkspaces, switchWorkspace } from './workspaces.js';
 import {
   AddMemberBody,
+  ChangeRoleBody,
   CreateWorkspaceBody,
   CurrentWorkspace,
   MemberList,
+  MemberParams,
   MemberSchema,
+  RenameWorkspaceBody,
   SwitchWorkspaceBody,
   WorkspaceList,
   WorkspaceParams,
@@ -39,6 +44,30 @@ export function workspaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         schema: { params: WorkspaceParams, body: AddMemberBody, response: { 201: MemberSchema } },
       },
       async (request, reply) => reply.status(201).send(await addMember(ctx, callerOf(request), request.params.id, request.body)),
+    );
+
+    app.patch(
+      '/workspaces/:id',
+      {
+        config: { auth: 'user' },
+        schema: { params: WorkspaceParams, body: RenameWorkspaceBody, response: { 200: WorkspaceSchema } },
+      },
+      async (request) => renameTeamWorkspace(ctx, callerOf(request), request.params.id, request.body.name),
+    );
+
+    app.patch(
+      '/workspaces/:id/members/:userId',
+      { config: { auth: 'user' }, schema: { params: MemberParams, body: ChangeRoleBody, response: { 200: MemberSchema } } },
+      async (request) => changeMemberRole(ctx, callerOf(request), request.params.id, request.params.userId, request.body.role),
+    );
+
+    app.delete(
+      '/workspaces/:id/members/:userId',
+      { config: { auth: 'user' }, schema: { params: MemberParams, response: { 200: Success } } },
+      async (request) => {
+        await removeMember(ctx, callerOf(request), request.params.id, request.params.userId);
+        return { success: true as const };
+      },
     );
 
     app.put(

@@ -11,6 +11,12 @@ export const WorkspaceSchema = Type.Object({
 });
 
 export const CreateWorkspaceBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: WORKSPACE_NAME_MAX }) });
+export const RenameWorkspaceBody = CreateWorkspaceBody;
+export const MemberParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 100 }),
+  userId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export const ChangeRoleBody = Type.Object({ role: WorkspaceRoleSchema });
 export const WorkspaceList = Type.Object({ workspaces: Type.Array(WorkspaceSchema) });
 export const WorkspaceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 export const AddMemberBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }), role: WorkspaceRoleSchema });

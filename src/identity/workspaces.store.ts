@@ -67,3 +67,46 @@ export async function insertMember(
     .values({ workspace_id: member.workspaceId, user_id: member.userId, role: member.role, created_at: member.createdAt })
     .execute();
 }
+
+export async function renameWorkspace(db: Kysely<Tables>, workspaceId: string, name: string): Promise<void> {
+  await db.updateTable('workspaces').set({ name }).where('id', '=', workspaceId).execute();
+}
+
+/** The members' roles, read with the workspace held (lockRow) when `trx` is a transaction that locked it. */
+export function memberRoles(db: Kysely<Tables>, workspaceId: string): Promise<{ user_id: string; role: WorkspaceRole }[]> {
+  return db.selectFrom('workspace_members').select(['user_id', 'role']).where('workspace_id', '=', workspaceId).execute();
+}
+
+export async function setMemberRole(db: Kysely<Tables>, workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
+  await db
+    .updateTable('workspace_members')
+    .set({ role })
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function deleteMember(db: Kysely<Tables>, workspaceId: string, userId: string): Promise<void> {
+  await db.deleteFrom('workspace_members').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+}
+
+/** A person's unrevoked keys bound to a workspace, and their sessions acting in it: what leaving it must end. */
+export async function credentialsIn(db: Kysely<Tables>, userId: string, workspaceId: string) {
+  const [keys, sessions] = await Promise.all([
+    db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('workspace_id', '=', workspaceId)
+      .where('revoked_at', 'is', null)
+      .execute(),
+    db
+      .selectFrom('auth_tokens')
+      .select('id')
+      .where('user_id', '=', userId)
+      .where('active_workspace_id', '=', workspaceId)
+      .where('revoked_at', 'is', null)
+      .execute(),
+  ]);
+  return { keyIds: keys.map((row) => row.id), sessionIds: sessions.map((row) => row.id) };
+}

@@ -41,7 +41,7 @@ function workspaceView(row: MembershipRow): WorkspaceView {
 }
 
 /** A workspace the caller is not a member of does not exist, as far as they can tell. */
-async function visibleWorkspace(ctx: Pick<AppContext, 'db'>, caller: Caller, workspaceId: string): Promise<MembershipRow> {
+export async function visibleWorkspace(ctx: Pick<AppContext, 'db'>, caller: Caller, workspaceId: string): Promise<MembershipRow> {
   const membership = await findMembership(ctx.db, caller.userId, workspaceId);
   if (!membership) throw new NotFound('Workspace not found');
   return membership;
@@ -64,6 +64,19 @@ export async function listWorkspaces(ctx: Pick<AppContext, 'db'>, caller: Caller
   return (await listMemberships(ctx.db, caller.userId)).map(workspaceView);
 }
 
+/**
+ * A workspace the caller may act on by id: one they are a member of, and for a credential
+ * bound to one workspace (an API key, an OAuth token), only that one.
+ */
+export async function reachableWorkspace(
+  ctx: Pick<AppContext, 'db'>,
+  caller: Caller,
+  workspaceId: string,
+): Promise<MembershipRow> {
+  if (strategyOf(caller.kind).boundToWorkspace && workspaceId !== caller.workspaceId) throw new NotFound('Workspace not found');
+  return visibleWorkspace(ctx, caller, workspaceId);
+}
+
 const ROLE_ORDER: readonly WorkspaceRole[] = ['owner', 'admin', 'member'];
 
 /**
@@ -75,8 +88,7 @@ export async function listWorkspaceMembers(
   caller: Caller,
   workspaceId: string,
 ): Promise<MemberView[]> {
-  if (strategyOf(caller.kind).boundToWorkspace && workspaceId !== caller.workspaceId) throw new NotFound('Workspace not found');
-  await visibleWorkspace(ctx, caller, workspaceId);
+  await reachableWorkspace(ctx, caller, workspaceId);
   const rows = await listMembers(ctx.db, workspaceId);
   return rows
     .map((row) => ({ workspaceId: row.workspace_id, userId: row.user_id, email: row.email, role: row.role }))
