@@ -41,7 +41,8 @@ export async function renameTeamWorkspace(
   const trimmed = name.trim();
   if (trimmed === '') throw new InvalidInput('Give the workspace a name.');
   await storeName(ctx.db, workspaceId, trimmed);
-  invalidate(ctx, workspaceId, ['workspaces']);
+  // Every member's list of workspaces shows the name, wherever each is working now.
+  for (const member of await memberRoles(ctx.db, workspaceId)) await invalidateForUser(ctx, member.user_id, ['workspaces']);
   return { id: workspace.id, name: trimmed, personal: false, role: workspace.role, createdAt: workspace.created_at };
 }
 

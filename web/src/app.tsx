@@ -19,7 +19,8 @@ import { WebhookDeliveriesScreen } from './screens/webhook-deliveries';
 import { WebhookDeliveryScreen } from './screens/webhook-delivery';
 import { WebhooksScreen } from './screens/webhooks';
 import { WorkspacesScreen } from './screens/workspaces';
-import { signOut, useMe, workspaceLabel } from './session';
+import { signOut, useMe } from './session';
+import { WorkspaceSwitcher } from './workspace-switcher';
 
 const NAV: { href: string; label: string }[] = [
   { href: '/skills', label: 'Skills' },
@@ -119,7 +120,7 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
         </button>
         {me && (
           <span class="who">
-            <span class="workspace-name">{workspaceLabel(me.workspace)}</span>
+            <WorkspaceSwitcher me={me} />
             <span class="email">{me.user.email}</span>
             <button type="button" onClick={() => signOut().then(() => navigate('/'))}>
               Sign out

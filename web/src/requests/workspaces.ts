@@ -1,5 +1,5 @@
 import type { WorkspaceRole } from '../../../src/sdk/types';
-import { get, post, put } from '../api';
+import { del, get, patch, post, put } from '../api';
 
 /** A workspace as GET /api/v1/workspaces lists it: one the signed-in person belongs to. */
 export interface Workspace {
@@ -34,3 +34,13 @@ export const listMembers = async (workspaceId: string): Promise<Member[]> =>
 /** Adds someone who already has an account, by the email they signed up with. */
 export const addMember = (workspaceId: string, email: string, role: WorkspaceRole) =>
   post<Member>(membersPath(workspaceId), { email, role });
+
+export const renameWorkspace = (workspaceId: string, name: string) =>
+  patch<Workspace>(`/api/v1/workspaces/${encodeURIComponent(workspaceId)}`, { name });
+
+export const changeRole = (workspaceId: string, userId: string, role: WorkspaceRole) =>
+  patch<Member>(`${membersPath(workspaceId)}/${encodeURIComponent(userId)}`, { role });
+
+/** Takes someone out of the workspace; the person's own id is leaving it. */
+export const removeMember = (workspaceId: string, userId: string) =>
+  del<{ success: boolean }>(`${membersPath(workspaceId)}/${encodeURIComponent(userId)}`);

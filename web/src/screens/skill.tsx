@@ -7,6 +7,7 @@ import { createExecution, runningExecution } from '../requests/executions';
 import { deleteFile, uploadFile } from '../requests/files';
 import { findSkill } from '../requests/skills';
 import { Link, navigate } from '../router';
+import { useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
 import { BusyPanel, cancelRunning, useDraft, waitUntilEnded } from './run-busy';
 import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
@@ -157,6 +158,13 @@ function RunForm({ skill }: { skill: SkillItem }) {
 }
 
 /** One skill: what it does and what it costs, and a form that starts a run of it. */
+/** In a team, credits are still each person's: whoever starts a run pays for it. */
+function WhoPays() {
+  const me = useMe();
+  if (!me || me.workspace.personal) return null;
+  return <span class="muted"> · from your own credits, not {workspaceLabel(me.workspace)}’s</span>;
+}
+
 export function SkillScreen({ slug }: { slug: string }) {
   const { data: skill, error } = useLoad(() => findSkill(slug), [slug]);
   if (error && skill === undefined) return <Notice kind="error">{error}</Notice>;
@@ -175,7 +183,10 @@ export function SkillScreen({ slug }: { slug: string }) {
         <p>{skill.description}</p>
         <dl class="skill-facts">
           <dt>Price</dt>
-          <dd>{formatPrice(skill.price)}</dd>
+          <dd>
+            {formatPrice(skill.price)}
+            <WhoPays />
+          </dd>
           <dt>Runtime</dt>
           <dd>{skill.runtime}</dd>
           <dt>Slug</dt>

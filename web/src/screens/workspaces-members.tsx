@@ -3,11 +3,20 @@ import type { WorkspaceRole } from '../../../src/sdk/types';
 import { useLoad } from '../load';
 import { addMember, listMembers, type Member, type Workspace } from '../requests/workspaces';
 import { Link } from '../router';
-import { workspaceLabel } from '../session';
+import { useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
+import { MemberRow, RenameWorkspace, ROLE_WORDS, rolesYouMayGive } from './workspaces-people';
 
 /** One workspace's people. Only workspaces in the person's own list are asked about. */
-export function WorkspaceMembers({ workspaceId, workspaces }: { workspaceId: string; workspaces: Workspace[] | undefined }) {
+export function WorkspaceMembers({
+  workspaceId,
+  workspaces,
+  onChanged,
+}: {
+  workspaceId: string;
+  workspaces: Workspace[] | undefined;
+  onChanged: () => void;
+}) {
   if (workspaces === undefined) return null;
   const workspace = workspaces.find((candidate) => candidate.id === workspaceId);
   if (!workspace) {
@@ -21,10 +30,11 @@ export function WorkspaceMembers({ workspaceId, workspaces }: { workspaceId: str
       </section>
     );
   }
-  return <KnownWorkspaceMembers key={workspace.id} workspace={workspace} />;
+  return <KnownWorkspaceMembers key={workspace.id} workspace={workspace} onChanged={onChanged} />;
 }
 
-function KnownWorkspaceMembers({ workspace }: { workspace: Workspace }) {
+function KnownWorkspaceMembers({ workspace, onChanged }: { workspace: Workspace; onChanged: () => void }) {
+  const me = useMe();
   const members = useLoad(() => listMembers(workspace.id), [workspace.id]);
   const name = workspaceLabel(workspace);
   const heading = useRef<HTMLHeadingElement>(null);
@@ -38,15 +48,25 @@ function KnownWorkspaceMembers({ workspace }: { workspace: Workspace }) {
         Members of {name}
       </h2>
       {members.error && <Notice kind="error">{members.error}</Notice>}
+      <p class="hint">Credits are each person’s own: a run started in {name} spends the credits of whoever starts it.</p>
       {members.data && (
         <ul class="workspaces-people">
           {members.data.map((member) => (
-            <li key={member.userId}>
-              <span class="workspaces-email">{member.email}</span> <span class="badge">{member.role}</span>
-            </li>
+            <MemberRow
+              key={member.userId}
+              workspace={workspace}
+              member={member}
+              isYou={member.userId === me?.user.id}
+              soleOwner={member.role === 'owner' && members.data?.filter((one) => one.role === 'owner').length === 1}
+              onChanged={() => {
+                members.reload();
+                onChanged();
+              }}
+            />
           ))}
         </ul>
       )}
+      {workspace.role !== 'member' && !workspace.personal && <RenameWorkspace workspace={workspace} onRenamed={onChanged} />}
       {workspace.personal ? (
         <p class="hint">A personal workspace is yours alone. Create a team workspace to work with others.</p>
       ) : workspace.role === 'member' ? (
@@ -67,7 +87,7 @@ function AddMember({ workspace, onAdded }: { workspace: Workspace; onAdded: () =
   const [added, setAdded] = useState<Member | undefined>();
   const action = useAction();
   // Only an owner may make another owner; the server refuses it to an admin anyway.
-  const roles: WorkspaceRole[] = workspace.role === 'owner' ? ['member', 'admin', 'owner'] : ['member', 'admin'];
+  const roles = rolesYouMayGive(workspace.role);
   const submit = (event: Event) => {
     event.preventDefault();
     void action.run(async () => {
@@ -97,7 +117,7 @@ function AddMember({ workspace, onAdded }: { workspace: Workspace; onAdded: () =
       <select id="member-role" value={role} onChange={(event) => setRole(event.currentTarget.value as WorkspaceRole)}>
         {roles.map((option) => (
           <option key={option} value={option}>
-            {option}
+            {ROLE_WORDS[option]}
           </option>
         ))}
       </select>

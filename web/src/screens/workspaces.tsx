@@ -27,7 +27,9 @@ export function WorkspacesScreen() {
 
   return (
     <>
-      {membersOf !== null && <WorkspaceMembers workspaceId={membersOf} workspaces={workspaces.data} />}
+      {membersOf !== null && (
+        <WorkspaceMembers workspaceId={membersOf} workspaces={workspaces.data} onChanged={workspaces.reload} />
+      )}
       <section aria-labelledby="workspaces-list">
         <h2 id="workspaces-list">Your workspaces</h2>
         <p class="hint">The current workspace is where runs, artifacts and credits are counted and where new keys are bound.</p>
