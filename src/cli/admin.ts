@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { openConfiguredDatabase } from '../db/open-configured.js';
+import { makeResetLink } from '../identity/account.js';
 import { issueAuthToken } from '../identity/auth-tokens.js';
 import { createUser, normalizeEmail } from '../identity/users.js';
 import { randomBase64Url } from '../secrets.js';
@@ -58,4 +59,9 @@ export async function siteLicenseCommand(config: Config, email: string, until: s
     const untilIso = until === null ? null : licenseEnd(until);
     return setSiteLicense(deps, { email, normalizedEmail: normalizeEmail(email) }, untilIso);
   });
+}
+
+/** `users reset-password --email E`: a one-time link for the person to choose a new password. */
+export function resetLinkCommand(config: Config, email: string): Promise<{ url: string; expiresAt: string }> {
+  return withDatabase(config, (deps) => makeResetLink(deps, email));
 }

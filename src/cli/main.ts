@@ -5,7 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { AppError } from '../errors.js';
 import { PROJECT_ROOT } from '../paths.js';
-import { createUserCommand, migrateCommand, siteLicenseCommand } from './admin.js';
+import { createUserCommand, migrateCommand, resetLinkCommand, siteLicenseCommand } from './admin.js';
 import { accountCommands } from './commands/account.js';
 import { apiCommand } from './commands/api.js';
 import { artifactCommands } from './commands/artifacts.js';
@@ -81,9 +81,14 @@ program
   .description('apply database migrations')
   .option('--json', 'the answer is one JSON line either way')
   .action(async () => printLine(await migrateCommand(await loadConfig(process.env))));
-program
-  .command('users')
-  .description('manage users on the server')
+const users = program.command('users').description('manage users on the server');
+users
+  .command('reset-password')
+  .description('make a one-time link (valid for an hour) for someone who forgot their password; prints {url, expiresAt}')
+  .requiredOption('--email <email>', 'their email')
+  .option('--json', 'the answer is one JSON line either way')
+  .action(async (options: { email: string }) => printLine(await resetLinkCommand(await loadConfig(process.env), options.email)));
+users
   .command('create')
   .description('create a user; prints {userId, workspaceId, authToken}')
   .requiredOption('--email <email>', 'their email')

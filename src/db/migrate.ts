@@ -16,6 +16,7 @@ import { outboundWebhooksMigration } from './migrations/0012-outbound-webhooks.j
 import { creditHoldsMigration } from './migrations/0013-credit-holds.js';
 import { approvalAskersMigration } from './migrations/0014-approval-askers.js';
 import { inputFilesMigration } from './migrations/0015-input-files.js';
+import { passwordResetsMigration } from './migrations/0016-password-resets.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -36,6 +37,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0013-credit-holds': creditHoldsMigration(types),
     '0014-approval-askers': approvalAskersMigration,
     '0015-input-files': inputFilesMigration(types),
+    '0016-password-resets': passwordResetsMigration(types),
   };
 }
 

@@ -38,6 +38,7 @@ export interface Tables {
   thread_turn_claims: ThreadTurnClaimsTable;
   input_files: InputFilesTable;
   execution_files: ExecutionFilesTable;
+  password_resets: PasswordResetsTable;
 }
 
 /** Credits held for a house-key model call under way (billing/credit-holds.store.ts). */
@@ -232,6 +233,15 @@ export interface WorkspaceMembersTable {
   user_id: string;
   role: WorkspaceRole;
   created_at: string;
+}
+
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface AuthTokensTable {

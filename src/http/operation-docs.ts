@@ -24,6 +24,18 @@ const DOCS: Record<string, Entry> = {
     'Exchanges an email and password for a session token to send as x-auth-token.',
   ],
   'POST /api/v1/auth/logout': ['Accounts', 'Sign out', 'Ends the session the token belongs to; the token stops working at once.'],
+  'PUT /api/v1/auth/password': [
+    'Account',
+    'Change your password',
+    'Needs the current password. Your other sessions end; API keys stay.',
+  ],
+  'POST /api/v1/auth/password-reset': [
+    'Account',
+    'Choose a new password with a reset link',
+    'The token from a one-time link an operator made (`skillet users reset-password`). Every session ends.',
+  ],
+  'GET /api/v1/auth/sessions': ['Account', 'List your sessions', 'Where you are signed in, newest first.'],
+  'DELETE /api/v1/auth/sessions/{id}': ['Account', 'Sign a session out', 'Ends one of your sessions at once.'],
   'GET /api/v1/me': [
     'Accounts',
     'Who is calling',

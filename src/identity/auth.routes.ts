@@ -1,8 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
-import { Success } from '../http/schemas.js';
-import { LogInBody, MeSchema, SignedInSchema, SignUpBody } from './auth.schemas.js';
+import { IdParams, Success } from '../http/schemas.js';
+import { changePassword, endSession, listSessions, resetPassword } from './account.js';
+import {
+  ChangePasswordBody,
+  LogInBody,
+  MeSchema,
+  PasswordChanged,
+  ResetPasswordBody,
+  SessionList,
+  SignedInSchema,
+  SignUpBody,
+} from './auth.schemas.js';
 import { revokeAuthToken } from './auth-tokens.js';
 import { profileOf } from './profile.js';
 import { logIn, signUp } from './users.js';
@@ -25,6 +35,34 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       await revokeAuthToken(ctx, callerOf(request).credentialId);
       return { success: true as const };
     });
+
+    app.put(
+      '/auth/password',
+      { config: { auth: 'session' }, schema: { body: ChangePasswordBody, response: { 200: PasswordChanged } } },
+      async (request) => ({ success: true as const, ...(await changePassword(ctx, callerOf(request), request.body)) }),
+    );
+
+    app.post(
+      '/auth/password-reset',
+      { config: { auth: 'public' }, schema: { body: ResetPasswordBody, response: { 200: Success } } },
+      async (request) => {
+        await resetPassword(ctx, request.body);
+        return { success: true as const };
+      },
+    );
+
+    app.get('/auth/sessions', { config: { auth: 'session' }, schema: { response: { 200: SessionList } } }, async (request) => ({
+      sessions: await listSessions(ctx, callerOf(request)),
+    }));
+
+    app.delete(
+      '/auth/sessions/:id',
+      { config: { auth: 'session' }, schema: { params: IdParams, response: { 200: Success } } },
+      async (request) => {
+        await endSession(ctx, callerOf(request), request.params.id);
+        return { success: true as const };
+      },
+    );
 
     app.get('/me', { config: { auth: 'user' }, schema: { response: { 200: MeSchema } } }, async (request) =>
       profileOf(callerOf(request), ctx.clock.now()),

@@ -36,3 +36,24 @@ export const MeSchema = Type.Object({
   }),
   tier: Type.String(),
 });
+
+export const ChangePasswordBody = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+  newPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+export const PasswordChanged = Type.Object({ success: Type.Literal(true), endedSessions: Type.Integer() });
+export const ResetPasswordBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200 }),
+  newPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+export const SessionList = Type.Object({
+  sessions: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      workspaceId: Type.String(),
+      createdAt: Timestamp,
+      expiresAt: Timestamp,
+      current: Type.Boolean(),
+    }),
+  ),
+});

@@ -82,6 +82,7 @@ describe('skillet migrate', () => {
         '0013-credit-holds',
         '0014-approval-askers',
         '0015-input-files',
+        '0016-password-resets',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
@@ -126,6 +127,27 @@ describe('skillet users create', () => {
     env.PORT = 'eighty';
     expect(await failure('migrate')).toMatchObject({ code: 1, stderr: expect.stringContaining('PORT must be a whole number') });
     delete env.PORT;
+  });
+});
+
+describe('skillet users reset-password', () => {
+  it('prints a one-time link for a person who forgot their password, keeping only its hash', async () => {
+    const email = `forgot-${randomBytes(4).toString('hex')}@example.test`;
+    const { userId } = JSON.parse((await skillet('users', 'create', '--email', email)).stdout);
+    const { stdout } = await skillet('users', 'reset-password', '--email', email);
+    const made = JSON.parse(stdout) as { url: string; expiresAt: string };
+    expect(made.url).toMatch(/\/app\/reset-password#token=sklt_reset_[0-9A-Za-z]{40}$/);
+    const token = made.url.slice(made.url.indexOf('#token=') + 7);
+    const row = await database.db
+      .selectFrom('password_resets')
+      .selectAll()
+      .where('token_hash', '=', sha256Hex(token))
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ user_id: userId, used_at: null, expires_at: made.expiresAt });
+    expect(await failure('users', 'reset-password', '--email', 'nobody-at-all@example.test')).toMatchObject({
+      code: 1,
+      stderr: 'There is no account with the email nobody-at-all@example.test.\n',
+    });
   });
 });
 
