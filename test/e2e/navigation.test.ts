@@ -23,6 +23,7 @@ const SECTIONS: [string, string][] = [
   ['Workspaces', 'Workspaces'],
   ['Webhooks', 'Webhooks'],
   ['Approve a device', 'Approve a device'],
+  ['Account', 'Your account'],
 ];
 
 describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('finding your way (%s)', (viewport) => {

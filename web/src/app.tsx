@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Me } from '../../src/sdk/types';
 import { useLive } from './live';
 import { Link, match, navigate, useRoute } from './router';
+import { AccountScreen } from './screens/account';
 import { ActivateScreen } from './screens/activate';
 import { ArtifactScreen } from './screens/artifact';
 import { ArtifactsScreen } from './screens/artifacts';
@@ -11,6 +12,7 @@ import { BillingScreen } from './screens/billing';
 import { ChatScreen } from './screens/chat';
 import { ExecutionsScreen } from './screens/executions';
 import { KeysScreen } from './screens/keys';
+import { ResetPasswordScreen } from './screens/reset-password';
 import { RunScreen } from './screens/run';
 import { SignInScreen } from './screens/sign-in';
 import { SkillScreen } from './screens/skill';
@@ -32,6 +34,7 @@ const NAV: { href: string; label: string }[] = [
   { href: '/workspaces', label: 'Workspaces' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/activate', label: 'Approve a device' },
+  { href: '/account', label: 'Account' },
 ];
 
 type Screen = {
@@ -71,6 +74,7 @@ const SCREENS: Screen[] = [
     title: 'Webhook delivery',
     render: (params) => <WebhookDeliveryScreen endpointId={params.id as string} deliveryId={params.deliveryId as string} />,
   },
+  { pattern: '/account', title: 'Your account', render: () => <AccountScreen /> },
   {
     pattern: '/activate',
     title: 'Approve a device',
@@ -146,6 +150,8 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
 export function App() {
   const me = useMe();
   const { path, query } = useRoute();
+  // A reset link works whoever is signed in here, and without anyone.
+  if (path === '/reset-password') return <ResetPasswordScreen />;
   if (me === undefined) {
     return (
       <main id="main" class="loading" aria-busy="true">

@@ -44,6 +44,15 @@ export function SignInScreen() {
           {signingUp ? 'Create account' : 'Sign in'}
         </button>
       </form>
+      {!signingUp && (
+        <details class="forgot">
+          <summary>Forgot your password?</summary>
+          <p>
+            Ask whoever runs this Skillet server for a password reset link. It works once, for an hour, and lets you choose a new
+            password.
+          </p>
+        </details>
+      )}
       <p>
         {signingUp ? 'Already have an account?' : 'New here?'}{' '}
         <button
