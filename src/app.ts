@@ -28,6 +28,7 @@ import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
+import { connectedAppRoutes } from './oauth/connected-apps.routes.js';
 import { oauthRoutes } from './oauth/oauth.routes.js';
 import { oauthPageRoutes } from './oauth/oauth-pages.routes.js';
 import { createOAuthProvider } from './oauth/provider.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(authRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(connectedAppRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(keyRoutes(ctx), { prefix: '/api/v1' });
   await app.register(activationRoutes(ctx), { prefix: '/api/v1' });

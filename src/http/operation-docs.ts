@@ -34,6 +34,16 @@ const DOCS: Record<string, Entry> = {
     'Choose a new password with a reset link',
     'The token from a one-time link an operator made (`skillet users reset-password`). Every session ends.',
   ],
+  'GET /api/v1/auth/connected-apps': [
+    'Account',
+    'List your connected apps',
+    'Apps you allowed to act for you over OAuth, with the workspace and the access each holds.',
+  ],
+  'DELETE /api/v1/auth/connected-apps/{id}': [
+    'Account',
+    'Disconnect an app',
+    'Every token the app holds stops working at once; it must ask you again to come back.',
+  ],
   'GET /api/v1/auth/sessions': ['Account', 'List your sessions', 'Where you are signed in, newest first.'],
   'DELETE /api/v1/auth/sessions/{id}': ['Account', 'Sign a session out', 'Ends one of your sessions at once.'],
   'GET /api/v1/me': [

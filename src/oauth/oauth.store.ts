@@ -99,3 +99,28 @@ export async function hasLiveGrantToken(db: Kysely<Tables>, grantId: string, now
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** A person's grants that are still stored, with the workspace each acts in and its client's record. */
+export function grantsOfUser(db: Kysely<Tables>, userId: string) {
+  return db
+    .selectFrom('oauth_grant_workspaces as b')
+    .innerJoin('oauth_records as g', (join) => join.onRef('g.id', '=', 'b.grant_id').on('g.model', '=', 'Grant'))
+    .select(['b.grant_id', 'b.workspace_id', 'b.created_at', 'g.payload as grant_payload'])
+    .where('b.user_id', '=', userId)
+    .orderBy('b.created_at', 'desc')
+    .orderBy('b.grant_id')
+    .execute();
+}
+
+export async function clientRecord(db: Kysely<Tables>, clientId: string): Promise<OAuthRecordRow | undefined> {
+  return db.selectFrom('oauth_records').selectAll().where('model', '=', 'Client').where('id', '=', clientId).executeTakeFirst();
+}
+
+/** Ends a grant: its tokens, the grant itself and its workspace binding, in one transaction. */
+export async function deleteGrant(db: Kysely<Tables>, grantId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('oauth_records').where('grant_id', '=', grantId).execute();
+    await trx.deleteFrom('oauth_records').where('model', '=', 'Grant').where('id', '=', grantId).execute();
+    await trx.deleteFrom('oauth_grant_workspaces').where('grant_id', '=', grantId).execute();
+  });
+}

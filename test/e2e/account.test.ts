@@ -1,6 +1,8 @@
+import * as oauth from 'openid-client';
 import { describe, expect } from 'vitest';
 import { makeResetLink } from '../../src/identity/account.js';
 import { signUp } from '../helpers/factories.js';
+import { authorize, bearer, register } from '../helpers/oauth-flow.js';
 import {
   CHROMIUM,
   expectAccessible,
@@ -44,6 +46,31 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('your ac
     const signIn = await api.post('/api/v1/auth/login', { body: { email, password: 'a much better password' } });
     expect(signIn.status).toBe(200);
     forgiveStatus(app, 403);
+    expectNoPageErrors(app);
+  });
+
+  test('shows an app connected over OAuth, and disconnecting it stops it', async ({ openPage, api, server }) => {
+    const person = await signUp(api);
+    const config = await register(server);
+    const authorized = await authorize(server, config, person);
+    const tokens = await oauth.authorizationCodeGrant(config, authorized.callback, {
+      pkceCodeVerifier: authorized.verifier,
+      expectedState: authorized.state,
+    });
+    const app = await openPage(viewport);
+    await app.page.goto('/app/');
+    await app.page.getByLabel('Email').fill(person.email);
+    await app.page.getByLabel('Password').fill(person.password);
+    await app.page.getByRole('button', { name: 'Sign in' }).click();
+    await openSection(app, 'Account');
+    const connected = app.page.getByRole('region', { name: 'Connected apps' });
+    await connected.getByText('Test <App> may see your work and run skills and change things in Personal').waitFor();
+    await expectAccessible(app, 'connected apps');
+    await screenshot(app, 'connected-apps');
+    await connected.getByRole('button', { name: 'Disconnect Test <App>' }).click();
+    await connected.getByRole('button', { name: 'Yes, disconnect' }).click();
+    await connected.getByText('No app is connected.').waitFor();
+    expect((await api.get('/api/v1/me', { headers: bearer(tokens.access_token) })).status).toBe(401);
     expectNoPageErrors(app);
   });
 

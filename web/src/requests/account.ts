@@ -19,3 +19,18 @@ export const endSession = (sessionId: string) => del<{ success: true }>(`/api/v1
 /** Public: the token of a reset link stands in for the sign-in. */
 export const resetPassword = (token: string, newPassword: string) =>
   post<{ success: true }>('/api/v1/auth/password-reset', { token, newPassword });
+
+export interface ConnectedApp {
+  id: string;
+  clientId: string;
+  name: string;
+  workspaceId: string;
+  scopes: string[];
+  connectedAt: string;
+}
+
+export const listConnectedApps = async (): Promise<ConnectedApp[]> =>
+  (await get<{ apps: ConnectedApp[] }>('/api/v1/auth/connected-apps')).apps;
+
+export const disconnectApp = (grantId: string) =>
+  del<{ success: true }>(`/api/v1/auth/connected-apps/${encodeURIComponent(grantId)}`);

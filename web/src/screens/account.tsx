@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../load';
-import { changePassword, endSession, listSessions, type Session } from '../requests/account';
+import {
+  type ConnectedApp,
+  changePassword,
+  disconnectApp,
+  endSession,
+  listConnectedApps,
+  listSessions,
+  type Session,
+} from '../requests/account';
+import { listWorkspaces } from '../requests/workspaces';
 import { ConfirmButton, formatTime, Notice, useAction } from '../ui';
+import { workspaceNameOf } from './workspaces-shared';
 
 function ChangePassword() {
   const [current, setCurrent] = useState('');
@@ -102,12 +112,61 @@ function Sessions() {
   );
 }
 
-/** The signed-in person's own account: their password and their sessions. */
+const ACCESS_WORDS: Record<string, string> = { read: 'see your work', write: 'run skills and change things' };
+
+function accessOf(app: ConnectedApp): string {
+  const words = app.scopes.map((scope) => ACCESS_WORDS[scope]).filter((word): word is string => word !== undefined);
+  return words.length > 0 ? words.join(' and ') : 'sign you in';
+}
+
+function AppRow({ app, workspace, onGone }: { app: ConnectedApp; workspace: string; onGone: () => void }) {
+  const action = useAction();
+  return (
+    <li>
+      <strong>{app.name}</strong> may {accessOf(app)} in {workspace}, since {formatTime(app.connectedAt)}.{' '}
+      <ConfirmButton
+        label={`Disconnect ${app.name}`}
+        confirmLabel="Yes, disconnect"
+        disabled={action.busy}
+        onConfirm={() =>
+          void action.run(async () => {
+            await disconnectApp(app.id);
+            onGone();
+          })
+        }
+      />
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+    </li>
+  );
+}
+
+function ConnectedApps() {
+  const apps = useLoad(listConnectedApps, []);
+  const workspaces = useLoad(listWorkspaces, []);
+  return (
+    <section aria-labelledby="apps-heading">
+      <h2 id="apps-heading">Connected apps</h2>
+      <p class="hint">Apps you allowed to act for you (editors, agents, other services). Disconnecting one stops it at once.</p>
+      {apps.error && <Notice kind="error">{apps.error}</Notice>}
+      {apps.data && apps.data.length === 0 && <p class="muted">No app is connected.</p>}
+      {apps.data && apps.data.length > 0 && (
+        <ul class="account-apps">
+          {apps.data.map((app) => (
+            <AppRow key={app.id} app={app} workspace={workspaceNameOf(workspaces.data, app.workspaceId)} onGone={apps.reload} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The signed-in person's own account: their password, their sessions and the apps they connected. */
 export function AccountScreen() {
   return (
     <>
       <ChangePassword />
       <Sessions />
+      <ConnectedApps />
     </>
   );
 }

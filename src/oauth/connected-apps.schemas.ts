@@ -1,0 +1,15 @@
+import { Type } from 'typebox';
+import { Timestamp } from '../http/schemas.js';
+
+export const ConnectedAppList = Type.Object({
+  apps: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      clientId: Type.String(),
+      name: Type.String(),
+      workspaceId: Type.String(),
+      scopes: Type.Array(Type.String()),
+      connectedAt: Timestamp,
+    }),
+  ),
+});
