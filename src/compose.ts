@@ -16,6 +16,7 @@ import { ActiveRuns } from './executions/active-runs.js';
 import type { RunQueue } from './executions/run-queue.js';
 import { pathOf } from './http/front-routes.js';
 import { CredentialCache } from './identity/credential-cache.js';
+import { smtpMailer } from './mail/mailer.js';
 import { createOps, type Ops } from './ops/ops.js';
 import { BUILTIN_SKILLS_DIR } from './paths.js';
 import type { RateLimitStore } from './rate-limit/store.js';
@@ -79,6 +80,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     ...(parts.runQueue ? { runQueue: parts.runQueue } : {}),
     streams: new OpenStreams(config.executions.heartbeatMs),
     payments: parts.payments ?? paymentProviderFor(config),
+    mailer: config.mail && smtpMailer(config.mail),
     blobs: parts.blobs ?? blobStoreFor(config),
     keys: {
       sealing: deriveKey(config.signingSecret, 'sealing'),

@@ -41,6 +41,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which answers get an access line: all, only refusals and failures (status 400 and up), or none. */
   accessLog: 'all' | 'errors' | 'off';
+  /** Outgoing mail (password reset links); absent: this server sends no mail. */
+  mail: MailSettings | undefined;
   /** production turns off what is only safe on a local install: the test-mode checkout. */
   environment: 'development' | 'production';
   trustProxy: boolean;
@@ -247,6 +249,21 @@ function httpUrl(env: Env, name: string, fallback: string): string {
     throw new ConfigError(`${name} must be an http or https URL (got "${raw}")`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+export interface MailSettings {
+  /** smtp:// or smtps://, with any user and password in it (nodemailer reads it as is). */
+  smtpUrl: string;
+  from: string;
+}
+
+function mailSettings(env: Env): MailSettings | undefined {
+  const smtpUrl = read(env, 'SMTP_URL');
+  if (smtpUrl === undefined) return undefined;
+  if (!/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) throw new ConfigError('SMTP_URL must be an smtp:// or smtps:// URL');
+  const from = read(env, 'MAIL_FROM') ?? 'Skillet <skillet@localhost>';
+  if (!/@/.test(from)) throw new ConfigError(`MAIL_FROM must be an email address (got "${from}")`);
+  return { smtpUrl, from };
 }
 
 function wsUrl(env: Env, name: string, fallback: string): string {
@@ -515,6 +532,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     redisPrefix: redisPrefix(env),
     logLevel: logLevel(env),
     accessLog: accessLog(env),
+    mail: mailSettings(env),
     environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),

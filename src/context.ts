@@ -10,6 +10,7 @@ import type { Tables } from './db/tables.js';
 import type { ActiveRuns } from './executions/active-runs.js';
 import type { RunQueue } from './executions/run-queue.js';
 import type { CredentialCache } from './identity/credential-cache.js';
+import type { Mailer } from './mail/mailer.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import type { Channels, EventBus } from './realtime/bus.js';
 import type { ControlMessage } from './realtime/control-messages.js';
@@ -49,6 +50,8 @@ export interface AppContext {
   /** Every open event stream: their keep-alive comments, and ending them at shutdown. */
   streams: OpenStreams;
   payments: PaymentProvider;
+  /** Outgoing mail; absent when the operator configured none (SMTP_URL). */
+  mailer: Mailer | undefined;
   /** Artifact file contents, by SHA-256. */
   blobs: BlobStore;
   /** Purpose-bound keys derived from the signing secret. */

@@ -34,6 +34,11 @@ const DOCS: Record<string, Entry> = {
     'Choose a new password with a reset link',
     'The token from a one-time link an operator made (`skillet users reset-password`). Every session ends.',
   ],
+  'POST /api/v1/auth/password-reset/request': [
+    'Account',
+    'Ask for a reset link by mail',
+    'Mails a one-time link to the address if it has an account; the answer is the same either way. Needs SMTP on the server.',
+  ],
   'GET /api/v1/auth/connected-apps': [
     'Account',
     'List your connected apps',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { Forbidden, InvalidInput, NotFound, Unauthorized } from '../errors.js';
+import { Forbidden, InvalidInput, NotFound, ServiceUnavailable, Unauthorized } from '../errors.js';
 import { announceRevocation } from '../realtime/control-messages.js';
 import { hashPassword, randomString, sha256Hex } from '../secrets.js';
 import {
@@ -128,4 +128,44 @@ export async function resetPassword(ctx: AccountContext, reset: { token: string;
   await setPasswordHash(ctx.db, userId, await hashPassword(reset.newPassword, { logN: ctx.config.passwordHashLogN }));
   ended(ctx, await revokeSessionsOf(ctx.db, userId, nowIso));
   ctx.credentials.forgetUser(userId);
+}
+
+/** At most this many reset mails to one address an hour, however many addresses ask. */
+const RESET_MAILS_PER_HOUR = 3;
+
+function resetMailText(url: string): string {
+  return [
+    'Someone asked to reset the password of your Skillet account.',
+    '',
+    `Choose a new password here (the link works once, for an hour): ${url}`,
+    '',
+    'If it was not you, ignore this mail: your password stays as it is.',
+  ].join('\n');
+}
+
+/**
+ * A person who forgot their password asks for a link by mail. The answer is the same
+ * whether or not the address has an account, and the mail goes out after the answer, so
+ * neither the words nor the time tell who has one.
+ */
+export async function mailResetLink(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'rateLimits' | 'mailer' | 'log'>,
+  email: string,
+): Promise<void> {
+  const mailer = ctx.mailer;
+  if (!mailer) {
+    throw new ServiceUnavailable('This server does not send email. Ask whoever runs it for a password reset link.');
+  }
+  const address = normalizeEmail(email);
+  const allowed = await ctx.rateLimits.consume(
+    `reset-mails:${sha256Hex(address)}`,
+    { kind: 'window', limit: RESET_MAILS_PER_HOUR, windowMs: RESET_LINK_TTL_MS },
+    ctx.clock.now().getTime(),
+  );
+  if (!allowed.allowed || !(await findUserByEmail(ctx.db, address))) return;
+  const sent = async () => {
+    const { url } = await makeResetLink(ctx, address);
+    await mailer.send({ to: address, subject: 'Reset your Skillet password', text: resetMailText(url) });
+  };
+  void sent().catch((error: unknown) => ctx.log.error({ err: error }, 'a password reset mail could not be sent'));
 }

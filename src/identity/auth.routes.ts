@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
 import { IdParams, Success } from '../http/schemas.js';
-import { changePassword, endSession, listSessions, resetPassword } from './account.js';
+import { changePassword, endSession, listSessions, mailResetLink, resetPassword } from './account.js';
 import {
   ChangePasswordBody,
   LogInBody,
   MeSchema,
   PasswordChanged,
   ResetPasswordBody,
+  ResetRequestBody,
   SessionList,
   SignedInSchema,
   SignUpBody,
@@ -48,6 +49,15 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request) => {
         await resetPassword(ctx, request.body);
         return { success: true as const };
+      },
+    );
+
+    app.post(
+      '/auth/password-reset/request',
+      { config: { auth: 'public' }, schema: { body: ResetRequestBody, response: { 202: Success } } },
+      async (request, reply) => {
+        await mailResetLink(ctx, request.body.email);
+        return reply.status(202).send({ success: true as const });
       },
     );
 

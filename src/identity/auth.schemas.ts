@@ -57,3 +57,5 @@ export const SessionList = Type.Object({
     }),
   ),
 });
+
+export const ResetRequestBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) });

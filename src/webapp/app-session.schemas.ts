@@ -5,4 +5,5 @@ import { MeSchema, SignedInSchema } from '../identity/auth.schemas.js';
 export const AppSignedInSchema = Type.Omit(SignedInSchema, ['token']);
 
 /** Who the cookie belongs to, answered 200 either way: a signed-out visitor is not an error. */
-export const AppSessionSchema = Type.Object({ me: Type.Union([MeSchema, Type.Null()]) });
+/** Who is signed in, and whether this server mails reset links (the sign-in page offers one then). */
+export const AppSessionSchema = Type.Object({ me: Type.Union([MeSchema, Type.Null()]), mailsResetLinks: Type.Boolean() });

@@ -62,6 +62,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('your ac
     await app.page.getByLabel('Email').fill(person.email);
     await app.page.getByLabel('Password').fill(person.password);
     await app.page.getByRole('button', { name: 'Sign in' }).click();
+    await app.page.getByRole('heading', { name: 'Skills', level: 1 }).waitFor();
     await openSection(app, 'Account');
     const connected = app.page.getByRole('region', { name: 'Connected apps' });
     await connected.getByText('Test <App> may see your work and run skills and change things in Personal').waitFor();

@@ -95,6 +95,18 @@ describe('loadConfig', () => {
     expect(config.agent.prices['claude-sonnet-4-6']).toEqual({ input: 300, output: 1500 });
   });
 
+  it('sends mail only with an smtp:// or smtps:// URL, from an address', async () => {
+    expect((await loadConfig({ DATA_DIR: dir })).mail).toBeUndefined();
+    expect((await loadConfig({ DATA_DIR: dir, SMTP_URL: 'smtps://user:pass@mail.example:465' })).mail).toEqual({
+      smtpUrl: 'smtps://user:pass@mail.example:465',
+      from: 'Skillet <skillet@localhost>',
+    });
+    await expect(loadConfig({ DATA_DIR: dir, SMTP_URL: 'http://mail.example' })).rejects.toThrow(/SMTP_URL must be/);
+    await expect(loadConfig({ DATA_DIR: dir, SMTP_URL: 'smtp://mail.example', MAIL_FROM: 'nobody' })).rejects.toThrow(
+      /MAIL_FROM must be an email address/,
+    );
+  });
+
   it('refuses a price table that is not JSON, a bad base URL and a thinking budget above the output cap', async () => {
     await expect(loadConfig({ DATA_DIR: dir, MODEL_PRICES: 'cheap' })).rejects.toThrow(ConfigError);
     await expect(loadConfig({ DATA_DIR: dir, ANTHROPIC_BASE_URL: 'ftp://x' })).rejects.toThrow(/ANTHROPIC_BASE_URL/);

@@ -34,6 +34,7 @@ const SCENARIOS: Record<string, Env> = {
   defaults: {},
   'Stripe payments': { STRIPE_SECRET_KEY: 'sk_test_settings_docs', STRIPE_WEBHOOK_SECRET: 'whsec_settings_docs' },
   'an S3 bucket': { BLOB_S3_BUCKET: 'skillet-settings-docs' },
+  mail: { SMTP_URL: 'smtp://127.0.0.1:2525' },
 };
 
 /** An env that notes the name of every variable looked up in it. */

@@ -14,9 +14,18 @@ function setMe(next: Me | null): void {
   for (const listener of listeners) listener();
 }
 
+/** Whether this server mails reset links, as it said at the last look. */
+let mailing = false;
+
+export function mailsResetLinks(): boolean {
+  return mailing;
+}
+
 /** Asks the server who the cookie belongs to (nobody is an answer, not an error). */
 export async function refreshMe(): Promise<void> {
-  setMe(await currentSession());
+  const session = await currentSession();
+  mailing = session.mailsResetLinks;
+  setMe(session.me);
 }
 
 export async function signIn(email: string, password: string): Promise<void> {

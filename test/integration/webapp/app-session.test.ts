@@ -63,10 +63,16 @@ describe("the web app's session cookie", () => {
   });
 
   it('answers who is signed in without an error for nobody, a forged cookie or an ended session', async ({ api, signedUp }) => {
-    expect((await api.get('/api/v1/app/session')).body).toEqual({ me: null });
-    expect((await api.get('/api/v1/app/session', { headers: { cookie: 'skillet_session=forged' } })).body).toEqual({ me: null });
+    expect((await api.get('/api/v1/app/session')).body).toEqual({ me: null, mailsResetLinks: false });
+    expect((await api.get('/api/v1/app/session', { headers: { cookie: 'skillet_session=forged' } })).body).toEqual({
+      me: null,
+      mailsResetLinks: false,
+    });
     const long = `skillet_session=${'a'.repeat(5000)}`;
-    expect((await api.get('/api/v1/app/session', { headers: { cookie: long } })).body).toEqual({ me: null });
+    expect((await api.get('/api/v1/app/session', { headers: { cookie: long } })).body).toEqual({
+      me: null,
+      mailsResetLinks: false,
+    });
     const mine = await api.get<{ me: { user: { email: string } } }>('/api/v1/app/session', {
       headers: { cookie: signedUp.cookie },
     });

@@ -1,6 +1,45 @@
 import { useState } from 'preact/hooks';
-import { signIn, signUp } from '../session';
+import { mailResetLink } from '../requests/session';
+import { mailsResetLinks, signIn, signUp } from '../session';
 import { Notice, useAction } from '../ui';
+
+/** Asks for a reset link by mail; the answer is the same whether or not the address has an account. */
+function MailResetLink({ email }: { email: string }) {
+  const [address, setAddress] = useState(email);
+  const [sent, setSent] = useState(false);
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await mailResetLink(address);
+      setSent(true);
+    });
+  };
+  if (sent) {
+    return (
+      <Notice kind="success">
+        If an account has the address {address}, a link is on its way to it. It works once, for an hour.
+      </Notice>
+    );
+  }
+  return (
+    <form onSubmit={submit} aria-label="Mail me a reset link">
+      <label for="reset-email">Your email</label>
+      <input
+        id="reset-email"
+        type="email"
+        autoComplete="email"
+        required
+        value={address}
+        onInput={(event) => setAddress(event.currentTarget.value)}
+      />
+      {action.error && <Notice kind="error">{action.error}</Notice>}
+      <button type="submit" disabled={action.busy}>
+        Mail me a reset link
+      </button>
+    </form>
+  );
+}
 
 /** Sign in or create an account; after either, the page the person asked for shows. */
 export function SignInScreen() {
@@ -47,10 +86,14 @@ export function SignInScreen() {
       {!signingUp && (
         <details class="forgot">
           <summary>Forgot your password?</summary>
-          <p>
-            Ask whoever runs this Skillet server for a password reset link. It works once, for an hour, and lets you choose a new
-            password.
-          </p>
+          {mailsResetLinks() ? (
+            <MailResetLink email={email} />
+          ) : (
+            <p>
+              Ask whoever runs this Skillet server for a password reset link. It works once, for an hour, and lets you choose a
+              new password.
+            </p>
+          )}
         </details>
       )}
       <p>
