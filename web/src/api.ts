@@ -1,4 +1,5 @@
-import { errorFromResponse, SkilletError } from '../../src/sdk/errors';
+import { errorFromResponse } from '../../src/sdk/errors';
+import { inPlainWords } from './error-words';
 
 /**
  * The app's one door to the API. The session lives in an httpOnly cookie the page cannot
@@ -14,19 +15,6 @@ const signedOutListeners = new Set<Listener>();
 export function onSignedOut(listener: Listener): () => void {
   signedOutListeners.add(listener);
   return () => signedOutListeners.delete(listener);
-}
-
-/**
- * An answer with no message of the service's own (a proxy's error page, an empty body) reads
- * as the SDK's bare "HTTP 502": people get what happened and what to do instead.
- */
-function inPlainWords(error: SkilletError): SkilletError {
-  if (error.message !== `HTTP ${error.status}`) return error;
-  const words =
-    error.status >= 500
-      ? `The server could not answer just now (error ${error.status}). Try again in a moment.`
-      : `The server refused this request (error ${error.status}). Reload the page and try again.`;
-  return new SkilletError(error.status, error.code, words, error.retryAfterSeconds);
 }
 
 export async function api<T>(
