@@ -16,9 +16,11 @@ const PROGRAM_WORDS =
   /must NOT|must have required|must match|must be equal|must be (string|integer|number|object|array|boolean)\b|(body|querystring|params|headers)\/|\b(GET|POST|PUT|PATCH|DELETE) \/|\/api\/v1|\bundefined\b|\[object Object\]/;
 
 /** The error classes the one error handler turns into an answer, by name. */
-const ERROR_CLASSES = Object.entries(errors).filter(
-  (entry): entry is [string, new (message: string) => errors.AppError] =>
-    typeof entry[1] === 'function' && entry[1].prototype instanceof errors.AppError,
+type ErrorClass = new (message: string) => errors.AppError;
+const ERROR_CLASSES: [string, ErrorClass][] = Object.entries(errors as Record<string, unknown>).flatMap(([name, value]) =>
+  typeof value === 'function' && value.prototype instanceof errors.AppError
+    ? [[name, value as ErrorClass] as [string, ErrorClass]]
+    : [],
 );
 
 /**
@@ -99,7 +101,7 @@ describe('every refusal, as the app shows it', () => {
     );
     for (const { where, className, text } of [...messages, ...extra]) {
       const ErrorClass = ERROR_CLASSES.find(([name]) => name === className)?.[1];
-      const thrown = new (ErrorClass as new (message: string) => errors.AppError)(text);
+      const thrown = new (ErrorClass as ErrorClass)(text);
       const body =
         thrown.code === 'EXECUTION_RUNNING'
           ? { error: thrown.code, message: text }
