@@ -12,4 +12,3 @@ export function inPlainWords(error: SkilletError): SkilletError {
       : `The server refused this request (error ${error.status}). Reload the page and try again.`;
   return new SkilletError(error.status, error.code, words, error.retryAfterSeconds);
 }
-
