@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { activationRoutes } from './activation/activation.routes.js';
 import { verificationPageRoutes } from './activation/verification-page.routes.js';
 import { artifactRoutes } from './artifacts/artifacts.routes.js';
+import { artifactPreviewRoutes } from './artifacts/preview.routes.js';
 import { publicFileRoutes } from './artifacts/public-files.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { checkoutPageRoutes } from './billing/checkout-page.routes.js';
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(artifactRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(artifactPreviewRoutes(ctx), { prefix: '/api/v1' });
   await app.register(fileRoutes(ctx), { prefix: '/api/v1' });
   await app.register(threadRoutes(ctx), { prefix: '/api/v1' });
   await app.register(publicFileRoutes(ctx));

@@ -47,3 +47,6 @@ export const ManifestSchema = Type.Object({
 });
 
 export const Published = Type.Object({ publicUrl: Type.String(), filesCopied: Type.Integer() });
+
+export const PreviewFileParams = Type.Object({ '*': Type.String({ maxLength: 2400 }) });
+export const PreviewLink = Type.Object({ url: Type.String(), expiresAt: Type.String({ format: 'date-time' }) });

@@ -112,6 +112,10 @@ const BINARY_RESPONSES: Record<string, object> = {
     description: 'One file of a bundle, with the content type of its extension',
     content: { '*/*': { schema: binary } },
   },
+  '/api/v1/previews/*': {
+    description: 'One file of a bundle through a preview link, with the content type of its extension',
+    content: { '*/*': { schema: binary } },
+  },
 };
 
 const STREAM_PATH = {

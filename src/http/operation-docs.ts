@@ -205,6 +205,16 @@ const DOCS: Record<string, Entry> = {
     'Download an artifact',
     'The file itself, or a ZIP of a bundle, with a download file name.',
   ],
+  'GET /api/v1/artifacts/{artifactId}/preview-link': [
+    'Artifacts',
+    'Get a preview link',
+    'A link, valid for an hour, under which a bundle’s files open in a sandboxed frame with their styles and pictures.',
+  ],
+  'GET /api/v1/previews/{*}': [
+    'Artifacts',
+    'Preview a bundle file',
+    'One file through a preview link; the link is the credential. Served with a sandbox policy: no script runs.',
+  ],
   'GET /api/v1/artifacts/{artifactId}/raw': ['Artifacts', 'Read as plain text', 'The content as text/plain.'],
   'GET /api/v1/artifacts/{artifactId}/file/{*}': [
     'Artifacts',

@@ -206,7 +206,8 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('artifac
     const svg =
       '<svg xmlns="http://www.w3.org/2000/svg" width="160" height="60"><rect width="160" height="60" rx="8" fill="#0b5cad"/></svg>';
     const id = await write(api, person, 'Bundle of kinds', [
-      { path: 'index.html', text: '<h1>Bundle home</h1>' },
+      { path: 'index.html', text: '<link rel="stylesheet" href="css/site.css"><h1>Bundle home</h1>' },
+      { path: 'css/site.css', text: 'h1 { color: rgb(11, 92, 173); }' },
       { path: 'docs/guide.md', text: '# The guide\n\nRead me.' },
       { path: 'data/values.csv', text: 'a,b\n1,2\n' },
       { path: 'logo.svg', text: svg },
@@ -218,9 +219,12 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('artifac
 
     await pick('index.html').click();
     const frame = app.page.locator('iframe.preview');
-    await app.page.frameLocator('iframe.preview').getByRole('heading', { name: 'Bundle home' }).waitFor();
-    expect(await frame.getAttribute('src')).toBe(`/api/v1/artifacts/${id}/file/index.html`);
+    const home = app.page.frameLocator('iframe.preview').getByRole('heading', { name: 'Bundle home' });
+    await home.waitFor();
+    // Opened under a signed preview link, so the page's own style sheet loads too (no cookie goes from the frame).
+    expect(await frame.getAttribute('src')).toMatch(new RegExp(`/api/v1/previews/${id}/\\d+\\.[0-9a-f]{64}/index\\.html$`));
     expect(await frame.getAttribute('sandbox')).toBe('');
+    await expect.poll(() => home.evaluate((element) => getComputedStyle(element).color)).toBe('rgb(11, 92, 173)');
 
     await pick('docs/guide.md').click();
     await app.page.frameLocator('iframe.preview').getByRole('heading', { name: 'The guide' }).waitFor();

@@ -92,6 +92,7 @@ it('lists every route the document leaves out, and only those', ({ server, docum
   // The stream route is documented but served ahead of Fastify, so it is not in the router's table.
   const routed = documented.filter((operation) => operation.path !== '/executions/{executionId}/stream');
   const unaccounted =
-    servedMethods(server.app.printRoutes({ commonPrefix: false })) - routed.length - Object.keys(NOT_DOCUMENTED).length;
+    // The radix tree, not the flattened listing: that one folds wildcard routes under one `*`.
+    servedMethods(server.app.printRoutes()) - routed.length - Object.keys(NOT_DOCUMENTED).length;
   expect(unaccounted, 'routes served that are neither in /openapi.json nor listed here').toBe(0);
 });

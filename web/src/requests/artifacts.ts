@@ -69,3 +69,6 @@ export async function readFileText(url: string): Promise<string> {
   if (!response.ok) throw new Error(`The file could not be read (${response.status})`);
   return response.text();
 }
+
+/** A signed base under which a bundle's files open in a sandboxed frame, relative links included. */
+export const artifactPreviewLink = (id: string) => get<{ url: string; expiresAt: string }>(pathOf(id, '/preview-link'));

@@ -1,11 +1,26 @@
 import { useState } from 'preact/hooks';
-import { artifactFileUrl, type ManifestFile } from '../requests/artifacts';
+import { useLoad } from '../load';
+import { artifactFileUrl, artifactPreviewLink, type ManifestFile } from '../requests/artifacts';
+import { Notice } from '../ui';
 import { kindOf, Preview } from './artifact-preview';
 import { formatSize } from './artifacts';
 
 /** The file a bundle opens on: its top-level page or readme, as the server picks its main file. */
 function isHome(file: ManifestFile): boolean {
   return file.path === 'index.html' || file.path === 'README.md';
+}
+
+/**
+ * A page of the bundle in a frame with every sandbox restriction, opened under a signed
+ * link: the frame's own requests (its styles, its pictures) carry no cookie, and the link in
+ * their path is what lets the server answer them.
+ */
+function BundlePage({ artifactId, path, title }: { artifactId: string; path: string; title: string }) {
+  const link = useLoad(() => artifactPreviewLink(artifactId), [artifactId]);
+  if (link.error) return <Notice kind="error">{link.error}</Notice>;
+  if (!link.data) return <p aria-busy="true">Opening the page…</p>;
+  const src = `${link.data.url}${path.split('/').map(encodeURIComponent).join('/')}`;
+  return <iframe sandbox="" class="preview" title={title} src={src} />;
 }
 
 /** A bundle's files: pick one to preview it, or download it on its own. */
@@ -33,13 +48,17 @@ export function BundleFiles({ artifactId, files }: { artifactId: string; files: 
               Download this file
             </a>
           </div>
-          <Preview
-            key={file.path}
-            kind={kindOf(file.mimeType, file.path)}
-            source={{ url: artifactFileUrl(artifactId, file.path) }}
-            title={`Preview of ${file.path}`}
-            size={file.size}
-          />
+          {kindOf(file.mimeType, file.path) === 'html' ? (
+            <BundlePage key={file.path} artifactId={artifactId} path={file.path} title={`Preview of ${file.path}`} />
+          ) : (
+            <Preview
+              key={file.path}
+              kind={kindOf(file.mimeType, file.path)}
+              source={{ url: artifactFileUrl(artifactId, file.path) }}
+              title={`Preview of ${file.path}`}
+              size={file.size}
+            />
+          )}
         </div>
       )}
     </section>

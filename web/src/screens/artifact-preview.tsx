@@ -111,12 +111,7 @@ export function Preview({
   if ('url' in source && size > PREVIEW_LIMIT && kind !== 'html') {
     return <p class="muted">This file is {formatSize(size)}, too large to preview here; download it to open it.</p>;
   }
-  if (kind === 'html') {
-    return 'url' in source ? (
-      <iframe sandbox="" class="preview" title={title} src={source.url} />
-    ) : (
-      <iframe sandbox="" class="preview" title={title} srcdoc={source.text} />
-    );
-  }
+  // A bundle's pages open under a preview link (artifact-files.tsx); a single page is its own text.
+  if (kind === 'html') return 'text' in source ? <iframe sandbox="" class="preview" title={title} srcdoc={source.text} /> : null;
   return <FetchedPreview kind={kind} source={source} title={title} />;
 }
