@@ -224,7 +224,9 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('artifac
     // Opened under a signed preview link, so the page's own style sheet loads too (no cookie goes from the frame).
     expect(await frame.getAttribute('src')).toMatch(new RegExp(`/api/v1/previews/${id}/\\d+\\.[0-9a-f]{64}/index\\.html$`));
     expect(await frame.getAttribute('sandbox')).toBe('');
-    await expect.poll(() => home.evaluate((element) => getComputedStyle(element).color)).toBe('rgb(11, 92, 173)');
+    const colorOf = (element: unknown) =>
+      (globalThis as unknown as { getComputedStyle(of: unknown): { color: string } }).getComputedStyle(element).color;
+    await expect.poll(() => home.evaluate(colorOf)).toBe('rgb(11, 92, 173)');
 
     await pick('docs/guide.md').click();
     await app.page.frameLocator('iframe.preview').getByRole('heading', { name: 'The guide' }).waitFor();
