@@ -136,6 +136,11 @@ class ChatSession {
     }
   }
 
+  /** Stops following the thread; the conversation is over. */
+  stop(): void {
+    this.#finish();
+  }
+
   #finish(): void {
     this.#following.abort();
     this.#finished();
@@ -162,13 +167,18 @@ async function chat(client: SkilletClient, message: string | undefined, options:
     if (message === undefined) session.messagesDone();
     session.stdinClosed();
   });
-  if (message !== undefined) {
-    // One message: typed lines only answer approvals, and its answer ends the conversation.
-    await session.send(message);
-    session.messagesDone();
+  try {
+    if (message !== undefined) {
+      // One message: typed lines only answer approvals, and its answer ends the conversation.
+      await session.send(message);
+      session.messagesDone();
+    }
+    await session.done;
+  } finally {
+    // Refused or done, nothing may keep the process open: the stream and stdin both end.
+    session.stop();
+    lines.close();
   }
-  await session.done;
-  lines.close();
   process.stderr.write(`Go on with this conversation: skillet chat --thread ${threadId}\n`);
   if (session.failures > 0 && process.exitCode === undefined) process.exitCode = EXIT.failure;
 }

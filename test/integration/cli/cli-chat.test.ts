@@ -107,6 +107,12 @@ describe('skillet chat', () => {
     );
     expect(records.map((record) => record.sequence)).toEqual(records.map((_, index) => index + 1));
 
+    // A message the server refuses ends the command with its words, leaving nothing open.
+    const tooLong = cli(['chat', 'x'.repeat(100_001)]);
+    expect(await tooLong.exited).toBe(1);
+    expect(tooLong.stderr()).not.toMatch(/must NOT|body\/|INVALID_INPUT/);
+    expect(tooLong.stderr().trim()).not.toBe('');
+
     const unknown = cli(['chat', '--agent', 'nope', 'Hi']);
     expect(await unknown.exited).toBe(2);
     expect(unknown.stderr()).toBe(
