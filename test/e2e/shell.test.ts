@@ -49,7 +49,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('the app
     }
     expect([...reached].sort()).toEqual([...sections].sort());
     // Enter on a focused section link routes to it.
-    await page.getByRole('link', { name: 'Billing' }).focus();
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Billing' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor();
     expectNoPageErrors(app);

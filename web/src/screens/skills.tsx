@@ -4,6 +4,7 @@ import { useLoad } from '../load';
 import { skillPage } from '../requests/skills';
 import { Link } from '../router';
 import { Notice } from '../ui';
+import { FirstRun } from './first-run';
 import './skills.css';
 
 const PAGE = 50;
@@ -37,6 +38,7 @@ export function SkillsScreen() {
   return (
     <>
       <p class="lede">Pick a skill, give it an input, and watch it run.</p>
+      <FirstRun />
       {data.items.length === 0 ? (
         <Notice kind="info">This server offers no skills yet.</Notice>
       ) : (
