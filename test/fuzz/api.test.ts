@@ -29,7 +29,15 @@ const RUNS_PER_ROUTE = 400;
  * turns the fuzzer starts must fail at once rather than call the real vendors.
  */
 const NOWHERE = 'http://127.0.0.1:9';
-const it = withServer({ ...UNLIMITED, WEBHOOK_ALLOW_PRIVATE: '1', ANTHROPIC_BASE_URL: NOWHERE, OPENAI_BASE_URL: NOWHERE })
+/** Mail goes nowhere too: reset links are asked for and made, and their sending fails in the background. */
+const NO_MAIL_SERVER = 'smtp://127.0.0.1:9';
+const it = withServer({
+  ...UNLIMITED,
+  WEBHOOK_ALLOW_PRIVATE: '1',
+  ANTHROPIC_BASE_URL: NOWHERE,
+  OPENAI_BASE_URL: NOWHERE,
+  SMTP_URL: NO_MAIL_SERVER,
+})
   .extend('document', { scope: 'file' }, async ({ api }) => (await api.get<OpenApiDocument>('/openapi.json')).body)
   .extend('world', { scope: 'file' }, ({ server }) => twoWorkspaces(injectClient(server.app), server.db))
   .extend('exercised', { scope: 'file' }, () => new Set<string>())
