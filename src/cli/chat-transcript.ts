@@ -1,10 +1,5 @@
+import { notificationWords } from '../sdk/thread-notifications.js';
 import type { ThreadRecord } from '../sdk/thread-types.js';
-
-/** What a notification record says, without the wrapper the model is shown and with its entities read back. */
-export function notificationWords(text: string): string {
-  const body = text.replace(/^<notification>/, '').replace(/<\/notification>$/, '');
-  return body.replace(/&(lt|gt|amp);/g, (_entity, name: string) => (name === 'lt' ? '<' : name === 'gt' ? '>' : '&'));
-}
 
 export interface PendingApproval {
   approvalId: string;

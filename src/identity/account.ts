@@ -11,11 +11,14 @@ import {
   setPasswordHash,
   useResetToken,
 } from './account.store.js';
-import type { Caller } from './callers.js';
+import { type Caller, requireSignedInPerson } from './callers.js';
 import { checkPassword, normalizeEmail, PASSWORD_MIN_LENGTH } from './users.js';
 import { findUserByEmail } from './users.store.js';
 
 type AccountContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'rateLimits' | 'credentials' | 'control'>;
+
+/** A key or an OAuth token acts in a workspace; it does not manage the person's account. */
+const ACCOUNT_IS_PERSONAL = 'Only you, signed in to the app, can manage your password and sessions.';
 
 /** How long a reset link made by an operator works. */
 export const RESET_LINK_TTL_MS = 60 * 60 * 1000;
@@ -28,10 +31,6 @@ export interface SessionView {
   expiresAt: string;
   /** The session this request came with. */
   current: boolean;
-}
-
-function requireSession(caller: Caller): void {
-  if (caller.kind !== 'session') throw new Forbidden('Only you, signed in to the app, can manage your password and sessions.');
 }
 
 function requireStrongEnough(password: string): void {
@@ -58,7 +57,7 @@ export async function changePassword(
   caller: Caller,
   change: { currentPassword: string; newPassword: string },
 ): Promise<{ endedSessions: number }> {
-  requireSession(caller);
+  requireSignedInPerson(caller, ACCOUNT_IS_PERSONAL);
   requireStrongEnough(change.newPassword);
   try {
     await checkPassword(ctx, caller.email, change.currentPassword);
@@ -74,7 +73,7 @@ export async function changePassword(
 }
 
 export async function listSessions(ctx: Pick<AppContext, 'db' | 'clock'>, caller: Caller): Promise<SessionView[]> {
-  requireSession(caller);
+  requireSignedInPerson(caller, ACCOUNT_IS_PERSONAL);
   const rows = await liveSessions(ctx.db, caller.userId, ctx.clock.now().toISOString());
   return rows.map((row) => ({
     id: row.id,
@@ -87,7 +86,7 @@ export async function listSessions(ctx: Pick<AppContext, 'db' | 'clock'>, caller
 
 /** Signs one of the person's sessions out; another person's session is not found. */
 export async function endSession(ctx: AccountContext, caller: Caller, sessionId: string): Promise<void> {
-  requireSession(caller);
+  requireSignedInPerson(caller, ACCOUNT_IS_PERSONAL);
   if (!(await revokeSessionOf(ctx.db, caller.userId, sessionId, ctx.clock.now().toISOString()))) {
     throw new NotFound('There is no such session of yours, or it has ended already.');
   }

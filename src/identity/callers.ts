@@ -36,6 +36,14 @@ export function requireOwnerOrAdmin(who: { role: WorkspaceRole; isAdmin?: boolea
   if (who.role === 'member' && !who.isAdmin) throw new Forbidden(refusal);
 }
 
+/**
+ * What only the person may do, signed in to the app: a key or an OAuth token acts for them
+ * in a workspace, but does not manage their account. `refusal` says what was refused.
+ */
+export function requireSignedInPerson(caller: Pick<Caller, 'kind'>, refusal: string): void {
+  if (caller.kind !== 'session') throw new Forbidden(refusal);
+}
+
 /** A credential as a signed URL refers to it, without its secret. */
 export interface CredentialRef {
   kind: CredentialKind;

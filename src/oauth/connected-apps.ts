@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { Forbidden, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import { NotFound } from '../errors.js';
+import { type Caller, requireSignedInPerson } from '../identity/callers.js';
 import { announceRevocation } from '../realtime/control-messages.js';
 import { clientRecord, deleteGrant, grantsOfUser } from './oauth.store.js';
 
@@ -23,13 +23,12 @@ interface ClientPayload {
   client_name?: string;
 }
 
-function requireSession(caller: Caller): void {
-  if (caller.kind !== 'session') throw new Forbidden('Only you, signed in to the app, can see and disconnect your apps.');
-}
+/** A key or an OAuth token (an app itself) does not see or disconnect the person's apps. */
+const APPS_ARE_PERSONAL = 'Only you, signed in to the app, can see and disconnect your apps.';
 
 /** The apps the person let act for them (OAuth grants still standing), the latest first. */
 export async function listConnectedApps(ctx: Pick<AppContext, 'db'>, caller: Caller): Promise<ConnectedApp[]> {
-  requireSession(caller);
+  requireSignedInPerson(caller, APPS_ARE_PERSONAL);
   const rows = await grantsOfUser(ctx.db, caller.userId);
   return Promise.all(
     rows.map(async (row) => {
@@ -49,7 +48,7 @@ export async function disconnectApp(
   caller: Caller,
   grantId: string,
 ): Promise<void> {
-  requireSession(caller);
+  requireSignedInPerson(caller, APPS_ARE_PERSONAL);
   const mine = (await grantsOfUser(ctx.db, caller.userId)).some((row) => row.grant_id === grantId);
   if (!mine) throw new NotFound('There is no such app connected to your account.');
   await deleteGrant(ctx.db, grantId);

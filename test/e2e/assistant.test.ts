@@ -1,7 +1,5 @@
-import { afterAll, describe, expect } from 'vitest';
-import { startFakeAnthropic } from '../fakes/anthropic.js';
-import { startFakeOpenAI } from '../fakes/openai.js';
-import { agentEnv } from '../helpers/agent.js';
+import { describe, expect } from 'vitest';
+import { modelVendorsOfFile } from '../helpers/agent.js';
 import { reply, startRunCall } from '../helpers/thread-plans.js';
 import {
   type AppPage,
@@ -16,14 +14,9 @@ import {
   withBrowserApp,
 } from './browser.js';
 
-const anthropic = await startFakeAnthropic();
-const openai = await startFakeOpenAI();
-afterAll(async () => {
-  await anthropic.close();
-  await openai.close();
-});
+const { anthropic, env } = await modelVendorsOfFile();
 
-const test = withBrowserApp(agentEnv({ anthropic: anthropic.url, openai: openai.url }));
+const test = withBrowserApp(env);
 
 /** Starts a conversation from the Assistant section; the chat it lands on. */
 async function startConversation(app: AppPage, message: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import type { Env } from '../../src/config.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';
 import { type FakeOpenAI, startFakeOpenAI } from '../fakes/openai.js';
@@ -42,6 +42,21 @@ export function agentEnv(vendors: { anthropic: string; openai: string }, extra: 
     RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
     ...extra,
   };
+}
+
+/**
+ * Fake model vendors for a whole test file, closed after it, and the settings of a server
+ * that reaches them: for helpers that take a server's settings up front (the CLI's, the
+ * browser's) rather than as a fixture.
+ */
+export async function modelVendorsOfFile(extra: Env = {}): Promise<{ anthropic: FakeAnthropic; openai: FakeOpenAI; env: Env }> {
+  const anthropic = await startFakeAnthropic();
+  const openai = await startFakeOpenAI();
+  afterAll(async () => {
+    await anthropic.close();
+    await openai.close();
+  });
+  return { anthropic, openai, env: agentEnv({ anthropic: anthropic.url, openai: openai.url }, extra) };
 }
 
 /** Creates an execution of `skill`, opens its stream and starts it; the run goes on. */

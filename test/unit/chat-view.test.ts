@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { notificationWords } from '../../src/sdk/thread-notifications.js';
 import type { ThreadRecord } from '../../src/sdk/thread-types.js';
-import { chatViewOf, noticeWords, resultWords } from '../../web/src/screens/chat-view.js';
+import { chatViewOf, resultWords } from '../../web/src/screens/chat-view.js';
 
 type Body = ThreadRecord extends infer R ? (R extends ThreadRecord ? Omit<R, 'sequence' | 'id' | 'createdAt'> : never) : never;
 
@@ -74,13 +75,13 @@ describe('the chat view of a thread', () => {
 
 describe('words of the records', () => {
   it('reads a notification without its wrapper, its entities or its run id', () => {
-    expect(noticeWords('<notification>Run 1b2c of ticker completed: 2 ticks &lt;fast&gt; &amp; done</notification>')).toBe(
+    expect(notificationWords('<notification>Run 1b2c of ticker completed: 2 ticks &lt;fast&gt; &amp; done</notification>')).toBe(
       'The ticker run finished: 2 ticks <fast> & done',
     );
-    expect(noticeWords('<notification>Run 1b2c of pdf failed: out of memory</notification>')).toBe(
+    expect(notificationWords('<notification>Run 1b2c of pdf failed: out of memory</notification>')).toBe(
       'The pdf run failed: out of memory',
     );
-    expect(noticeWords('<notification>Something else</notification>')).toBe('Something else');
+    expect(notificationWords('<notification>Something else</notification>')).toBe('Something else');
   });
 
   it('reads a refused and a failed tool call', () => {

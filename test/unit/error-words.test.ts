@@ -34,7 +34,7 @@ const BUILT_ELSEWHERE: Record<string, string> = {
     'schema refusals: validation-words.ts, and every route in error-envelopes.test.ts',
   'src/http/error-renderer.ts error.message':
     'Fastify’s own refusals, each put in words there (its tests: error-renderer.test.ts)',
-  'src/identity/callers.ts refusal': 'the refusal its callers pass, each a literal scanned here',
+  'src/identity/callers.ts refusal': 'the refusal its callers pass, each scanned where it is passed',
   'src/identity/workspaces.ts bound.switchAway': 'a credential strategy’s constant (credential-strategies.ts), scanned below',
   'src/identity/workspaces.ts bound.actElsewhere': 'the same constants',
   'src/rate-limit/limits.ts message': 'the limiter’s messages, literals in the same file, scanned below',
@@ -63,6 +63,11 @@ function scan(): Scan {
   const names = ERROR_CLASSES.map(([name]) => name).join('|');
   const thrown = new RegExp(String.raw`new (${names})\(\s*(?:${quoted(2)}|([A-Za-z_][\w.]*(?:\([\w.]*)?))`, 'g');
   const constant = new RegExp(String.raw`const ([A-Z_][A-Z0-9_]*) =\s*${quoted(2)}`, 'g');
+  // The checks of callers.ts throw Forbidden with the refusal their callers pass.
+  const checked = new RegExp(
+    String.raw`(?:requireOwnerOrAdmin|requireSignedInPerson)\([^;'"\`]*?,\s*(?:${quoted(1)}|([A-Z_][A-Z0-9_]*))\s*\)`,
+    'g',
+  );
   const result: Scan = { messages: [], unread: [] };
   for (const file of sourceFiles(path.join(PROJECT_ROOT, 'src'))) {
     const source = readFileSync(file, 'utf8');
@@ -74,6 +79,11 @@ function scan(): Scan {
       const text = named === undefined ? match[3] : constants.get(named);
       if (text !== undefined) result.messages.push({ where, className, text: asText(text) });
       else result.unread.push(`${where} ${named}`);
+    }
+    for (const match of source.matchAll(checked)) {
+      const text = match[3] === undefined ? match[2] : constants.get(match[3]);
+      if (text !== undefined) result.messages.push({ where, className: 'Forbidden', text: asText(text) });
+      else result.unread.push(`${where} ${match[3]}`);
     }
   }
   return result;

@@ -11,6 +11,11 @@ export type LiveStatus = 'connecting' | 'live' | 'offline';
 
 let status: LiveStatus = 'offline';
 let version = 0;
+/** How often the socket came back: anything may have changed while it was away. */
+let reopened = 0;
+/** Per collection a cache-invalidate names ('workspaces', 'keys', ...), how often it changed. */
+const keyVersions = new Map<string, number>();
+const pendingKeys = new Set<string>();
 let socket: WebSocket | null = null;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let attempts = 0;
@@ -21,11 +26,14 @@ const DATA_CHANGES = new Set(['cache-invalidate', 'execution-started', 'executio
 let bumpTimer: ReturnType<typeof setTimeout> | undefined;
 
 /** A burst of signals (a run ending announces several) becomes one reload. */
-function bump(): void {
+function bump(keys: readonly string[] = []): void {
+  for (const key of keys) pendingKeys.add(key);
   if (bumpTimer !== undefined) return;
   bumpTimer = setTimeout(() => {
     bumpTimer = undefined;
     version += 1;
+    for (const key of pendingKeys) keyVersions.set(key, (keyVersions.get(key) ?? 0) + 1);
+    pendingKeys.clear();
     changed();
   }, 100);
 }
@@ -58,13 +66,16 @@ async function open(): Promise<void> {
       attempts = 0;
       setStatus('live');
       version += 1; // anything may have changed while we were away
+      reopened += 1;
       changed();
     };
     opened.onmessage = (message) => {
       try {
-        const event = JSON.parse(String(message.data)) as { type?: string };
+        const event = JSON.parse(String(message.data)) as { type?: string; keys?: unknown };
         // Progress comes with every event of every run: lists change only when runs start or end.
-        if (event.type && DATA_CHANGES.has(event.type)) bump();
+        if (event.type && DATA_CHANGES.has(event.type)) {
+          bump(Array.isArray(event.keys) ? event.keys.filter((key): key is string => typeof key === 'string') : []);
+        }
       } catch {
         // not ours to read
       }
@@ -96,13 +107,18 @@ export function setLiveWanted(next: boolean): void {
   }
 }
 
-/** The socket's state and the data version, re-rendering when either moves. */
-export function useLive(): { status: LiveStatus; version: number } {
+/**
+ * The socket's state and the data version, re-rendering when either moves. With `watch`,
+ * the version moves only when one of those collections changed (or the socket came back),
+ * for what runs starting and ending do not touch.
+ */
+export function useLive(watch?: readonly string[]): { status: LiveStatus; version: number } {
   const [, setTick] = useState(0);
   useEffect(() => {
     const listener = () => setTick((tick) => tick + 1);
     listeners.add(listener);
     return () => listeners.delete(listener);
   }, []);
-  return { status, version };
+  const watched = watch === undefined ? version : watch.reduce((sum, key) => sum + (keyVersions.get(key) ?? 0), reopened);
+  return { status, version: watched };
 }

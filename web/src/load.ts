@@ -11,10 +11,11 @@ export interface Loaded<T> {
 
 /**
  * Loads what `fetcher` returns, again whenever `deps` change or the control plane says the
- * workspace's data changed. The last answer stays on screen while a reload is under way.
+ * workspace's data changed (only the collections in `watch`, when given). The last answer
+ * stays on screen while a reload is under way.
  */
-export function useLoad<T>(fetcher: () => Promise<T>, deps: unknown[]): Loaded<T> {
-  const { version } = useLive();
+export function useLoad<T>(fetcher: () => Promise<T>, deps: unknown[], watch?: readonly string[]): Loaded<T> {
+  const { version } = useLive(watch);
   const [state, setState] = useState<{ data: T | undefined; error: string | undefined; loading: boolean }>({
     data: undefined,
     error: undefined,

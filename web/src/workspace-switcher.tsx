@@ -5,13 +5,16 @@ import { navigate, useRoute } from './router';
 import { refreshMe, workspaceLabel } from './session';
 import { useAction } from './ui';
 
+const WORKSPACE_CHANGES = ['workspaces'];
+
 /**
  * The workspace this session acts in, in the header; a choice among them once the person
  * has more than one. A screen showing one workspace's thing (a run, an artifact) would
  * show another's after a switch, so those go back to their list.
  */
 export function WorkspaceSwitcher({ me }: { me: Me }) {
-  const workspaces = useLoad(listWorkspaces, []);
+  // Runs starting and ending do not change the list: only a workspace made, renamed, joined or left does.
+  const workspaces = useLoad(listWorkspaces, [me.workspace.id], WORKSPACE_CHANGES);
   const { path } = useRoute();
   const switching = useAction();
   const list = workspaces.data ?? [];

@@ -1,18 +1,11 @@
-import { afterAll, describe, expect } from 'vitest';
-import { startFakeAnthropic } from '../../fakes/anthropic.js';
-import { startFakeOpenAI } from '../../fakes/openai.js';
-import { agentEnv } from '../../helpers/agent.js';
+import { describe, expect } from 'vitest';
+import { modelVendorsOfFile } from '../../helpers/agent.js';
 import { type CliRun, withCliServer } from '../../helpers/cli.js';
 import { reply, startRunCall } from '../../helpers/thread-plans.js';
 
-const anthropic = await startFakeAnthropic();
-const openai = await startFakeOpenAI();
-afterAll(async () => {
-  await anthropic.close();
-  await openai.close();
-});
+const { anthropic, env } = await modelVendorsOfFile();
 
-const it = withCliServer(agentEnv({ anthropic: anthropic.url, openai: openai.url }));
+const it = withCliServer(env);
 
 // biome-ignore lint/correctness/noUnusedFunctionParameters: Vitest sets up the fixtures a hook names.
 it.beforeAll(({ build }) => {}, 120_000);

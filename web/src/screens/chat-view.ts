@@ -1,3 +1,4 @@
+import { notificationWords } from '../../../src/sdk/thread-notifications.js';
 import type { ThreadRecord } from '../../../src/sdk/thread-types.js';
 
 /** One thing the chat shows, made from the thread's records. */
@@ -31,18 +32,6 @@ export function resultWords(record: { tool: string; status: 'ok' | 'denied' | 'e
   const started = /^Started (\S+): execution (\S+)$/.exec(record.summary);
   if (started) return { words: `Started ${started[1]}.`, executionId: started[2] };
   return { words: `Done: ${record.summary}`, executionId: undefined };
-}
-
-/** What a notification says, as a person reads it: no wrapper, no entities, no run id. */
-export function noticeWords(text: string): string {
-  const body = text
-    .replace(/^<notification>/, '')
-    .replace(/<\/notification>$/, '')
-    .replace(/&(lt|gt|amp);/g, (_entity, name: string) => (name === 'lt' ? '<' : name === 'gt' ? '>' : '&'));
-  const ended = /^Run \S+ of (\S+) (completed|failed): ([\s\S]*)$/.exec(body);
-  if (!ended) return body;
-  const [, skill, how, detail] = ended;
-  return how === 'completed' ? `The ${skill} run finished: ${detail}` : `The ${skill} run failed: ${detail}`;
 }
 
 /**
@@ -89,7 +78,7 @@ export function chatViewOf(records: ThreadRecord[]): ChatView {
         items.push({ kind: 'result', key, status: record.status, ...resultWords(record) });
         break;
       case 'notification':
-        items.push({ kind: 'notice', key, words: noticeWords(record.text), executionId: record.executionId });
+        items.push({ kind: 'notice', key, words: notificationWords(record.text), executionId: record.executionId });
         break;
       case 'agent.turn_end':
         if (waiting) waiting.waiting = false;
