@@ -16,10 +16,12 @@ import {
   PublishableKey,
   PurchaseBody,
   ReturnParams,
+  SubscriptionStatus,
   Tier,
   Transactions,
 } from './billing.schemas.js';
 import { byokStatus, deleteByokKey, storeByokKey } from './byok.js';
+import { cancelSubscription, subscriptionStatus } from './subscription.js';
 
 const RETURN_TARGETS: Record<string, string> = { success: 'payment-success', cancel: 'payment-cancel' };
 
@@ -51,6 +53,14 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
     app.get('/billing/subscription/tier', { config: user, schema: { response: { 200: Tier } } }, async (request) =>
       tierView(ctx, callerOf(request)),
+    );
+    app.get('/billing/subscription', { config: user, schema: { response: { 200: SubscriptionStatus } } }, async (request) =>
+      subscriptionStatus(ctx, callerOf(request)),
+    );
+    app.post(
+      '/billing/subscription/cancel',
+      { config: user, schema: { response: { 200: SubscriptionStatus } } },
+      async (request) => cancelSubscription(ctx, callerOf(request)),
     );
     app.get('/billing/subscription/info', { config: user, schema: { response: { 200: Modes } } }, async () => modesView());
     app.get('/billing/publishable-key', { config: user, schema: { response: { 200: PublishableKey } } }, async () => ({

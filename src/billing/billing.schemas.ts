@@ -48,6 +48,11 @@ export const Tier = Type.Object({
   subscriptionExpiresAt: Type.Union([Type.String(), Type.Null()]),
   isTestMode: Type.Boolean(),
 });
+export const SubscriptionStatus = Type.Object({
+  subscribed: Type.Boolean(),
+  renews: Type.Boolean(),
+  paidUntil: Type.Union([Type.String(), Type.Null()]),
+});
 export const Modes = Type.Object({ modes: Type.Object({ byokmode: Info, paygmode: Info, basedmode: Info }) });
 
 export const ByokStatus = Type.Object({

@@ -126,6 +126,7 @@ async function startCheckout(
     credits_refunded: 0,
     created_at: ctx.clock.now().toISOString(),
     paid_at: null,
+    subscription_cancelled_at: null,
   });
   return { checkoutUrl: created.checkoutUrl };
 }

@@ -48,3 +48,22 @@ export async function markCanceled(db: Kysely<Tables>, id: string): Promise<void
 export async function recordRefunded(db: Kysely<Tables>, id: string, creditsRefunded: number): Promise<void> {
   await db.updateTable('checkout_sessions').set({ credits_refunded: creditsRefunded }).where('id', '=', id).execute();
 }
+
+/** A person's paid subscriptions that still renew, oldest first. */
+export function renewingSubscriptions(db: Kysely<Tables>, userId: string): Promise<CheckoutSessionRow[]> {
+  return db
+    .selectFrom('checkout_sessions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'subscription')
+    .where('status', '=', 'paid')
+    .where('payment_reference', 'is not', null)
+    .where('subscription_cancelled_at', 'is', null)
+    .orderBy('paid_at')
+    .execute();
+}
+
+/** Marks a subscription cancelled (it renews no more), or not (resumed at the provider). */
+export async function setSubscriptionCancelled(db: Kysely<Tables>, id: string, cancelledAt: string | null): Promise<void> {
+  await db.updateTable('checkout_sessions').set({ subscription_cancelled_at: cancelledAt }).where('id', '=', id).execute();
+}

@@ -30,6 +30,8 @@ export interface PaymentProvider {
   readonly webhookSecret: string;
   /** Creates the checkout; the returned id is the session id of the provider that made it. */
   createCheckout(request: CheckoutRequest): Promise<CreatedCheckout>;
+  /** Stops a subscription this provider started from renewing; what was paid runs to its end. */
+  cancelSubscription(reference: string): Promise<void>;
 }
 
 export interface CreatedCheckout {
@@ -78,6 +80,11 @@ class StripeProvider implements PaymentProvider {
     if (!session.url) throw new Error('Stripe returned a checkout session without a URL');
     return { provider: this.name, sessionId: session.id, checkoutUrl: session.url };
   }
+
+  async cancelSubscription(reference: string): Promise<void> {
+    // At the period's end rather than now: the month was paid for.
+    await this.#stripe.subscriptions.update(reference, { cancel_at_period_end: true });
+  }
 }
 
 /**
@@ -104,7 +111,12 @@ class LocalProvider implements PaymentProvider {
     const sessionId = `cs_local_${randomBase64Url(18)}`;
     return { provider: this.name, sessionId, checkoutUrl: `${this.#baseUrl}/billing/checkout/${sessionId}` };
   }
+
+  /** The local checkout never bills a second month: there is nothing to stop. */
+  async cancelSubscription(): Promise<void> {}
 }
+
+const PAYMENTS_OFF = 'Payments are not set up on this server: its operator has not configured a payment provider';
 
 /** Production without Stripe: nobody can pay, so checkouts are refused and no webhook is believed. */
 class NoProvider implements PaymentProvider {
@@ -117,7 +129,11 @@ class NoProvider implements PaymentProvider {
     'Payments are off: SKILLET_ENV is production and no STRIPE_SECRET_KEY is set, so purchases and subscriptions answer 503.';
 
   async createCheckout(): Promise<never> {
-    throw new ServiceUnavailable('Payments are not set up on this server: its operator has not configured a payment provider');
+    throw new ServiceUnavailable(PAYMENTS_OFF);
+  }
+
+  async cancelSubscription(): Promise<never> {
+    throw new ServiceUnavailable(PAYMENTS_OFF);
   }
 }
 

@@ -6,7 +6,13 @@ import { inGroupedTransaction } from '../db/group-commit.js';
 import type { Tables } from '../db/tables.js';
 import { invalidateForUser } from '../identity/user-invalidation.js';
 import { queueCreditGrant } from '../webhooks/producers.js';
-import { type CheckoutSessionRow, claimPaid, lockByPaymentReference, recordRefunded } from './checkout-sessions.store.js';
+import {
+  type CheckoutSessionRow,
+  claimPaid,
+  lockByPaymentReference,
+  recordRefunded,
+  setSubscriptionCancelled,
+} from './checkout-sessions.store.js';
 import { grant, takeBack } from './ledger.store.js';
 import { MODE_INFO } from './packs.js';
 import { claimEvent } from './payment-events.store.js';
@@ -106,6 +112,28 @@ async function chargeRefunded(trx: Kysely<Tables>, charge: Stripe.Charge, now: D
   return { outcome: 'applied', userId: session.user_id };
 }
 
+/**
+ * A subscription changed at the provider (the person cancelled or resumed it in Stripe's own
+ * pages), or ended there: its renewal state follows, and an ended one ends Based now.
+ */
+async function subscriptionChanged(
+  trx: Kysely<Tables>,
+  subscription: Stripe.Subscription,
+  ended: boolean,
+  now: Date,
+): Promise<Applied> {
+  const session = await lockByPaymentReference(trx, subscription.id);
+  if (session?.kind !== 'subscription') return { outcome: 'ignored' };
+  const cancelled = ended || subscription.cancel_at_period_end;
+  await setSubscriptionCancelled(trx, session.id, cancelled ? (session.subscription_cancelled_at ?? now.toISOString()) : null);
+  if (ended) {
+    const current = await subscriptionExpiry(trx, session.user_id);
+    if (current !== null && Date.parse(current) > now.getTime())
+      await setSubscriptionExpiry(trx, session.user_id, now.toISOString());
+  }
+  return { outcome: 'applied', userId: session.user_id };
+}
+
 function apply(trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<Applied> {
   switch (event.type) {
     case 'checkout.session.completed':
@@ -115,6 +143,10 @@ function apply(trx: Kysely<Tables>, event: Stripe.Event, now: Date): Promise<App
       return invoicePaid(trx, event.data.object, now);
     case 'charge.refunded':
       return chargeRefunded(trx, event.data.object, now);
+    case 'customer.subscription.updated':
+      return subscriptionChanged(trx, event.data.object, false, now);
+    case 'customer.subscription.deleted':
+      return subscriptionChanged(trx, event.data.object, true, now);
     default:
       return Promise.resolve({ outcome: 'ignored' });
   }
@@ -145,7 +177,7 @@ export async function handlePaymentEvent(
   if (applied.webhookQueued) ctx.webhooks.kick();
   if (applied.userId) {
     ctx.credentials.forgetUser(applied.userId);
-    await invalidateForUser(ctx, applied.userId, ['balance', 'transactions']);
+    await invalidateForUser(ctx, applied.userId, ['balance', 'transactions', 'subscription']);
   }
   return applied.outcome;
 }

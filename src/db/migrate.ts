@@ -17,6 +17,7 @@ import { creditHoldsMigration } from './migrations/0013-credit-holds.js';
 import { approvalAskersMigration } from './migrations/0014-approval-askers.js';
 import { inputFilesMigration } from './migrations/0015-input-files.js';
 import { passwordResetsMigration } from './migrations/0016-password-resets.js';
+import { subscriptionCancellationsMigration } from './migrations/0017-subscription-cancellations.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -38,6 +39,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0014-approval-askers': approvalAskersMigration,
     '0015-input-files': inputFilesMigration(types),
     '0016-password-resets': passwordResetsMigration(types),
+    '0017-subscription-cancellations': subscriptionCancellationsMigration(types),
   };
 }
 

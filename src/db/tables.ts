@@ -391,6 +391,8 @@ export interface CheckoutSessionsTable {
   credits_refunded: number;
   created_at: string;
   paid_at: string | null;
+  /** A subscription's: when it was cancelled (it renews no more), by its person or at the provider. */
+  subscription_cancelled_at: string | null;
 }
 
 export interface PaymentEventsTable {

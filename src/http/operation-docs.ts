@@ -298,6 +298,16 @@ const DOCS: Record<string, Entry> = {
     'The plan in force now, what it gives, and when a subscription runs until.',
   ],
   'GET /api/v1/billing/subscription/info': ['Billing', 'Compare plans', 'What each plan costs and gives.'],
+  'GET /api/v1/billing/subscription': [
+    'Billing',
+    'Read your subscription',
+    'Whether a Based subscription is on, whether it renews, and until when it is paid.',
+  ],
+  'POST /api/v1/billing/subscription/cancel': [
+    'Billing',
+    'Cancel your subscription',
+    'Stops the Based subscription from renewing. What was paid runs to its end: Based and its credits stay until then. 409 when nothing renews.',
+  ],
   'GET /api/v1/billing/publishable-key': [
     'Billing',
     'Get the payment form key',

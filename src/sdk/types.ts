@@ -230,6 +230,13 @@ export interface SubscriptionInfo {
   packDiscount: number;
 }
 
+/** A person's Based subscription: on or not, renewing or not, and until when it is paid. */
+export interface SubscriptionStatus {
+  subscribed: boolean;
+  renews: boolean;
+  paidUntil: string | null;
+}
+
 export interface ByokStatus {
   hasKey: boolean;
   keyPreview: string | null;

@@ -178,7 +178,9 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('billing
     expectNoPageErrors(app);
   });
 
-  test('subscribing to Based from the Billing page; then the packs show their 20% discount', async ({ openPage }) => {
+  test('subscribing to Based from the Billing page; then the packs show their 20% discount; cancelling keeps Based to the month’s end', async ({
+    openPage,
+  }) => {
     const app = await openPage(viewport);
     await signUpInApp(app);
     await openBilling(app);
@@ -192,7 +194,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('billing
     await app.page.getByText(/Payment received: 2,000 Ds added/).waitFor();
 
     await expect.poll(() => regionText(app, 'Your mode')).toContain('You are on Based');
-    expect(await regionText(app, 'Your mode')).toContain('The subscription runs until');
+    await mode.getByText(/^Your Based subscription renews every month; this month is paid until /).waitFor();
     expect(await mode.getByRole('button', { name: /Subscribe/ }).count()).toBe(0);
     await expect.poll(() => regionText(app, 'Balance')).toContain('3,000 Ds');
     const packs = app.page.getByRole('region', { name: 'Buy credits' });
@@ -202,6 +204,15 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('billing
 
     await expectAccessible(app, 'billing on Based');
     await screenshot(app, 'billing-based');
+
+    await mode.getByRole('button', { name: 'Cancel subscription' }).click();
+    await mode.getByRole('button', { name: 'Yes, stop renewing' }).click();
+    await mode.getByText(/^Your subscription is cancelled and will not renew\. You keep Based and its credits until /).waitFor();
+    expect(await mode.getByRole('button', { name: 'Cancel subscription' }).count()).toBe(0);
+    expect(await regionText(app, 'Your mode')).toContain('You are on Based');
+    expect(await serverJson(app.page, '/api/v1/billing/subscription')).toMatchObject({ subscribed: true, renews: false });
+    await expectAccessible(app, 'billing on Based, cancelled');
+    await screenshot(app, 'billing-based-cancelled');
     expectNoPageErrors(app);
   });
 });

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A stand-in for Stripe's API on 127.0.0.1: it answers Checkout Session creation the way
- * Stripe does (form-encoded request, JSON session with an id and a hosted URL), and keeps
- * every request so tests can check what the SDK sent.
+ * Stripe does (form-encoded request, JSON session with an id and a hosted URL) and a
+ * subscription's update, and keeps every request so tests can check what the SDK sent.
  */
 export async function fakeStripe(): Promise<{
   url: string;
@@ -37,6 +37,35 @@ export async function fakeStripe(): Promise<{
             cancel_url: form.get('cancel_url'),
             amount_total: Number(form.get('line_items[0][price_data][unit_amount]')),
             url: `https://checkout.stripe.com/c/pay/${id}`,
+            livemode: false,
+          }),
+        );
+        return;
+      }
+      const subscription = /^\/v1\/subscriptions\/([^/?]+)$/.exec(request.url ?? '');
+      if (request.method === 'POST' && subscription) {
+        const id = decodeURIComponent(subscription[1] as string);
+        // Stripe's answer for a subscription it does not have; tests name such ids "sub_unknown…".
+        if (id.startsWith('sub_unknown')) {
+          response.statusCode = 404;
+          response.end(
+            JSON.stringify({
+              error: {
+                type: 'invalid_request_error',
+                code: 'resource_missing',
+                param: 'id',
+                message: `No such subscription: '${id}'`,
+              },
+            }),
+          );
+          return;
+        }
+        response.end(
+          JSON.stringify({
+            id,
+            object: 'subscription',
+            status: 'active',
+            cancel_at_period_end: form.get('cancel_at_period_end') === 'true',
             livemode: false,
           }),
         );

@@ -1,7 +1,9 @@
+import Stripe from 'stripe';
 import { expect } from 'vitest';
+import type { Env } from '../../src/config.js';
 import type { Balance, Transaction } from '../../src/sdk/types.js';
 import { createKey, session, signUp, type TestUser } from './factories.js';
-import type { Client } from './http.js';
+import { type Client, client } from './http.js';
 import type { TestServer } from './server.js';
 
 export const balanceOf = async (api: Client, user: TestUser) =>
@@ -45,4 +47,39 @@ export async function licensedKey(server: TestServer, api: Client): Promise<{ pe
   const person = await signUp(api);
   await grantSiteLicense(server, person.user.id);
   return { person, key: (await createKey(api, person)).key };
+}
+
+export const STRIPE_WEBHOOK_SECRET = 'whsec_test_skillet';
+
+/** Settings for billing through Stripe (the stand-in at `stripeUrl`), with the given limits. */
+export const stripeEnv = (stripeUrl: string, limits: Env = {}): Env => ({
+  SIGNUP_CREDITS: '0',
+  STRIPE_SECRET_KEY: 'sk_test_skillet',
+  STRIPE_WEBHOOK_SECRET,
+  STRIPE_PUBLISHABLE_KEY: 'pk_test_skillet',
+  STRIPE_API_URL: stripeUrl,
+  ...limits,
+});
+
+/** The server's clock in Stripe's unit (event `created`, signature timestamps). */
+export const secondsOf = (target: TestServer) => Math.floor(target.clock.now().getTime() / 1000);
+
+export interface DeliveryOptions {
+  secret?: string;
+  timestamp?: number;
+  raw?: string;
+}
+
+/** Delivers an event the way Stripe does: the JSON body signed with the SDK's own test-header helper. */
+export function deliverStripeEvent(target: TestServer, body: unknown, options: DeliveryOptions = {}) {
+  const payload = options.raw ?? JSON.stringify(body);
+  const signature = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? STRIPE_WEBHOOK_SECRET,
+    timestamp: options.timestamp ?? secondsOf(target),
+  });
+  return client(target.url).post<{ received: boolean; outcome: string }>('/api/v1/billing/webhook', {
+    raw: payload,
+    headers: { 'stripe-signature': signature },
+  });
 }

@@ -30,6 +30,7 @@ import type {
   Modes,
   Packs,
   PublishableKey,
+  SubscriptionStatus,
   Tier,
   Transactions,
 } from '../../src/billing/billing.schemas.js';
@@ -194,6 +195,8 @@ describe("the client's inline shapes match the route schemas", () => {
     expectTypeOf<Answer<Client['billing']['purchase']>>().toEqualTypeOf<Static<typeof CheckoutCreated>>();
     expectTypeOf<Answer<Client['billing']['tier']>>().toEqualTypeOf<Static<typeof Tier>>();
     expectTypeOf<Answer<Client['billing']['modes']>>().toEqualTypeOf<Static<typeof Modes>>();
+    expectTypeOf<Answer<Client['billing']['subscription']>>().toEqualTypeOf<Static<typeof SubscriptionStatus>>();
+    expectTypeOf<Answer<Client['billing']['cancelSubscription']>>().toEqualTypeOf<Static<typeof SubscriptionStatus>>();
     expectTypeOf<Answer<Client['billing']['publishableKey']>>().toEqualTypeOf<Static<typeof PublishableKey>>();
     expectTypeOf<Answer<Client['webhooks']['rotateSecret']>>().toEqualTypeOf<Static<typeof WebhookSecret>>();
     expectTypeOf<Answer<Client['events']['subscribeUrl']>>().toEqualTypeOf<Static<typeof SubscribeUrl>>();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Checkout, SkilletClient } from '../../sdk/client.js';
-import { printJson, printTable } from '../output.js';
+import type { SubscriptionStatus } from '../../sdk/types.js';
+import { printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { openInBrowser } from './account.js';
 
@@ -27,6 +28,18 @@ async function checkout(
   process.stdout.write(`${checkoutUrl}\n`);
   if (await openInBrowser(checkoutUrl)) process.stderr.write('Opened the checkout in your browser.\n');
   process.stderr.write(`${after}\n`);
+}
+
+/** A moment as a person reads it in a terminal: the day and the minute, in UTC. */
+const moment = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+function subscriptionWords(status: SubscriptionStatus): string {
+  if (!status.subscribed || status.paidUntil === null) {
+    return 'You have no Based subscription. Start one with `skillet subscribe`.';
+  }
+  return status.renews
+    ? `You are on Based, paid until ${moment(status.paidUntil)}; it renews every month. Stop it with \`skillet subscription cancel\`.`
+    : `You are on Based until ${moment(status.paidUntil)}. The subscription is cancelled and will not renew.`;
 }
 
 export function billingCommands(program: Command, global: () => GlobalOptions): void {
@@ -82,6 +95,27 @@ export function billingCommands(program: Command, global: () => GlobalOptions): 
         'Based starts once the payment goes through; `skillet balance` shows its credits.',
       ),
     );
+
+  const subscription = program
+    .command('subscription')
+    .description('show your Based subscription: whether it renews, and until when it is paid')
+    .option('--json', 'print the answer as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const status = await (await signedInClient(global())).billing.subscription();
+      if (options.json) return printJson(status);
+      process.stdout.write(`${subscriptionWords(status)}\n`);
+    });
+
+  subscription
+    .command('cancel')
+    .description('stop your Based subscription from renewing; what you paid for runs to its end')
+    .option('--json', 'print the answer as JSON')
+    .action(async (_options: unknown, command: Command) => {
+      const status = await (await signedInClient(global())).billing.cancelSubscription();
+      if (wantsJson(command)) return printJson(status);
+      const until = status.paidUntil === null ? '' : ` You keep Based and its credits until ${moment(status.paidUntil)}.`;
+      process.stdout.write(`Cancelled: your subscription will not renew.${until}\n`);
+    });
 
   program
     .command('transactions')

@@ -1,47 +1,22 @@
-import Stripe from 'stripe';
 import { describe, expect } from 'vitest';
 import type { Env } from '../../../src/config.js';
 import { runForArtifact } from '../../helpers/artifacts.js';
-import { balanceOf, checkoutBody, transactionsOf } from '../../helpers/billing.js';
+import {
+  balanceOf,
+  checkoutBody,
+  type DeliveryOptions,
+  deliverStripeEvent as deliverTo,
+  secondsOf,
+  stripeEnv,
+  transactionsOf,
+  STRIPE_WEBHOOK_SECRET as WEBHOOK_SECRET,
+} from '../../helpers/billing.js';
 import { session, signUp, type TestUser } from '../../helpers/factories.js';
 import { withStripeServer } from '../../helpers/fixtures.js';
 import { client, type Reply } from '../../helpers/http.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
-const WEBHOOK_SECRET = 'whsec_test_skillet';
 let eventNumber = 0;
-
-/** Settings for billing through Stripe (the stand-in at `stripeUrl`), with the given limits. */
-const stripeEnv = (stripeUrl: string, limits: Env = {}): Env => ({
-  SIGNUP_CREDITS: '0',
-  STRIPE_SECRET_KEY: 'sk_test_skillet',
-  STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  STRIPE_PUBLISHABLE_KEY: 'pk_test_skillet',
-  STRIPE_API_URL: stripeUrl,
-  ...limits,
-});
-
-const secondsOf = (target: TestServer) => Math.floor(target.clock.now().getTime() / 1000);
-
-interface DeliveryOptions {
-  secret?: string;
-  timestamp?: number;
-  raw?: string;
-}
-
-/** Delivers an event the way Stripe does: the JSON body signed with the SDK's own test-header helper. */
-function deliverTo(target: TestServer, body: unknown, options: DeliveryOptions = {}) {
-  const payload = options.raw ?? JSON.stringify(body);
-  const signature = Stripe.webhooks.generateTestHeaderString({
-    payload,
-    secret: options.secret ?? WEBHOOK_SECRET,
-    timestamp: options.timestamp ?? secondsOf(target),
-  });
-  return client(target.url).post<{ received: boolean; outcome: string }>('/api/v1/billing/webhook', {
-    raw: payload,
-    headers: { 'stripe-signature': signature },
-  });
-}
 
 async function startPurchaseOn(target: TestServer, person: TestUser, packId = 'pack_100'): Promise<string> {
   const started = await client(target.url).post<{ checkoutUrl: string }>('/api/v1/billing/purchase', {

@@ -83,6 +83,7 @@ describe('skillet migrate', () => {
         '0014-approval-askers',
         '0015-input-files',
         '0016-password-resets',
+        '0017-subscription-cancellations',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });

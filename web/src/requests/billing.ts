@@ -1,4 +1,4 @@
-import type { Balance, CreditPack, SubscriptionInfo, Transaction } from '../../../src/sdk/types';
+import type { Balance, CreditPack, SubscriptionInfo, SubscriptionStatus, Transaction } from '../../../src/sdk/types';
 import { get, post } from '../api';
 
 /** The modes anyone can be on by what they hold; a site license is granted, so it is not among them. */
@@ -40,3 +40,9 @@ export const startCheckout = async (purchase: Purchase): Promise<string> =>
 /** The hosted checkout's address for a Based subscription (no pack: the plan is the product). */
 export const startSubscription = async (checkout: Omit<Purchase, 'packId'>): Promise<string> =>
   (await post<{ checkoutUrl: string }>('/api/v1/billing/subscribe', checkout)).checkoutUrl;
+
+/** Whether the person's Based subscription is on and renews, and until when it is paid. */
+export const getSubscription = () => get<SubscriptionStatus>('/api/v1/billing/subscription');
+
+/** Stops the subscription renewing; what was paid runs to its end. */
+export const cancelSubscription = () => post<SubscriptionStatus>('/api/v1/billing/subscription/cancel');

@@ -1,7 +1,7 @@
 import type { SubscriptionInfo } from '../../../src/sdk/types';
 import { useLoad } from '../load';
-import { listModes, type ModeName, startSubscription, type Tier } from '../requests/billing';
-import { formatTime, Notice, useAction } from '../ui';
+import { cancelSubscription, getSubscription, listModes, type ModeName, startSubscription, type Tier } from '../requests/billing';
+import { ConfirmButton, formatTime, Notice, useAction } from '../ui';
 import { checkoutReturns, formatDs, formatPercent, goToCheckout } from './billing-model';
 
 const MODE_ORDER: ModeName[] = ['paygmode', 'byokmode', 'basedmode'];
@@ -56,6 +56,46 @@ function SubscribeButton({
   );
 }
 
+const SUBSCRIPTION_CHANGES = ['subscription'];
+
+/** A Based subscription: whether it renews, until when it is paid, and the way to stop it. */
+function SubscriptionStanding() {
+  const status = useLoad(getSubscription, [], SUBSCRIPTION_CHANGES);
+  const cancelling = useAction();
+  const standing = status.data;
+  if (!standing?.subscribed || standing.paidUntil === null) return null;
+  const until = formatTime(standing.paidUntil);
+  const cancel = () =>
+    cancelling.run(async () => {
+      await cancelSubscription();
+      status.reload();
+    });
+  return (
+    <div class="billing-subscription">
+      {standing.renews ? (
+        <p>
+          Your Based subscription renews every month; this month is paid until {until}. Cancel it any time: you keep Based until
+          then.
+        </p>
+      ) : (
+        <p>
+          Your subscription is cancelled and will not renew. You keep Based and its credits until {until}; after that you are on
+          Pay as you go, or Bring your own key if you stored one.
+        </p>
+      )}
+      {standing.renews && (
+        <ConfirmButton
+          label="Cancel subscription"
+          confirmLabel="Yes, stop renewing"
+          disabled={cancelling.busy}
+          onConfirm={() => void cancel()}
+        />
+      )}
+      {cancelling.error && <Notice kind="error">{cancelling.error}</Notice>}
+    </div>
+  );
+}
+
 /** The caller's mode in plain words, what each mode would mean, and the way to Based. */
 export function ModeSection({
   tier,
@@ -82,9 +122,7 @@ export function ModeSection({
             {/* The modes listed below say what they mean; a site license is not among them. */}
             {!isListed(tier.tier) && ` ${meaning(tier.tier, tier.info)}`}
           </p>
-          {tier.subscriptionExpiresAt && (
-            <p class="muted">The subscription runs until {formatTime(tier.subscriptionExpiresAt)}.</p>
-          )}
+          {tier.subscriptionExpiresAt && <SubscriptionStanding />}
           {tier.isTestMode && <Notice kind="info">This server takes payments in test mode: checkout moves no money.</Notice>}
         </>
       )}
