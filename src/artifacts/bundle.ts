@@ -65,14 +65,6 @@ export function manifestOf(files: BundleFile[], createdAt: string): Manifest {
   };
 }
 
-const TITLE_MAX = 120;
-
-/** An artifact is titled by the text its run worked on; an empty one by its skill. */
-export function titleOf(input: string, skillName: string): string {
-  const text = input.trim();
-  return text === '' ? skillName : Array.from(text).slice(0, TITLE_MAX).join('');
-}
-
 /**
  * A download's file name from a title: no control characters or path separators, at most
  * 100 characters, no trailing dots, with the extension the content calls for. Encoding it for the header is

@@ -8,9 +8,10 @@ import { findExecution } from '../executions/executions.store.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
 import { type BoundedFolder, openBoundedFolder, outputSpace } from '../skills/run-space.js';
 import { SkillRefused } from '../skills/runtime.js';
+import { HEADING_SCAN_BYTES, headingOf, titleOf } from './artifact-titles.js';
 import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
 import type { StagedBlob } from './blob-files.js';
-import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf, titleOf } from './bundle.js';
+import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf } from './bundle.js';
 
 interface RunOutputTarget {
   executionId: string;
@@ -245,6 +246,24 @@ export class RunOutput {
     return staged;
   }
 
+  /** The heading of the main file, read from the start of its stored copy (HTML and Markdown only). */
+  async #headingOf(main: BundleFile): Promise<string | undefined> {
+    if (main.mimeType !== 'text/html' && main.mimeType !== 'text/markdown') return undefined;
+    const chunks: Buffer[] = [];
+    let read = 0;
+    const stream = this.#ctx.blobs.read(main.sha256);
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        read += chunk.length;
+        if (read >= HEADING_SCAN_BYTES) break;
+      }
+    } finally {
+      stream.destroy();
+    }
+    return headingOf(main.mimeType, Buffer.concat(chunks).subarray(0, HEADING_SCAN_BYTES).toString('utf8'));
+  }
+
   async #store(id: string, staged: { file: BundleFile; blob: StagedBlob }[], skill: SkillInBundle | undefined, cost: number) {
     const files = staged.map(({ file }) => file);
     const single = files.length === 1 ? files[0] : undefined;
@@ -253,6 +272,7 @@ export class RunOutput {
     const metadata = single ? null : { fileCount: files.length, ...(skill ? { skill } : {}) };
     await this.#ctx.blobs.exclusive(async () => {
       for (const { blob } of staged) await this.#ctx.blobs.commit(blob);
+      const heading = main ? await this.#headingOf(main) : undefined;
       await this.#ctx.db.transaction().execute(async (trx) => {
         await insertFiles(
           trx,
@@ -274,6 +294,7 @@ export class RunOutput {
           metadata: metadata ? JSON.stringify(metadata) : null,
           manifest: single ? null : JSON.stringify(manifestOf(files, createdAt)),
           main_path: main?.path ?? null,
+          title: titleOf(this.#target.input, this.#target.skillName, heading),
           cost,
           execution_time_ms: this.#elapsed(),
         });

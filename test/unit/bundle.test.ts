@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type BundleFile, downloadName, isBundlePath, mainFileOf, titleOf } from '../../src/artifacts/bundle.js';
+import { type BundleFile, downloadName, isBundlePath, mainFileOf } from '../../src/artifacts/bundle.js';
 
 const file = (path: string, mimeType = 'text/plain'): BundleFile => ({
   path,
@@ -28,13 +28,7 @@ describe('main file', () => {
   });
 });
 
-describe('titles and download names', () => {
-  it('titles by the input, or the skill when the input is blank', () => {
-    expect(titleOf('  Make a chart  ', 'CSV chart')).toBe('Make a chart');
-    expect(titleOf(' \n ', 'CSV chart')).toBe('CSV chart');
-    expect(Array.from(titleOf('東'.repeat(500), 'x'))).toHaveLength(120);
-  });
-
+describe('download names', () => {
   it('makes a file name without control characters or separators, with the extension', () => {
     expect(downloadName('Ré"sumé\r\n東京 / a\\b\u0085x', '.html')).toBe('Ré"sumé 東京 _ a_b x.html');
     expect(downloadName('report.zip', '.zip')).toBe('report.zip');

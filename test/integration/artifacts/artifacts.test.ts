@@ -183,17 +183,34 @@ describe('downloads', () => {
     }
   });
 
+  it('is titled by the page or Markdown heading it wrote when its input names none, and by the skill at last', async ({
+    api,
+    person,
+    get,
+  }) => {
+    const titled = async (files: { path: string; text: string }[]) => {
+      const { artifactId } = await runForArtifact(api, person, 'writer', JSON.stringify({ files }));
+      return (await get<Artifact>(`/api/v1/artifacts/${artifactId}`)).body.title;
+    };
+    expect(await titled([{ path: 'index.html', text: '<html><head><title>Garden &amp; pond</title></head></html>' }])).toBe(
+      'Garden & pond',
+    );
+    expect(await titled([{ path: 'notes.md', text: 'draft\n\n# Sprint review\n' }])).toBe('Sprint review');
+    expect(await titled([{ path: 'data.json', text: '{"a": 1}' }])).toBe('Writer');
+  });
+
   it('a title with quotes, newlines and non-Latin letters makes a safe Content-Disposition', async ({
     api,
     person,
     get,
     download,
   }) => {
-    // The title is the run's input: here JSON with the awkward characters near its start.
+    // The title is the one the run's JSON input gives, with the awkward characters.
     const input = JSON.stringify({ title: 'Ré"sumé \\ 東京 / Москва', files: [{ path: 'note.txt', text: 'hi' }] }, null, 1);
     const { artifactId } = await runForArtifact(api, person, 'writer', input);
     const detail = await get<Artifact>(`/api/v1/artifacts/${artifactId}`);
-    expect(detail.body.title).toBe(input);
+    expect(detail.body.title).toBe('Ré"sumé \\ 東京 / Москва');
+    expect(detail.body.inputText).toBe(input);
     const file = await download(artifactId);
     expect(file.status).toBe(200);
     const header = file.headers.get('content-disposition') ?? '';
