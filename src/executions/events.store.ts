@@ -61,3 +61,15 @@ export async function appendEvents(
 export const executionProgress = preparedLookup((db, executionId: string) =>
   db.selectFrom('executions').select(['status', 'last_sequence']).where('execution_id', '=', executionId),
 );
+
+/** When each stored event after `afterSequence` was stored, in order, at most `limit` of them. */
+export function eventTimesAfter(db: Kysely<Tables>, executionId: string, afterSequence: number, limit: number) {
+  return db
+    .selectFrom('execution_events')
+    .select(['sequence', 'created_at'])
+    .where('execution_id', '=', executionId)
+    .where('sequence', '>', afterSequence)
+    .orderBy('sequence')
+    .limit(limit)
+    .execute();
+}

@@ -3,11 +3,14 @@ import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { limitExecutionStarts } from '../http/rate-limit.js';
+import { executionEventTimes } from './event-times.js';
 import { createExecution, executionHistory, executionOf, executionStatus } from './executions.js';
 import {
   CancelResponse,
   CreatedExecution,
   CreateExecutionBody,
+  EventTimesQuery,
+  EventTimesResponse,
   ExecutionParams,
   HistoryQuery,
   HistoryResponse,
@@ -79,6 +82,16 @@ export function executionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/executions/:executionId/status',
       { config: user, schema: { params: ExecutionParams, response: { 200: StatusResponse } } },
       async (request) => executionStatus(ctx, callerOf(request), request.params.executionId),
+    );
+
+    app.get(
+      '/executions/:executionId/event-times',
+      {
+        config: user,
+        schema: { params: ExecutionParams, querystring: EventTimesQuery, response: { 200: EventTimesResponse } },
+      },
+      async (request) =>
+        executionEventTimes(ctx, callerOf(request), request.params.executionId, Number(request.query.after ?? 0)),
     );
 
     app.get(

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { NullableTimestamp, PageQuery } from '../http/schemas.js';
+import { NullableTimestamp, PageQuery, Timestamp } from '../http/schemas.js';
 
 const STATES = 'idle|working|completed|failed';
 const Status = Type.Union([Type.Literal('idle'), Type.Literal('working'), Type.Literal('completed'), Type.Literal('failed')]);
@@ -100,3 +100,10 @@ export const CancelResponse = Type.Object({
 });
 
 export const StreamTokenResponse = Type.Object({ sseUrl: Type.String() });
+
+/** Our addition: the times of a run's events, after a sequence (paged by it). */
+export const EventTimesQuery = Type.Object({ after: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })) });
+export const EventTimesResponse = Type.Object({
+  times: Type.Array(Type.Object({ sequence: Type.Integer(), at: Timestamp })),
+  hasMore: Type.Boolean(),
+});

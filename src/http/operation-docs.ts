@@ -169,6 +169,11 @@ const DOCS: Record<string, Entry> = {
     'Read an execution’s status',
     'Its state, skill, start time and the text it has output so far.',
   ],
+  'GET /api/v1/executions/{executionId}/event-times': [
+    'Runs',
+    'Read when each event happened',
+    'The time each stored event of the execution was recorded, by sequence, 1,000 at a time: pass the last sequence as after for the next page. The stream’s frames carry no time.',
+  ],
   'POST /api/v1/executions/{executionId}/rerun': [
     'Runs',
     'Rerun with new input',

@@ -13,6 +13,7 @@ import type {
   CreatedExecution,
   CreatedWebhookEndpoint,
   CreditPack,
+  EventTimes,
   ExecutionEvent,
   ExecutionStatus,
   HistoryItem,
@@ -127,6 +128,8 @@ export class SkilletClient {
         events: [{ type: 'user.interrupt' }],
       }),
     status: (executionId: string) => this.transport.json<ExecutionStatus>('GET', `/api/v1/executions/${id(executionId)}/status`),
+    eventTimes: (executionId: string, after = 0) =>
+      this.transport.json<EventTimes>('GET', `/api/v1/executions/${id(executionId)}/event-times?after=${after}`),
     history: (filter: { limit?: number; offset?: number; channels?: string; interfaces?: string; statuses?: string } = {}) =>
       this.transport.json<{ items: HistoryItem[]; hasMore: boolean; offset: number; limit: number }>(
         'GET',

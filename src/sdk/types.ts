@@ -152,6 +152,12 @@ export interface ExecutionStatus {
   outputBlocks: { type: string; text: string }[];
 }
 
+/** When each event of a run was recorded, by sequence; a page of them. */
+export interface EventTimes {
+  times: { sequence: number; at: string }[];
+  hasMore: boolean;
+}
+
 export interface Artifact {
   id: string;
   skillSlug: string;

@@ -25,7 +25,9 @@ const topOf = async (app: AppPage, heading: string) =>
   (await app.page.getByRole('heading', { name: heading, level: 2 }).boundingBox())?.y ?? Number.NaN;
 
 describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('the run page (%s)', (viewport) => {
-  test('leads with the result and what the run made, by title, then the events', async ({ openPage }) => {
+  test('leads with the result, how long it took and what the run made, shown, then the events with their times', async ({
+    openPage,
+  }) => {
     const app = await openPage(viewport);
     await signUpInApp(app);
     const input = JSON.stringify({ files: [{ path: 'note.txt', text: 'hello from the run' }] });
@@ -36,6 +38,24 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('the run
     expect(await made.getByRole('link').textContent()).not.toMatch(/^Artifact [0-9a-f]{8}$/);
     expect(await topOf(app, 'Result')).toBeLessThan(await topOf(app, 'Events'));
     expect(await topOf(app, 'What it made')).toBeLessThan(await topOf(app, 'Events'));
+    // The file itself, where the result is; how long the run took; when each event happened.
+    await made.locator('pre').getByText('hello from the run').waitFor();
+    const result = app.page.getByRole('region', { name: 'Result' });
+    expect(await result.textContent()).toMatch(/Took\d+(\.\d)? (ms|s)/);
+    const log = app.page.getByRole('log', { name: 'Run events' });
+    const stamped = async () => ({
+      events: await log.getByRole('listitem').count(),
+      times: (await log.locator('time').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('datetime')))).filter(
+        (at) => at !== null && !Number.isNaN(Date.parse(at)),
+      ).length,
+    });
+    const live = await stamped();
+    expect(live.times).toBe(live.events);
+    // A replay arrives in one burst: its times are the ones stored with the events.
+    await app.page.reload();
+    await app.page.getByText('Completed', { exact: true }).waitFor();
+    await expect.poll(async () => (await stamped()).times).toBe(live.events);
+    await made.locator('pre').getByText('hello from the run').waitFor();
     await expectAccessible(app, 'run-result-first');
     await screenshot(app, 'run-result-first');
     expectNoPageErrors(app);

@@ -39,6 +39,7 @@ import type {
   CancelResponse,
   CreatedExecution as CreatedExecutionSchema,
   CreateExecutionBody,
+  EventTimesResponse,
   HistoryResponse,
   PostedEvents,
   RerunResponse,
@@ -191,6 +192,7 @@ describe("the client's inline shapes match the route schemas", () => {
     expectTypeOf<Static<typeof RerunResponse>>().toExtend<Answer<Client['executions']['rerun']>>();
     expectTypeOf<Answer<Client['executions']['streamUrl']>>().toEqualTypeOf<Static<typeof StreamTokenResponse>>();
     expectTypeOf<Answer<Client['executions']['history']>>().toEqualTypeOf<Static<typeof HistoryResponse>>();
+    expectTypeOf<Answer<Client['executions']['eventTimes']>>().toEqualTypeOf<Static<typeof EventTimesResponse>>();
     expectTypeOf<Answer<Client['artifacts']['publish']>>().toEqualTypeOf<Static<typeof Published>>();
     expectTypeOf<Answer<Client['billing']['purchase']>>().toEqualTypeOf<Static<typeof CheckoutCreated>>();
     expectTypeOf<Answer<Client['billing']['tier']>>().toEqualTypeOf<Static<typeof Tier>>();

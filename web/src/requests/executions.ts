@@ -1,4 +1,4 @@
-import type { CreatedExecution, ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
+import type { CreatedExecution, EventTimes, ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
 import { get, post } from '../api';
 
 export interface HistoryPage {
@@ -43,6 +43,9 @@ export const createExecution = (skillSlug: string, input: string, fileIds: strin
   });
 
 export const executionStatus = (id: string) => get<ExecutionStatus>(`${executionPath(id)}/status`);
+
+/** When each stored event after `after` was recorded: a page of them. */
+export const eventTimes = (id: string, after: number) => get<EventTimes>(`${executionPath(id)}/event-times?after=${after}`);
 
 /** A signed URL for the execution's event stream; it is the credential, and it expires. */
 export const streamUrl = async (id: string): Promise<string> =>

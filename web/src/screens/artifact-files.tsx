@@ -1,6 +1,13 @@
 import { useState } from 'preact/hooks';
 import { useLoad } from '../load';
-import { artifactFileUrl, artifactPreviewLink, type ManifestFile } from '../requests/artifacts';
+import {
+  type ArtifactDetail,
+  artifactDownloadUrl,
+  artifactFileUrl,
+  artifactPreviewLink,
+  type FoundArtifact,
+  type ManifestFile,
+} from '../requests/artifacts';
 import { Notice } from '../ui';
 import { kindOf, Preview } from './artifact-preview';
 import { formatSize } from './artifacts';
@@ -62,5 +69,40 @@ export function BundleFiles({ artifactId, files }: { artifactId: string; files: 
         </div>
       )}
     </section>
+  );
+}
+
+/** A single file's preview from what the detail already holds; images load from the download route. */
+export function SingleFilePreview({ artifact }: { artifact: ArtifactDetail }) {
+  const kind = kindOf(artifact.fileType);
+  const source = kind === 'image' ? { url: artifactDownloadUrl(artifact.id) } : { text: artifact.content };
+  const truncated = kind !== 'image' && new TextEncoder().encode(artifact.content).length < artifact.contentSize;
+  return (
+    <>
+      {truncated && kind !== 'none' && (
+        <Notice kind="info">Only the start of the file is shown; download it for all of it.</Notice>
+      )}
+      <Preview kind={kind} source={source} title={`Preview of ${artifact.title}`} size={artifact.contentSize} />
+    </>
+  );
+}
+
+/** What a run made, shown itself: a single file, or the page (or first file) a bundle opens on. */
+export function MainFilePreview({ found }: { found: FoundArtifact }) {
+  const { artifact, files } = found;
+  if (artifact.status !== 'completed') return null;
+  if (!files) return <SingleFilePreview artifact={artifact} />;
+  const main = files.find(isHome) ?? files[0];
+  if (!main) return null;
+  const kind = kindOf(main.mimeType, main.path);
+  return kind === 'html' ? (
+    <BundlePage artifactId={artifact.id} path={main.path} title={`Preview of ${artifact.title}`} />
+  ) : (
+    <Preview
+      kind={kind}
+      source={{ url: artifactFileUrl(artifact.id, main.path) }}
+      title={`Preview of ${artifact.title}`}
+      size={main.size}
+    />
   );
 }

@@ -8,8 +8,7 @@ import {
 } from '../requests/artifacts';
 import { Link, navigate } from '../router';
 import { ConfirmButton, formatTime, Notice, useAction } from '../ui';
-import { BundleFiles } from './artifact-files';
-import { kindOf, Preview } from './artifact-preview';
+import { BundleFiles, SingleFilePreview } from './artifact-files';
 import { Sharing } from './artifact-sharing';
 import { formatSize, typeLabel } from './artifacts';
 
@@ -34,18 +33,11 @@ function Facts({ artifact, files }: FoundArtifact) {
   );
 }
 
-/** A single file's preview from what the detail already holds; images load from the download route. */
 function SinglePreview({ artifact }: { artifact: ArtifactDetail }) {
-  const kind = kindOf(artifact.fileType);
-  const source = kind === 'image' ? { url: artifactDownloadUrl(artifact.id) } : { text: artifact.content };
-  const truncated = kind !== 'image' && new TextEncoder().encode(artifact.content).length < artifact.contentSize;
   return (
     <section aria-labelledby="artifact-preview">
       <h2 id="artifact-preview">Preview</h2>
-      {truncated && kind !== 'none' && (
-        <Notice kind="info">Only the start of the file is shown; download it for all of it.</Notice>
-      )}
-      <Preview kind={kind} source={source} title={`Preview of ${artifact.title}`} size={artifact.contentSize} />
+      <SingleFilePreview artifact={artifact} />
     </section>
   );
 }

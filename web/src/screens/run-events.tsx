@@ -1,5 +1,6 @@
 import { useFollowingScroll } from '../follow-scroll';
 import type { RunEvent } from './run-stream';
+import { timeOfDay } from './run-times';
 
 /** Where a run stands, from its status and the session events seen so far. */
 export type Phase = 'new' | 'running' | 'interrupted' | 'completed' | 'failed';
@@ -109,7 +110,7 @@ function describe(event: RunEvent): { kind: string; text: string; detail?: strin
  * its own box and follows new events while the person is at its end; once they scroll up
  * to read, it stays where they are.
  */
-export function EventList({ events }: { events: RunEvent[] }) {
+export function EventList({ events, times }: { events: RunEvent[]; times: ReadonlyMap<number, number> }) {
   const box = useFollowingScroll<HTMLDivElement>(events.length);
   if (events.length === 0) return <p class="muted">No events yet.</p>;
   return (
@@ -118,8 +119,14 @@ export function EventList({ events }: { events: RunEvent[] }) {
       <ol class="events run-events">
         {events.map((event) => {
           const { kind, text, detail } = describe(event);
+          const at = times.get(event.sequence);
           return (
             <li key={event.sequence} class={`run-event run-event-${event.type.replace(/\W/g, '-')}`}>
+              {at !== undefined && (
+                <time class="run-event-time muted mono" dateTime={new Date(at).toISOString()}>
+                  {timeOfDay(at)}
+                </time>
+              )}
               <span class="run-event-kind">{kind}</span>
               <span class="run-event-text">{text}</span>
               {detail && <span class="muted mono run-event-detail">{detail}</span>}

@@ -1,19 +1,30 @@
 import { useLoad } from '../load';
 import { findArtifact } from '../requests/artifacts';
 import { Link } from '../router';
+import { MainFilePreview } from './artifact-files';
 import { formatSize } from './artifacts';
-import { tokensText } from './run-events';
+import { lastOf, tokensText } from './run-events';
 import type { RunEvent } from './run-stream';
+import { formatDuration } from './run-times';
 
 /** A script skill calls no model: its zero tokens are left unsaid. */
 const hasTokens = (usage: unknown) => tokensText(usage) !== tokensText({});
 
-/** The run's closing summary: its execution.result (one per completed run). */
-export function RunResult({ events }: { events: RunEvent[] }) {
-  const results = events.filter((event) => event.type === 'execution.result');
-  const last = results[results.length - 1];
+/** From the start of the run that produced the result to the end of that run, when both times are known. */
+function durationOf(events: RunEvent[], result: RunEvent, times: ReadonlyMap<number, number>): number | undefined {
+  const start = lastOf(events, (event) => event.type === 'session.status_running' && event.sequence < result.sequence);
+  const end = events.find((event) => event.type === 'session.status_idle' && event.sequence > result.sequence);
+  const from = start && times.get(start.sequence);
+  const to = end && times.get(end.sequence);
+  return from !== undefined && to !== undefined ? to - from : undefined;
+}
+
+/** The run's closing summary: its execution.result (one per completed run), cost and duration. */
+export function RunResult({ events, times }: { events: RunEvent[]; times: ReadonlyMap<number, number> }) {
+  const last = lastOf(events, (event) => event.type === 'execution.result');
   if (!last) return null;
   const { summary, cost, tokenUsage } = last.payload;
+  const duration = durationOf(events, last, times);
   return (
     <section aria-labelledby="run-result" class="run-section">
       <h2 id="run-result">Result</h2>
@@ -21,6 +32,12 @@ export function RunResult({ events }: { events: RunEvent[] }) {
       <dl class="run-facts">
         <dt>Cost</dt>
         <dd>{typeof cost === 'number' ? `${cost} Ds` : '—'}</dd>
+        {duration !== undefined && (
+          <>
+            <dt>Took</dt>
+            <dd>{formatDuration(duration)}</dd>
+          </>
+        )}
         {hasTokens(tokenUsage) && (
           <>
             <dt>Tokens</dt>
@@ -32,13 +49,13 @@ export function RunResult({ events }: { events: RunEvent[] }) {
   );
 }
 
-/** One artifact by its title, type and size, once loaded; its id until then. */
-function ArtifactItem({ id }: { id: string }) {
+/** One artifact by its title, type and size, once loaded; its id until then. The first is shown itself. */
+function ArtifactItem({ id, shown }: { id: string; shown: boolean }) {
   const found = useLoad(() => findArtifact(id), [id]);
   const artifact = found.data?.artifact;
   const files = found.data?.files;
   return (
-    <li>
+    <li class="run-artifact">
       <Link href={`/artifacts/${encodeURIComponent(id)}`}>{artifact ? artifact.title : `Artifact ${id.slice(0, 8)}`}</Link>
       {artifact && (
         <span class="muted">
@@ -47,6 +64,7 @@ function ArtifactItem({ id }: { id: string }) {
           {formatSize(artifact.contentSize)}
         </span>
       )}
+      {shown && found.data && <MainFilePreview found={found.data} />}
     </li>
   );
 }
@@ -64,9 +82,9 @@ export function RunArtifacts({ events }: { events: RunEvent[] }) {
   return (
     <section aria-labelledby="run-artifacts" class="run-section">
       <h2 id="run-artifacts">What it made</h2>
-      <ul>
-        {ids.map((id) => (
-          <ArtifactItem key={id} id={id} />
+      <ul class="run-artifacts">
+        {ids.map((id, index) => (
+          <ArtifactItem key={id} id={id} shown={index === ids.length - 1} />
         ))}
       </ul>
     </section>

@@ -11,6 +11,7 @@ import { EventList, lastOf, type Phase, phaseOf, stopReasonOf } from './run-even
 import { RunArtifacts, RunResult } from './run-result';
 import { takeStart } from './run-start';
 import { type RunEvent, type StreamState, useRunStream } from './run-stream';
+import { useEventTimes } from './run-times';
 import './run.css';
 
 const PHASE_LABELS: Record<Phase, string> = {
@@ -62,6 +63,7 @@ function phaseLabel(phase: Phase, cancelled: boolean, stopReason: string | undef
 export function RunScreen({ id }: { id: string }) {
   const stream = useRunStream(id);
   const status = useRunStatus(id, stream.events);
+  const times = useEventTimes(id, stream.events);
   const [cancelled, setCancelled] = useState(false);
   const [startError, setStartError] = useState<string | undefined>();
   const [blocked, setBlocked] = useState<{ input: string; running: HistoryItem | undefined } | undefined>();
@@ -131,7 +133,7 @@ export function RunScreen({ id }: { id: string }) {
           </Notice>
         )}
       </section>
-      <RunResult events={stream.events} />
+      <RunResult events={stream.events} times={times} />
       <RunArtifacts events={stream.events} />
       {(phase === 'new' || phase === 'interrupted') && (
         <MessageForm
@@ -145,7 +147,7 @@ export function RunScreen({ id }: { id: string }) {
       )}
       <section aria-labelledby="run-events-heading" class="run-section">
         <h2 id="run-events-heading">Events</h2>
-        <EventList events={stream.events} />
+        <EventList events={stream.events} times={times} />
       </section>
       {status.data && phase !== 'running' && phase !== 'new' && <RunAgain slug={status.data.skillSlug} events={stream.events} />}
     </>

@@ -1,0 +1,59 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { eventTimes } from '../requests/executions';
+import type { RunEvent } from './run-stream';
+
+/** Pages of times read at most: 20,000 events, more than any run the page shows whole. */
+const MAX_PAGES = 20;
+
+/**
+ * When each event of a run happened, in milliseconds since the epoch. The stream's frames
+ * carry no time, so the times stored with the events are read once the page opens (a
+ * replay arrives in one burst); an event that arrives after that is live, and its arrival
+ * is its time.
+ */
+export function useEventTimes(id: string, events: RunEvent[]): ReadonlyMap<number, number> {
+  const arrivals = useRef(new Map<number, number>());
+  const [stored, setStored] = useState<{ id: string; times: Map<number, number> }>();
+  const now = Date.now();
+  for (const event of events) if (!arrivals.current.has(event.sequence)) arrivals.current.set(event.sequence, now);
+
+  useEffect(() => {
+    arrivals.current = new Map();
+    let current = true;
+    (async () => {
+      const times = new Map<number, number>();
+      let after = 0;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const answer = await eventTimes(id, after);
+        for (const time of answer.times) times.set(time.sequence, Date.parse(time.at));
+        if (!answer.hasMore || answer.times.length === 0) break;
+        after = answer.times[answer.times.length - 1]?.sequence ?? after;
+      }
+      if (current) setStored({ id, times });
+    })().catch(() => {
+      // Times are a courtesy: without them each event keeps the moment it arrived.
+    });
+    return () => {
+      current = false;
+    };
+  }, [id]);
+
+  const known = stored?.id === id ? stored.times : undefined;
+  const merged = new Map(arrivals.current);
+  if (known) for (const [sequence, at] of known) merged.set(sequence, at);
+  return merged;
+}
+
+/** A moment as the time of day, to the second. */
+export function timeOfDay(at: number): string {
+  return new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** How long something took, in words a person reads at a glance. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${Math.round(seconds - minutes * 60)} s`;
+}
