@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { PAGE_STYLESHEET } from '../http/html.js';
+import { PAGE_CSS } from '../http/page-style.js';
 import { sendPage } from '../http/pages.js';
-import { VERIFICATION_PAGE_CSS } from './verification-page.css.js';
 import { outcomePage, reviewPage, signInPage } from './verification-page.js';
 import { CodeQuery, DecisionForm, ReviewForm } from './verification-page.schemas.js';
 import { decideOnPage, reviewOnPage, ticketHolder } from './verification-steps.js';
@@ -10,8 +11,9 @@ import { decideOnPage, reviewOnPage, ticketHolder } from './verification-steps.j
 /** `/activate`: where a person signs in, checks the code and approves or denies the device. */
 export function verificationPageRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/activate/style.css', { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(VERIFICATION_PAGE_CSS),
+    // Every server-rendered page's stylesheet, served here since the activation page was the first of them.
+    app.get(PAGE_STYLESHEET, { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
+      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(PAGE_CSS),
     );
 
     app.get('/activate', { config: { auth: 'public' }, schema: { hide: true, querystring: CodeQuery } }, async (request, reply) =>

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
-import { html } from '../http/html.js';
+import { html, pageLayout } from '../http/html.js';
 import { balanceView, modesView, packsView, purchasePack, subscribe, tierView, transactionsView } from './billing.js';
 import {
   Balance,
@@ -86,15 +86,16 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if (!target) throw new NotFound('No such return page');
         const deepLink = `${ctx.config.billing.appScheme}://${target}`;
         const title = request.params.outcome === 'success' ? 'Payment received' : 'Payment cancelled';
-        const page = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="0;url=${deepLink}"><title>${title}</title></head>
-<body><h1>${title}</h1><p><a href="${deepLink}">Return to the app</a></p></body></html>`;
+        const page = pageLayout(
+          title,
+          html`<h1>${title}</h1><p><a href="${deepLink}">Return to the app</a></p>`,
+          html`<meta http-equiv="refresh" content="0;url=${deepLink}">`,
+        );
         return reply
           .header('cache-control', 'no-store')
-          .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
+          .header('content-security-policy', "default-src 'none'; style-src 'self'; frame-ancestors 'none'")
           .type('text/html; charset=utf-8')
-          .send(page.value);
+          .send(page);
       },
     );
   };

@@ -30,17 +30,24 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return new SafeHtml(out);
 }
 
-/** The frame every HTML page of ours shares: the device-activation pages' stylesheet around a body. */
-export function pageLayout(title: string, body: SafeHtml): string {
+/** Where the pages' stylesheet (page-style.ts) is served. */
+export const PAGE_STYLESHEET = '/activate/style.css';
+
+/**
+ * The frame every HTML page of ours shares: the app's header band and stylesheet around a
+ * body; `head` adds to the head (a refresh that hands the browser on).
+ */
+export function pageLayout(title: string, body: SafeHtml, head: SafeHtml = html``): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Skillet</title>
-<link rel="stylesheet" href="/activate/style.css">
-</head>
-<body><main>${body}</main></body>
+<link rel="stylesheet" href="${PAGE_STYLESHEET}">
+${head}</head>
+<body><header class="top"><a class="brand" href="/app/">Skillet</a></header>
+<main>${body}</main></body>
 </html>`.value;
 }
 

@@ -135,7 +135,7 @@ describe('the local test-mode checkout', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(text).toContain('250 Ds');
     expect(text).toContain('$2.25');
-    expect(text).toMatch(/<form method="post" action="\/billing\/checkout\/cs_local_[\w-]+\/pay"><button>Pay/);
+    expect(text).toMatch(/<form method="post" action="\/billing\/checkout\/cs_local_[\w-]+\/pay"><button class="primary">Pay/);
     expect(await balanceOf(api, person)).toMatchObject({ balance: 0 });
 
     for (let press = 0; press < 2; press++) {
@@ -167,7 +167,7 @@ describe('the local test-mode checkout', () => {
     expect([cancelled.status, cancelled.headers.get('location')]).toEqual([303, 'https://app.example.test/cancelled']);
     const late = await fetch(`${started.body.checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
     expect(late.status).toBe(200);
-    expect(await late.text()).toContain('canceled');
+    expect(await late.text()).toContain('This checkout is cancelled.');
     expect(await balanceOf(api, person)).toMatchObject({ balance: 0 });
     expect((await fetch(`${server.url}/billing/checkout/cs_local_nope`)).status).toBe(404);
   });
@@ -177,7 +177,7 @@ describe('test mode and SKILLET_ENV', () => {
   const warnings = (logs: string[]) =>
     logs.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((line) => line.level === 40);
 
-  it('a local install warns at start that anyone can grant themselves credits, and its checkout page says TEST MODE', async ({
+  it('a local install warns at start that anyone can grant themselves credits, and its checkout page says it is in test mode', async ({
     server,
     api,
   }) => {
@@ -193,7 +193,7 @@ describe('test mode and SKILLET_ENV', () => {
       headers: session(person),
     });
     const text = await (await fetch(started.body.checkoutUrl)).text();
-    expect(text).toMatch(/<body><p class="banner" role="alert">TEST MODE: /);
+    expect(text).toMatch(/<main><p class="test-mode" role="alert">Test mode: no money moves/);
   });
 
   it('in production without a Stripe key, purchase and subscribe answer 503 and no checkout page or webhook grants anything', async () => {

@@ -1,0 +1,42 @@
+/**
+ * The stylesheet of the pages the server renders itself (device activation without
+ * JavaScript, OAuth sign-in and consent, the connect page, the test checkout, the payment
+ * return): the web app's look (web/src/styles.css), its colours, header band, card and
+ * buttons, so a person moving between the app and these pages sees one product.
+ */
+export const PAGE_CSS = `
+:root {
+  --ink: #1b1f24; --muted: #4b5563; --paper: #f7f7f5; --card: #ffffff; --line: #d5d7db;
+  --brand: #1f3a5f; --accent: #0b5cad; --danger: #a4161a; --ok: #1b6b3a; --warn: #8a5a00;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: var(--ink); background: var(--paper); line-height: 1.45;
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.top { display: flex; align-items: center; gap: 12px; padding: 10px 16px; background: var(--brand); color: #fff; }
+.brand { font-weight: 700; font-size: 1.15rem; color: #fff; text-decoration: none; }
+main { width: min(30rem, calc(100% - 24px)); margin: 24px auto; padding: 16px 20px 20px; background: var(--card);
+  border: 1px solid var(--line); border-radius: 10px; }
+h1 { font-size: 1.5rem; margin: 8px 0 12px; }
+label { display: block; margin: 10px 0 4px; font-weight: 600; }
+input, select { width: 100%; padding: 8px 10px; font: inherit; color: var(--ink); background: #fff;
+  border: 1px solid #8b929b; border-radius: 6px; min-height: 40px; }
+button { margin-top: 16px; padding: 8px 14px; min-height: 40px; font: inherit; font-weight: 600; color: var(--ink);
+  background: #fff; border: 1px solid #8b929b; border-radius: 6px; cursor: pointer; }
+.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+.secondary { background: #fff; }
+.code { font: 700 2rem/1.2 ui-monospace, SFMono-Regular, Menlo, monospace; letter-spacing: .12em; text-align: center;
+  margin: 8px 0 16px; }
+.facts { display: grid; grid-template-columns: auto 1fr; gap: 4px 16px; margin: 0 0 16px; overflow-wrap: anywhere; }
+.facts dt { color: var(--muted); }
+.facts dd { margin: 0; }
+.reported { display: block; font-size: .8rem; font-style: italic; }
+.scopes { padding-left: 1.2rem; }
+.notice { padding: 10px 12px; border-radius: 6px; border: 1px solid var(--danger); color: var(--danger); background: #fdf0f0; }
+.test-mode { padding: 10px 12px; border-radius: 6px; border: 2px solid var(--warn); color: var(--warn); background: #fff8e6;
+  font-weight: 700; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; }
+.actions form { margin: 0; }
+`;

@@ -1,0 +1,107 @@
+import * as oauth from 'openid-client';
+import { describe, expect } from 'vitest';
+import { REDIRECT, register } from '../helpers/oauth-flow.js';
+import {
+  type AppPage,
+  CHROMIUM,
+  expectAccessible,
+  expectNoPageErrors,
+  screenshot,
+  signUpInApp,
+  VIEWPORTS,
+  type ViewportName,
+  withBrowserApp,
+} from './browser.js';
+
+const test = withBrowserApp({ RATE_LIMIT_REST_PER_MINUTE: '100000' });
+
+interface Look {
+  band: string;
+  font: string;
+  button: string | null;
+}
+
+/**
+ * How a page paints what makes the app's look: its header band, its type, its main button.
+ * A string, so it runs as page script (the tests are compiled without the DOM's types).
+ */
+function lookOf(app: AppPage, button = ''): Promise<Look> {
+  return app.page.evaluate(`(() => {
+    const primary = [...document.querySelectorAll('button')].find((candidate) => candidate.textContent.trim() === ${JSON.stringify(button)});
+    return {
+      band: getComputedStyle(document.querySelector('header')).backgroundColor,
+      font: getComputedStyle(document.body).fontFamily,
+      button: primary ? getComputedStyle(primary).backgroundColor : null,
+    };
+  })()`) as Promise<Look>;
+}
+
+/** Every page is as wide as the screen at most: nothing to scroll sideways on a phone. */
+const fitsTheWidth = (app: AppPage) =>
+  app.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth') as Promise<boolean>;
+
+describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('pages the server renders (%s)', (viewport) => {
+  test('the activation, checkout and OAuth pages wear the app’s look', async ({ openPage, server }) => {
+    const app = await openPage(viewport);
+    const person = await signUpInApp(app);
+    // The app's own look, to hold the others to.
+    await app.page.getByRole('heading', { name: 'Skills', level: 1 }).waitFor();
+    const appLook = await lookOf(app);
+
+    await app.page.goto('/activate?code=ABCD-EFGH');
+    await app.page.getByRole('heading', { name: 'Activate a device', level: 1 }).waitFor();
+    expect(await app.page.getByLabel('Code shown on your device').inputValue()).toBe('ABCD-EFGH');
+    const activation = await lookOf(app, 'Continue');
+    expect(activation.band).toBe(appLook.band);
+    expect(activation.font).toBe(appLook.font);
+    expect(await fitsTheWidth(app)).toBe(true);
+    await expectAccessible(app, 'activation page');
+    await screenshot(app, 'server-page-activate');
+
+    // The test checkout of a pack, started from the app's Billing page.
+    await app.page.goto('/app/billing');
+    await app.page.getByRole('button', { name: /^Buy 100 Ds for / }).click();
+    await app.page.waitForURL(/\/billing\/checkout\/cs_local_/);
+    await app.page.getByRole('heading', { name: 'Test checkout', level: 1 }).waitFor();
+    await app.page
+      .getByRole('alert')
+      .getByText(/^Test mode: no money moves/)
+      .waitFor();
+    const checkout = await lookOf(app, 'Pay $1.00');
+    expect(checkout.band).toBe(appLook.band);
+    expect(checkout.button).toBe(activation.button);
+    expect(await fitsTheWidth(app)).toBe(true);
+    await expectAccessible(app, 'test checkout');
+    await screenshot(app, 'server-page-checkout');
+    await app.page.getByRole('button', { name: 'Pay $1.00' }).click();
+    await app.page.waitForURL((url) => url.pathname === '/app/billing');
+
+    // An app asking for access over OAuth: the sign-in page, then the consent page.
+    const config = await register(server);
+    const verifier = oauth.randomPKCECodeVerifier();
+    const authorization = oauth.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'read',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: oauth.randomState(),
+      resource: `${server.url}/api/v1`,
+    });
+    await app.page.goto(authorization.href);
+    await app.page.getByRole('heading', { level: 1 }).first().waitFor();
+    const signIn = await lookOf(app, 'Sign in');
+    expect(signIn.band).toBe(appLook.band);
+    expect(await fitsTheWidth(app)).toBe(true);
+    await expectAccessible(app, 'OAuth sign-in');
+    await screenshot(app, 'server-page-oauth-sign-in');
+    await app.page.getByLabel('Email').fill(person.email);
+    await app.page.getByLabel('Password').fill(person.password);
+    await app.page.getByRole('button', { name: 'Sign in' }).click();
+    await app.page.getByRole('button', { name: 'Allow' }).waitFor();
+    expect((await lookOf(app, 'Allow')).band).toBe(appLook.band);
+    expect(await fitsTheWidth(app)).toBe(true);
+    await expectAccessible(app, 'OAuth consent');
+    await screenshot(app, 'server-page-oauth-consent');
+    expectNoPageErrors(app);
+  });
+});
