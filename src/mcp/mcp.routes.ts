@@ -98,9 +98,9 @@ export function mcpRoutes(ctx: AppContext): FastifyPluginAsync {
       // change something ask for write themselves.
       scope: 'read' as const,
       bearer: ['api_key' as const, 'oauth' as const],
+      // Also what the 401's challenge points at (auth-challenge.ts): clients find the
+      // authorization server from this resource's metadata (RFC 9728).
       oauthResource: 'mcp' as const,
-      // Clients find the authorization server from here (RFC 9728).
-      authChallenge: `Bearer resource_metadata="${ctx.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`,
     };
     for (const url of ['/mcp', '/mcp/']) {
       app.route({ method: ['GET', 'POST', 'DELETE'], url, config, bodyLimit, schema: { hide: true }, handler: serve });

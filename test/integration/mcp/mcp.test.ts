@@ -287,17 +287,20 @@ describe('who may use MCP', () => {
   });
 
   it('answers 401 with a WWW-Authenticate that points at OAuth discovery, on /mcp and /mcp/ alike', async ({ server }) => {
-    const challenge = `Bearer resource_metadata="${server.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`;
-    for (const [path, headers, message] of [
-      ['/mcp', {}, 'Missing auth token'],
-      ['/mcp/', {}, 'Missing auth token'],
-      ['/mcp', { 'x-api-key': 'sklt_live_nope' }, 'Invalid API key'],
-      ['/mcp', { authorization: `Bearer sklt_live_${'a'.repeat(40)}` }, 'Invalid API key'],
-      ['/mcp', { authorization: 'Bearer some-oauth-token' }, 'Invalid auth token'],
+    const metadata = `resource_metadata="${server.config.publicUrl}/.well-known/oauth-protected-resource/mcp"`;
+    // RFC 6750: the error is named only where a bearer token was sent and refused.
+    const challenge = (refused?: string) =>
+      `Bearer realm="skillet",${refused ? ` error="invalid_token", error_description="${refused}",` : ''} ${metadata}`;
+    for (const [path, headers, message, expected] of [
+      ['/mcp', {}, 'Missing auth token', challenge()],
+      ['/mcp/', {}, 'Missing auth token', challenge()],
+      ['/mcp', { 'x-api-key': 'sklt_live_nope' }, 'Invalid API key', challenge()],
+      ['/mcp', { authorization: `Bearer sklt_live_${'a'.repeat(40)}` }, 'Invalid API key', challenge('Invalid API key')],
+      ['/mcp', { authorization: 'Bearer some-oauth-token' }, 'Invalid auth token', challenge('Invalid auth token')],
     ] as const) {
       const reply = await rpc(server, headers, balanceCall, path);
       expect(reply.status, path).toBe(401);
-      expect(reply.headers.get('www-authenticate')).toBe(challenge);
+      expect(reply.headers.get('www-authenticate')).toBe(expected);
       expect(reply.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
       expect(await reply.json()).toEqual({ error: { code: 'UNAUTHORIZED', message } });
     }

@@ -435,7 +435,10 @@ describe('item 13: a refused credential on /api/v1 gets a Bearer challenge', () 
     expect(token.headers.get('www-authenticate')).toBe(challenge(server));
   });
 
-  it('leaves good credentials, and /mcp, as they were', async ({ server, api }) => {
+  it('leaves good credentials as they were, and gives /mcp the same challenge, naming its own resource', async ({
+    server,
+    api,
+  }) => {
     const person = await signUp(api);
     const key = await createKey(api, person);
     const ok = await api.get('/api/v1/me', { headers: { 'x-api-key': key.key } });
@@ -444,7 +447,7 @@ describe('item 13: a refused credential on /api/v1 gets a Bearer challenge', () 
     const mcp = await fetch(`${server.url}/mcp`, { method: 'POST', headers: bearer('not-a-token') });
     expect(mcp.status).toBe(401);
     expect(mcp.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+      `Bearer realm="skillet", error="invalid_token", error_description="Invalid auth token", resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
     );
   });
 });
