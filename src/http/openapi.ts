@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import { operationDoc } from './operation-docs.js';
+import { requestExample } from './operation-examples.js';
 import type { AuthPolicy, ErrorFamily } from './route-config.js';
 
 /**
@@ -167,8 +168,19 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
         : {};
       const doc = operationDoc(route.method as string, url);
       const words = doc ? { summary: doc.summary, description: doc.description, tags: [doc.tag] } : {};
+      // A copy carries the example: the schema itself is also what requests are validated with.
+      const example = requestExample(route.method as string, url);
+      const body =
+        example !== undefined && documented.body ? { body: { ...(documented.body as object), examples: [example] } } : {};
       return {
-        schema: { ...documented, ...words, ...withHeaders, response: responses, security: auth ? SECURITY[auth] : [] },
+        schema: {
+          ...documented,
+          ...body,
+          ...words,
+          ...withHeaders,
+          response: responses,
+          security: auth ? SECURITY[auth] : [],
+        },
         url,
       };
     },
