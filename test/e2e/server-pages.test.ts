@@ -1,6 +1,5 @@
-import * as oauth from 'openid-client';
 import { describe, expect } from 'vitest';
-import { REDIRECT, register } from '../helpers/oauth-flow.js';
+import { authorizationUrl, register } from '../helpers/oauth-flow.js';
 import {
   type AppPage,
   CHROMIUM,
@@ -77,17 +76,8 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('pages t
     await app.page.waitForURL((url) => url.pathname === '/app/billing');
 
     // An app asking for access over OAuth: the sign-in page, then the consent page.
-    const config = await register(server);
-    const verifier = oauth.randomPKCECodeVerifier();
-    const authorization = oauth.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'read',
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state: oauth.randomState(),
-      resource: `${server.url}/api/v1`,
-    });
-    await app.page.goto(authorization.href);
+    const authorization = await authorizationUrl(await register(server), { scope: 'read', resource: `${server.url}/api/v1` });
+    await app.page.goto(authorization.url.href);
     await app.page.getByRole('heading', { level: 1 }).first().waitFor();
     const signIn = await lookOf(app, 'Sign in');
     expect(signIn.band).toBe(appLook.band);

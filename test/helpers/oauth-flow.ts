@@ -35,6 +35,19 @@ export interface Authorized {
   state: string;
 }
 
+/** An authorization request's URL with PKCE (S256), asking for read and write unless `extra` says otherwise. */
+export async function authorizationUrl(config: oauth.Configuration, extra: Record<string, string> = {}) {
+  const verifier = oauth.randomPKCECodeVerifier();
+  const url = oauth.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'read write',
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  return { url, verifier };
+}
+
 /** An authorization request with PKCE, driven through the sign-in and consent pages. */
 export async function authorize(
   server: TestServer,
@@ -42,13 +55,9 @@ export async function authorize(
   person: TestUser,
   options: AuthorizeOptions = {},
 ): Promise<Authorized> {
-  const verifier = oauth.randomPKCECodeVerifier();
   const state = oauth.randomState();
-  const url = oauth.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
+  const { url, verifier } = await authorizationUrl(config, {
     scope: options.scope ?? 'read write',
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
     state,
     resource: options.resource ?? `${server.url}/api/v1`,
   });

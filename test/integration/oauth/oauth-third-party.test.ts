@@ -4,7 +4,7 @@ import { createKey, createTeam, signUp, type TestUser } from '../../helpers/fact
 import { withServer } from '../../helpers/fixtures.js';
 import type { Client as Api } from '../../helpers/http.js';
 import { Browser, formOf } from '../../helpers/oauth-browser.js';
-import { bearer, INSECURE, REDIRECT, register, throughThePages } from '../../helpers/oauth-flow.js';
+import { authorizationUrl, bearer, INSECURE, REDIRECT, register, throughThePages } from '../../helpers/oauth-flow.js';
 import type { TestServer } from '../../helpers/server.js';
 
 /** What issue 25 items 8, 9, 11, 12 and 13 found with a third-party client (openid-client). */
@@ -19,18 +19,6 @@ async function workspaceOf(api: Api, token: string): Promise<string> {
   const reply = await api.get<Me>('/api/v1/me', { headers: bearer(token) });
   expect(reply.status, reply.text).toBe(200);
   return reply.body.workspace.id;
-}
-
-async function authorizationUrl(config: oauth.Configuration, extra: Record<string, string> = {}) {
-  const verifier = oauth.randomPKCECodeVerifier();
-  const url = oauth.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'read write',
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...extra,
-  });
-  return { url, verifier };
 }
 
 /** Consent again in a browser already signed in (prompt=consent), choosing `workspace`. */

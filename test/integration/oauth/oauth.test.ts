@@ -5,7 +5,16 @@ import { createTeam, signUp } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
 import type { Client as Api } from '../../helpers/http.js';
 import { Browser } from '../../helpers/oauth-browser.js';
-import { authorize, bearer, INSECURE, REDIRECT, register, throughThePages, tokenRequest } from '../../helpers/oauth-flow.js';
+import {
+  authorizationUrl,
+  authorize,
+  bearer,
+  INSECURE,
+  REDIRECT,
+  register,
+  throughThePages,
+  tokenRequest,
+} from '../../helpers/oauth-flow.js';
 
 const it = withServer();
 
@@ -116,16 +125,7 @@ describe('OAuth 2.1 authorization server', () => {
     const team = await createTeam(api, person, 'Again');
     const config = await register(server);
     const browser = new Browser(server.url);
-    const request = async () => {
-      const verifier = oauth.randomPKCECodeVerifier();
-      const url = oauth.buildAuthorizationUrl(config, {
-        redirect_uri: REDIRECT,
-        scope: 'read',
-        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-        code_challenge_method: 'S256',
-      });
-      return { url, verifier };
-    };
+    const request = () => authorizationUrl(config, { scope: 'read' });
     const first = await request();
     const callback = await throughThePages(server, first.url, person, { workspace: team.id }, browser);
     const tokens = await oauth.authorizationCodeGrant(config, callback, { pkceCodeVerifier: first.verifier });
