@@ -2,7 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import { operationDoc } from './operation-docs.js';
-import { requestExample } from './operation-examples.js';
+import { requestExample, responseExample } from './operation-examples.js';
 import type { AuthPolicy, ErrorFamily } from './route-config.js';
 
 /**
@@ -143,6 +143,14 @@ interface DocumentedSchema extends FastifySchema {
   security?: Record<string, string[]>[];
 }
 
+/** The answers of a route, the success among them carrying the example (on a copy: the schema also serializes answers). */
+function withAnswerExample(responses: Record<string, object> | undefined, example: unknown): Record<string, object> | undefined {
+  if (!responses || example === undefined) return responses;
+  const success = Object.keys(responses).find((status) => status.startsWith('2'));
+  if (!success) return responses;
+  return { ...responses, [success]: { ...(responses[success] as object), examples: [example] } };
+}
+
 export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
@@ -159,7 +167,10 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       if (route.method === 'POST' && url === '/api/v1/executions') headers['Idempotency-Key'] = IDEMPOTENCY_HEADER;
       const binaryAnswer = BINARY_RESPONSES[url];
       const responses = {
-        ...(documented.response as Record<string, unknown> | undefined),
+        ...withAnswerExample(
+          documented.response as Record<string, object> | undefined,
+          responseExample(route.method as string, url),
+        ),
         ...(binaryAnswer ? { 200: binaryAnswer } : {}),
         ...errorResponses(route.config?.errorFamily ?? 'standard'),
       };

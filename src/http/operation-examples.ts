@@ -1,9 +1,11 @@
 import { documentPath } from './operation-docs.js';
+import { RESPONSE_EXAMPLES } from './operation-response-examples.js';
 
 /**
- * A request body to copy for every operation that takes one, for the OpenAPI document and
- * the reference page built from it. Keyed like operation-docs.ts; a test checks that every
- * operation with a body has one here and that each is valid against its route's schema.
+ * A request body to copy for every operation that takes one, and an answer for every
+ * operation (operation-response-examples.ts), for the OpenAPI document and the reference
+ * page built from it. Keyed like operation-docs.ts; a test checks that every operation has
+ * its examples and that each is valid against its route's schema.
  */
 
 const WORKSPACE = 'b7c4e2d0-9a1f-4e3b-8c5d-2f6a0e9b1d37';
@@ -65,7 +67,13 @@ export function requestExample(method: string, url: string): unknown {
   return REQUEST_EXAMPLES[`${method} ${documentPath(url)}`];
 }
 
-/** Every operation an example is written for, for the test that holds the two lists together. */
-export function exampledOperations(): string[] {
-  return Object.keys(REQUEST_EXAMPLES);
+/** The example answer of an operation (its 2xx JSON answer), by method and route URL. */
+export function responseExample(method: string, url: string): unknown {
+  return RESPONSE_EXAMPLES[`${method} ${documentPath(url)}`];
 }
+
+/** Every operation a request example is written for, for the test that holds the lists together. */
+export const requestExampled = (): string[] => Object.keys(REQUEST_EXAMPLES);
+
+/** Every operation an answer example is written for. */
+export const responseExampled = (): string[] => Object.keys(RESPONSE_EXAMPLES);

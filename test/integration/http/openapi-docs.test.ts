@@ -1,7 +1,7 @@
 import Value from 'typebox/value';
 import { describe, expect } from 'vitest';
 import { documentedOperations } from '../../../src/http/operation-docs.js';
-import { exampledOperations } from '../../../src/http/operation-examples.js';
+import { requestExampled, responseExampled } from '../../../src/http/operation-examples.js';
 import { withApp } from '../../helpers/fixtures.js';
 
 const it = withApp();
@@ -11,6 +11,22 @@ interface Operation {
   description?: string;
   tags?: string[];
   requestBody?: { content: Record<string, { schema: object; example?: unknown }> };
+  responses?: Record<string, { content?: Record<string, { schema: object; example?: unknown }> }>;
+}
+
+/** An OpenAPI 3.0 schema as plain JSON Schema: its `nullable: true` becomes "or null". */
+function jsonSchemaOf(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(jsonSchemaOf);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { nullable, ...rest } = schema as Record<string, unknown>;
+  const converted = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, jsonSchemaOf(value)]));
+  return nullable === true ? { anyOf: [converted, { type: 'null' }] } : converted;
+}
+
+/** Whether an example fits its schema, and if not, what the checker said. */
+function fits(schema: object, example: unknown): { fits: boolean; errors: string } {
+  const checked = jsonSchemaOf(schema) as object;
+  return { fits: Value.Check(checked, example), errors: JSON.stringify([...Value.Errors(checked, example)]) };
 }
 
 describe('the API reference', () => {
@@ -41,11 +57,30 @@ describe('the API reference', () => {
     expect(withBodies.length).toBeGreaterThan(20);
     for (const { key, json } of withBodies) {
       expect(json.example, key).toBeDefined();
-      expect(
-        Value.Check(json.schema, json.example),
-        `${key}: ${JSON.stringify([...Value.Errors(json.schema, json.example)])}`,
-      ).toBe(true);
+      const checked = fits(json.schema, json.example);
+      expect(checked.fits, `${key}: ${checked.errors}`).toBe(true);
     }
-    expect(exampledOperations().sort()).toEqual(withBodies.map(({ key }) => key).sort());
+    expect(requestExampled().sort()).toEqual(withBodies.map(({ key }) => key).sort());
+  });
+
+  it('shows what every JSON answer looks like, and each example passes the answer’s schema', async ({ api }) => {
+    const document = await api.get<{ paths: Record<string, Record<string, Operation>> }>('/openapi.json');
+    const answers = Object.entries(document.body.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, operation]) =>
+        Object.entries(operation.responses ?? {})
+          .filter(([status]) => status.startsWith('2'))
+          .flatMap(([, answer]) => {
+            const json = answer.content?.['application/json'];
+            return json ? [{ key: `${method.toUpperCase()} ${path}`, json }] : [];
+          }),
+      ),
+    );
+    expect(answers.length).toBeGreaterThan(70);
+    for (const { key, json } of answers) {
+      expect(json.example, key).toBeDefined();
+      const checked = fits(json.schema, json.example);
+      expect(checked.fits, `${key}: ${checked.errors}`).toBe(true);
+    }
+    expect(responseExampled().sort()).toEqual(answers.map(({ key }) => key).sort());
   });
 });
