@@ -39,4 +39,6 @@ button { margin-top: 16px; padding: 8px 14px; min-height: 40px; font: inherit; f
   font-weight: 700; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; }
 .actions form { margin: 0; }
+details { margin-top: 12px; color: var(--muted); font-size: .9rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
 `;

@@ -77,9 +77,27 @@ ${notice(options.message)}
   );
 }
 
-export function oauthProblemPage(message: string): string {
+export function oauthProblemPage(message: string, forDevelopers?: string): string {
+  const details = forDevelopers
+    ? html`<details><summary>Details for the app’s makers</summary><p><code>${forDevelopers}</code></p></details>`
+    : html``;
   return pageLayout(
     'Sign-in problem',
-    html`<h1>This sign-in cannot go on</h1>${notice(message)}<p>Start again from the application.</p>`,
+    html`<h1>This sign-in cannot go on</h1>${notice(message)}<p>Start again from the app that sent you here.</p>${details}`,
   );
+}
+
+/** What an OAuth error the provider shows a person means, in their words; the code is for the app's makers. */
+const PROBLEM_WORDS: Record<string, string> = {
+  invalid_redirect_uri:
+    'The app asked to send you back to an address it did not register with this server, so the sign-in stopped here to keep your account safe.',
+  invalid_client: 'This server does not know the app that sent you here.',
+  unauthorized_client: 'The app that sent you here may not sign in this way.',
+  access_denied: 'Access was not given to the app.',
+  server_error: 'Something went wrong on this server. Try again in a minute.',
+  temporarily_unavailable: 'This server is busy. Try again in a minute.',
+};
+
+export function oauthProblemWords(error: string): string {
+  return PROBLEM_WORDS[error] ?? 'The app that sent you here asked for access in a way this server does not accept.';
 }

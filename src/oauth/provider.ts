@@ -4,7 +4,7 @@ import { findUser } from '../identity/users.js';
 import { databaseAdapter } from './adapter.js';
 import { BOUNDED_CLIENT_METADATA, validateClientMetadata } from './client-metadata.js';
 import { oauthCookieKeys, oauthSigningKey } from './keys.js';
-import { OAUTH_PAGE_HEADERS, oauthProblemPage } from './oauth-pages.js';
+import { OAUTH_PAGE_HEADERS, oauthProblemPage, oauthProblemWords } from './oauth-pages.js';
 import { OAUTH_SCOPES, resourceOfUrl, resourceUrl } from './resources.js';
 
 const HOUR = 3600;
@@ -95,7 +95,10 @@ export function createOAuthProvider(ctx: Pick<AppContext, 'db' | 'clock' | 'conf
     renderError(koa, out) {
       koa.set(OAUTH_PAGE_HEADERS);
       koa.type = 'text/html; charset=utf-8';
-      koa.body = oauthProblemPage(out.error_description ? `${out.error}: ${out.error_description}` : out.error);
+      koa.body = oauthProblemPage(
+        oauthProblemWords(out.error),
+        out.error_description ? `${out.error}: ${out.error_description}` : out.error,
+      );
     },
     async findAccount(_ctx, sub) {
       const user = await findUser(ctx, sub);

@@ -54,8 +54,11 @@ describe('OAuth refusals: the standard error, never a 500', () => {
     expect(reply.status).toBe(400);
     expect(reply.headers.get('location')).toBeNull();
     expect(reply.headers.get('content-security-policy')).toContain("default-src 'none'");
-    expect(await reply.text()).toContain(
-      'invalid_redirect_uri: redirect_uri did not match any of the client&#39;s registered redirect_uris',
+    const page = await reply.text();
+    // Words for the person; the provider's code and text only under the details for the app's makers.
+    expect(page).toContain('The app asked to send you back to an address it did not register with this server');
+    expect(page).toMatch(
+      /<details><summary>Details for the app’s makers<\/summary><p><code>invalid_redirect_uri: redirect_uri did not match any of the client&#39;s registered redirect_uris<\/code>/,
     );
   });
 
