@@ -202,6 +202,8 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('billing
     await packs.getByRole('button', { name: 'Buy 100 Ds for $0.80' }).waitFor();
     await packs.getByRole('button', { name: 'Buy 5,000 Ds for $30.00' }).waitFor();
 
+    await expect.poll(() => regionText(app, 'Transactions')).toContain('Based subscription started: 2000 Ds');
+    expect(await regionText(app, 'Transactions')).not.toMatch(/subscription subscription|basedmode/);
     await expectAccessible(app, 'billing on Based');
     await screenshot(app, 'billing-based');
 

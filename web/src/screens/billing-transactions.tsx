@@ -18,7 +18,8 @@ export function kindOf(entry: Pick<Transaction, 'type' | 'amount' | 'description
 }
 
 /** The ledger's description with the mode's code name said as the product names it. */
-const describe = (description: string) => description.replace(/^basedmode\b/, 'Based subscription');
+const describe = (description: string) =>
+  description.replace(/^basedmode subscription\b/, 'Based subscription').replace(/^basedmode\b/, 'Based subscription');
 
 /** The ledger's newest entries (the server keeps the 50 newest), newest first. */
 export function TransactionsSection({
