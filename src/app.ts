@@ -35,6 +35,7 @@ import { oauthPageRoutes } from './oauth/oauth-pages.routes.js';
 import { createOAuthProvider } from './oauth/provider.js';
 import { opsRoutes } from './ops/ops.routes.js';
 import { marketplaceRoutes } from './skills/marketplace.routes.js';
+import { skillUploadRoutes } from './skills/skill-upload.routes.js';
 import { threadRoutes } from './threads/threads.routes.js';
 import { appPageRoutes } from './webapp/app-pages.routes.js';
 import { appSessionRoutes } from './webapp/app-session.routes.js';
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(agentConnectRoutes(ctx), { prefix: '/api/v1' });
   await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(skillUploadRoutes(ctx), { prefix: '/api/v1' });
   await app.register(artifactRoutes(ctx), { prefix: '/api/v1' });
   await app.register(artifactPreviewRoutes(ctx), { prefix: '/api/v1' });
   await app.register(fileRoutes(ctx), { prefix: '/api/v1' });

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { ArtifactFilesTable, ArtifactsTable, Tables } from '../db/tables.js';
 import { blobsInUse } from '../files/files.store.js';
+import { blobsOfUploadedSkills } from '../skills/uploaded-skills.store.js';
 
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type ArtifactFileRow = Selectable<ArtifactFilesTable>;
@@ -98,6 +99,7 @@ export async function deleteArtifact(db: Kysely<Tables>, id: string): Promise<vo
 export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promise<string[]> {
   if (sha256s.length === 0) return [];
   const referenced = await blobsInUse(db, sha256s);
+  for (const sha256 of await blobsOfUploadedSkills(db, sha256s)) referenced.add(sha256);
   for (let start = 0; start < sha256s.length; start += 500) {
     const rows = await db
       .selectFrom('artifact_files')

@@ -18,6 +18,7 @@ import { approvalAskersMigration } from './migrations/0014-approval-askers.js';
 import { inputFilesMigration } from './migrations/0015-input-files.js';
 import { passwordResetsMigration } from './migrations/0016-password-resets.js';
 import { subscriptionCancellationsMigration } from './migrations/0017-subscription-cancellations.js';
+import { uploadedSkillsMigration } from './migrations/0018-uploaded-skills.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -40,6 +41,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0015-input-files': inputFilesMigration(types),
     '0016-password-resets': passwordResetsMigration(types),
     '0017-subscription-cancellations': subscriptionCancellationsMigration(types),
+    '0018-uploaded-skills': uploadedSkillsMigration,
   };
 }
 

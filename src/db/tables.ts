@@ -18,6 +18,7 @@ export interface Tables {
   artifacts: ArtifactsTable;
   artifact_files: ArtifactFilesTable;
   workspace_skills: WorkspaceSkillsTable;
+  uploaded_skill_files: UploadedSkillFilesTable;
   transactions: TransactionsTable;
   checkout_sessions: CheckoutSessionsTable;
   payment_events: PaymentEventsTable;
@@ -350,6 +351,17 @@ export interface WorkspaceSkillsTable {
   /** The folder its files were written to. */
   dir: string;
   created_at: string;
+}
+
+/** A file of a skill installed from an uploaded folder (its workspace_skills row has no artifact). */
+export interface UploadedSkillFilesTable {
+  workspace_id: string;
+  slug: string;
+  /** Relative, with forward slashes. */
+  path: string;
+  /** Hex digest of the content; also the blob's name. */
+  sha256: string;
+  size: number;
 }
 
 export type TransactionType = 'usage' | 'purchase';

@@ -184,6 +184,11 @@ const DOCS: Record<string, Entry> = {
     'Cancel a run',
     'Stops the running run (stop reason interrupt) and says what state it left. Cancelling an idle execution changes nothing.',
   ],
+  'POST /api/v1/skills': [
+    'Skills',
+    'Install a skill from a folder',
+    'Sends a skill’s folder (its SKILL.md at the top, paths relative, contents base64; at most 200 files and 5 MB) to install it into the workspace, where it runs by its slug in the sandbox. 409 when the slug is taken.',
+  ],
   'GET /api/v1/marketplace/skills': [
     'Skills',
     'List skills',

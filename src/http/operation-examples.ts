@@ -29,6 +29,18 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /api/v1/activate/confirm': { code: 'WDJB-MJHT' },
   'POST /api/v1/activate/deny': { code: 'WDJB-MJHT' },
   'POST /api/v1/agents/connect': { scopes: ['read', 'write'], label: 'My coding agent' },
+  'POST /api/v1/skills': {
+    folderName: 'word-counter',
+    files: [
+      {
+        path: 'SKILL.md',
+        content: Buffer.from(
+          '---\nname: Word counter\ndescription: Counts the words of its input.\nruntime: script\nentry: main.mjs\n---\n',
+        ).toString('base64'),
+      },
+      { path: 'main.mjs', content: Buffer.from("console.log('words');\n").toString('base64') },
+    ],
+  },
   'POST /api/v1/executions': { skill_slug: 'ticker', input: '5 300', interface: 'api' },
   'POST /api/v1/executions/{executionId}/events': {
     events: [{ type: 'user.message', content: [{ type: 'text', text: '5 300' }] }],

@@ -354,6 +354,13 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     processKilled: true,
     actualStatus: 'idle',
   },
+  'POST /api/v1/skills': {
+    slug: 'word-counter',
+    name: 'Word counter',
+    description: 'Counts the words of its input.',
+    runtime: 'script',
+    files: 2,
+  },
   'GET /api/v1/marketplace/skills': {
     items: [
       {

@@ -18,11 +18,13 @@ import type {
   ExecutionStatus,
   HistoryItem,
   InputFile,
+  InstalledSkill,
   Manifest,
   Me,
   Page,
   PollResult,
   RunFileRef,
+  SkillFolderFile,
   SkillItem,
   SubscriptionInfo,
   SubscriptionStatus,
@@ -99,6 +101,9 @@ export class SkilletClient {
   readonly skills = {
     list: (page: { limit?: number; offset?: number } = {}) =>
       this.transport.json<Page<SkillItem>>('GET', `/api/v1/marketplace/skills${query(page)}`),
+    /** Installs a skill from a folder's files into the workspace; it then runs by its slug. */
+    install: (folderName: string, files: SkillFolderFile[]) =>
+      this.transport.json<InstalledSkill>('POST', '/api/v1/skills', { folderName, files }),
   };
 
   readonly executions = {

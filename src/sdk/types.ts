@@ -152,6 +152,21 @@ export interface ExecutionStatus {
   outputBlocks: { type: string; text: string }[];
 }
 
+/** A skill installed from a folder: its slug (what runs take), name, and how many files it has. */
+export interface InstalledSkill {
+  slug: string;
+  name: string;
+  description: string;
+  runtime: 'script' | 'agent';
+  files: number;
+}
+
+/** One file of a skill folder to install: its path inside the folder and its bytes in base64. */
+export interface SkillFolderFile {
+  path: string;
+  content: string;
+}
+
 /** When each event of a run was recorded, by sequence; a page of them. */
 export interface EventTimes {
   times: { sequence: number; at: string }[];

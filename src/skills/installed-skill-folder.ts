@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { filesOf, findArtifact } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
 import type { WorkspaceSkillsTable } from '../db/tables.js';
+import { uploadedFilesOf } from './uploaded-skills.store.js';
 
 /** Where a skill artifact's folder sits in a skill bundle, from the artifact's metadata. */
 export function skillOfMetadata(metadata: string | null): { slug: string; folder?: string } | undefined {
@@ -14,9 +15,8 @@ export function skillOfMetadata(metadata: string | null): { slug: string; folder
 }
 
 /**
- * Writes a skill's files out of its artifact's blobs into `dir`: into a staging folder
- * first, renamed into place, so a folder under its real name is always whole. When another
- * process wrote the same folder first, theirs is kept (the files are the same).
+ * Writes a skill's files out of its artifact's blobs into `dir` (the files under `folder`
+ * in the bundle, that prefix dropped).
  */
 export async function writeSkillFolder(
   ctx: Pick<AppContext, 'db' | 'blobs'>,
@@ -25,11 +25,27 @@ export async function writeSkillFolder(
   dir: string,
 ): Promise<void> {
   const prefix = folder ? `${folder}/` : '';
-  const files = (await filesOf(ctx.db, [artifactId])).filter((file) => file.path.startsWith(prefix));
+  const files = (await filesOf(ctx.db, [artifactId]))
+    .filter((file) => file.path.startsWith(prefix))
+    .map((file) => ({ path: file.path.slice(prefix.length), sha256: file.sha256 }));
+  await writeFolderFromBlobs(ctx, files, dir);
+}
+
+/**
+ * Writes files out of the blob store into `dir`: into a staging folder first, renamed into
+ * place, so a folder under its real name is always whole. When another process wrote the
+ * same folder first, theirs is kept (the files are the same). Paths are relative, checked
+ * when they were stored.
+ */
+export async function writeFolderFromBlobs(
+  ctx: Pick<AppContext, 'blobs'>,
+  files: { path: string; sha256: string }[],
+  dir: string,
+): Promise<void> {
   const staging = `${dir}.staging-${randomBytes(4).toString('hex')}`;
   try {
     for (const file of files) {
-      const target = path.join(staging, ...file.path.slice(prefix.length).split('/'));
+      const target = path.join(staging, ...file.path.split('/'));
       await mkdir(path.dirname(target), { recursive: true });
       await pipeline(ctx.blobs.read(file.sha256), createWriteStream(target, { flags: 'wx' }));
     }
@@ -60,7 +76,7 @@ export async function localSkillFolder(
   installed: WorkspaceSkillsTable,
 ): Promise<string | undefined> {
   if (await hasManifest(installed.dir)) return installed.dir;
-  if (installed.artifact_id === null) return undefined;
+  if (installed.artifact_id === null) return uploadedSkillFolder(ctx, installed);
   const copy = path.join(
     ctx.config.dataDir,
     'installed-skills',
@@ -72,5 +88,17 @@ export async function localSkillFolder(
   const skill = artifact && skillOfMetadata(artifact.metadata);
   if (!skill) return undefined;
   await writeSkillFolder(ctx, installed.artifact_id, skill.folder, copy);
+  return (await hasManifest(copy)) ? copy : undefined;
+}
+
+/** A skill installed from an uploaded folder, written out of its stored files on this node. */
+async function uploadedSkillFolder(
+  ctx: Pick<AppContext, 'db' | 'blobs' | 'config'>,
+  installed: WorkspaceSkillsTable,
+): Promise<string | undefined> {
+  const files = await uploadedFilesOf(ctx.db, installed.workspace_id, installed.slug);
+  if (files.length === 0) return undefined;
+  const copy = path.join(ctx.config.dataDir, 'installed-skills', installed.workspace_id, path.basename(installed.dir));
+  if (!(await hasManifest(copy))) await writeFolderFromBlobs(ctx, files, copy);
   return (await hasManifest(copy)) ? copy : undefined;
 }

@@ -86,6 +86,7 @@ import type {
   WorkspaceRole,
 } from '../../src/sdk/types.js';
 import type { SkillList } from '../../src/skills/marketplace.schemas.js';
+import type { InstalledSkill as InstalledSkillSchema, InstallFolderBody } from '../../src/skills/skill-upload.schemas.js';
 import type {
   CreatedWebhookEndpoint as CreatedWebhookEndpointSchema,
   CreateWebhookBody,
@@ -197,6 +198,7 @@ describe("the client's inline shapes match the route schemas", () => {
     expectTypeOf<Answer<Client['billing']['purchase']>>().toEqualTypeOf<Static<typeof CheckoutCreated>>();
     expectTypeOf<Answer<Client['billing']['tier']>>().toEqualTypeOf<Static<typeof Tier>>();
     expectTypeOf<Answer<Client['billing']['modes']>>().toEqualTypeOf<Static<typeof Modes>>();
+    expectTypeOf<Answer<Client['skills']['install']>>().toEqualTypeOf<Static<typeof InstalledSkillSchema>>();
     expectTypeOf<Answer<Client['billing']['subscription']>>().toEqualTypeOf<Static<typeof SubscriptionStatus>>();
     expectTypeOf<Answer<Client['billing']['cancelSubscription']>>().toEqualTypeOf<Static<typeof SubscriptionStatus>>();
     expectTypeOf<Answer<Client['billing']['publishableKey']>>().toEqualTypeOf<Static<typeof PublishableKey>>();
@@ -207,6 +209,7 @@ describe("the client's inline shapes match the route schemas", () => {
 
   it('requests', () => {
     expectTypeOf<Parameters<Client['billing']['subscribe']>[0]>().toEqualTypeOf<Static<typeof CheckoutBody>>();
+    expectTypeOf<Parameters<Client['skills']['install']>[1]>().toEqualTypeOf<Static<typeof InstallFolderBody>['files']>();
     expectTypeOf<Parameters<Client['webhooks']['create']>[0]>().toEqualTypeOf<Static<typeof CreateWebhookBody>>();
     expectTypeOf<Parameters<Client['webhooks']['update']>[1]>().toEqualTypeOf<Static<typeof UpdateWebhookBody>>();
   });

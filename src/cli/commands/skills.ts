@@ -3,6 +3,7 @@ import type { SkilletClient } from '../../sdk/client.js';
 import type { SkillItem } from '../../sdk/types.js';
 import { CliError, EXIT, printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
+import { packSkillFolder } from '../skill-folder.js';
 
 /** The marketplace's largest page: the list is read page by page to its end. */
 const PAGE = 100;
@@ -34,6 +35,21 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
       printTable(
         ['SLUG', 'PRICE', 'RUNTIME', 'DESCRIPTION'],
         list.map((skill) => [skill.slug, `${skill.price} Ds`, skill.runtime, skill.description]),
+      );
+    });
+
+  skills
+    .command('install <path>')
+    .description('install a skill from a folder (its SKILL.md at the top) into your workspace')
+    .option('--json', 'print the installed skill as JSON')
+    .action(async (folder: string, _options: unknown, command: Command) => {
+      const packed = await packSkillFolder(folder);
+      for (const left of packed.leftOut) process.stderr.write(`Left out: ${left}\n`);
+      const installed = await (await signedInClient(global())).skills.install(packed.folderName, packed.files);
+      if (wantsJson(command)) return printJson(installed);
+      const files = `${installed.files} file${installed.files === 1 ? '' : 's'}`;
+      process.stdout.write(
+        `Installed ${installed.name} (${installed.slug}, ${files}). Run it: skillet run ${installed.slug} "<input>"\n`,
       );
     });
 

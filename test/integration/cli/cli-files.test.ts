@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, onTestFinished } from 'vitest';
+import { PROJECT_ROOT } from '../../../src/paths.js';
 import { withCliServer } from '../../helpers/cli.js';
 import { createKey, signUp } from '../../helpers/factories.js';
 import { type InputFile, uploadRaw } from '../../helpers/files.js';
@@ -160,5 +161,44 @@ describe('skillet run --file', () => {
     expect(await refused.exited).toBe(1);
     expect(refused.stderr()).toContain('No skill with slug no-such-skill');
     expect((await filesApi(server.url, key)).map((file) => file.id)).toEqual(before);
+  });
+});
+
+describe('skillet skills install', () => {
+  it('packs a skill folder from where the person is, leaves out what a skill never needs, and runs it', async ({
+    cli,
+    signIn,
+  }) => {
+    await signIn();
+    const skills = path.join(PROJECT_ROOT, 'test', 'skills', 'echo-summary');
+    const dir = await folderWith({
+      'SKILL.md': await readFile(path.join(skills, 'SKILL.md'), 'utf8'),
+      'main.mjs': await readFile(path.join(skills, 'main.mjs'), 'utf8'),
+    });
+    await mkdir(path.join(dir, 'node_modules', 'left-pad'), { recursive: true });
+    await writeFile(path.join(dir, 'node_modules', 'left-pad', 'index.js'), 'module.exports = 1;');
+    await mkdir(path.join(dir, 'lib'));
+    await writeFile(path.join(dir, 'lib', 'words.txt'), 'one two');
+    await symlink('/etc/passwd', path.join(dir, 'secrets'));
+    // The folder's name, made a slug: mkdtemp's letters come in both cases.
+    const slug = path.basename(dir).toLowerCase();
+
+    const installed = cli(['skills', 'install', dir]);
+    expect(await installed.exited, installed.stderr()).toBe(0);
+    expect(installed.stdout()).toBe(`Installed Echo Summary (${slug}, 3 files). Run it: skillet run ${slug} "<input>"\n`);
+    expect(installed.stderr()).toBe('Left out: node_modules/\nLeft out: secrets (not a regular file)\n');
+
+    const ran = cli(['run', slug, 'from my own folder', '--json']);
+    expect(await ran.exited, ran.stderr()).toBe(0);
+    expect(ran.stdout()).toContain('"summary":"from my own folder"');
+
+    const again = cli(['skills', 'install', dir]);
+    expect(await again.exited).toBe(1);
+    expect(again.stderr()).toMatch(
+      new RegExp(`\nThis workspace already has a skill called ${slug}\\. Give yours another slug in its SKILL\\.md\\.\n$`),
+    );
+    const notFolder = cli(['skills', 'install', path.join(dir, 'main.mjs')]);
+    expect(await notFolder.exited).toBe(2);
+    expect(notFolder.stderr()).toContain("is not a folder. Give the folder that holds the skill's SKILL.md.");
   });
 });

@@ -84,6 +84,7 @@ describe('skillet migrate', () => {
         '0015-input-files',
         '0016-password-resets',
         '0017-subscription-cancellations',
+        '0018-uploaded-skills',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { StagedBlob } from '../artifacts/blob-files.js';
+import { isBundlePath } from '../artifacts/bundle.js';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { Conflict, InvalidInput, PayloadTooLarge } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
+import { invalidate } from '../realtime/control-messages.js';
+import { writeFolderFromBlobs } from './installed-skill-folder.js';
+import { ManifestError, parseSkillManifest } from './manifest.js';
+import { insertUploadedFiles } from './uploaded-skills.store.js';
+import { isSlugTaken, recordInstalledSkill } from './workspace-skills.store.js';
+
+/** What one folder may hold: a skill is instructions and a little code, not a dataset. */
+export const UPLOAD_LIMITS = { files: 200, bytes: 5 * 1024 * 1024 } as const;
+
+export interface UploadedFile {
+  path: string;
+  /** The file's bytes, base64-encoded. */
+  content: string;
+}
+
+export interface InstalledFromFolder {
+  slug: string;
+  name: string;
+  description: string;
+  runtime: 'script' | 'agent';
+  files: number;
+}
+
+type UploadContext = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'skills' | 'control'>;
+
+/** The folder's files, decoded and checked: relative paths, once each, within the limits. */
+function decoded(files: UploadedFile[]): { path: string; bytes: Buffer }[] {
+  if (files.length === 0) throw new InvalidInput('The folder is empty. A skill needs at least its SKILL.md.');
+  if (files.length > UPLOAD_LIMITS.files) {
+    throw new PayloadTooLarge(`A skill folder may hold at most ${UPLOAD_LIMITS.files} files; this one has ${files.length}.`);
+  }
+  const seen = new Set<string>();
+  let total = 0;
+  return files.map((file) => {
+    if (!isBundlePath(file.path)) {
+      throw new InvalidInput(`“${file.path}” is not a path inside the folder. Use relative paths with forward slashes.`);
+    }
+    if (seen.has(file.path)) throw new InvalidInput(`“${file.path}” is in the folder twice.`);
+    seen.add(file.path);
+    const bytes = Buffer.from(file.content, 'base64');
+    total += bytes.length;
+    if (total > UPLOAD_LIMITS.bytes) {
+      throw new PayloadTooLarge('A skill folder may hold at most 5 MB of files. Leave data and dependencies out of it.');
+    }
+    return { path: file.path, bytes };
+  });
+}
+
+function manifestOf(files: { path: string; bytes: Buffer }[], folderName: string) {
+  const source = files.find((file) => file.path === 'SKILL.md');
+  if (!source) throw new InvalidInput('The folder has no SKILL.md at its top. Every skill starts with one.');
+  try {
+    const manifest = parseSkillManifest(source.bytes.toString('utf8'), folderName);
+    if (manifest.runtime === 'script' && !files.some((file) => file.path === manifest.entry)) {
+      throw new InvalidInput(`SKILL.md names ${manifest.entry} as its entry, but the folder has no such file.`);
+    }
+    return manifest;
+  } catch (error) {
+    if (error instanceof ManifestError) throw new InvalidInput(`SKILL.md cannot be used: ${error.message}.`);
+    throw error;
+  }
+}
+
+/**
+ * Installs a skill from a folder a person sends (the CLI's `skills install PATH`): its
+ * files go to the blob store and are recorded, the skill's folder is written from them, and
+ * the workspace runs it by its slug from then on, in the sandbox like any installed skill.
+ * A slug the server's own skills or another installed skill use is a conflict.
+ */
+export async function installFromFolder(
+  ctx: UploadContext,
+  caller: Caller,
+  upload: { folderName: string; files: UploadedFile[] },
+): Promise<InstalledFromFolder> {
+  const files = decoded(upload.files);
+  const manifest = manifestOf(files, upload.folderName);
+  const slug = manifest.slug;
+  const taken = () => new Conflict(`This workspace already has a skill called ${slug}. Give yours another slug in its SKILL.md.`);
+  if (ctx.skills.get(slug) || (await isSlugTaken(ctx.db, caller.workspaceId, slug))) throw taken();
+
+  const dir = path.join(ctx.config.dataDir, 'installed-skills', caller.workspaceId, `${slug}-${randomBytes(4).toString('hex')}`);
+  const staged: { path: string; blob: StagedBlob }[] = [];
+  try {
+    for (const file of files) staged.push({ path: file.path, blob: await ctx.blobs.stage(Readable.from([file.bytes])) });
+    await ctx.blobs.exclusive(async () => {
+      for (const { blob } of staged) await ctx.blobs.commit(blob);
+      const stored = staged.map(({ path: filePath, blob }) => ({ path: filePath, sha256: blob.sha256, size: blob.size }));
+      await writeFolderFromBlobs(ctx, stored, dir);
+      await ctx.db.transaction().execute(async (trx) => {
+        await recordInstalledSkill(trx, {
+          workspace_id: caller.workspaceId,
+          slug,
+          artifact_id: null,
+          dir,
+          created_at: ctx.clock.now().toISOString(),
+        });
+        await insertUploadedFiles(
+          trx,
+          stored.map((file) => ({ workspace_id: caller.workspaceId, slug, ...file })),
+        );
+      });
+    });
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    if (isUniqueViolation(error)) throw taken();
+    throw error;
+  } finally {
+    await Promise.all(staged.map(({ blob }) => ctx.blobs.discard(blob).catch(() => undefined)));
+  }
+  invalidate(ctx, caller.workspaceId, ['skills']);
+  return { slug, name: manifest.name, description: manifest.description, runtime: manifest.runtime, files: files.length };
+}
