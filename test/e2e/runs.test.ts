@@ -55,8 +55,19 @@ async function storedEvents(api: Client, token: string, id: string): Promise<Str
 }
 
 /** The run screen's event list, one text per event, in page order. */
+/** What each event of the log says: its kind and text, without the time it shows first. */
 function pageEvents(app: AppPage): Promise<string[]> {
-  return app.page.getByRole('log', { name: 'Run events' }).getByRole('listitem').allTextContents();
+  return app.page
+    .getByRole('log', { name: 'Run events' })
+    .getByRole('listitem')
+    .evaluateAll((items) =>
+      items.map((item) =>
+        [...item.children]
+          .filter((child) => child.tagName !== 'TIME')
+          .map((child) => child.textContent)
+          .join(''),
+      ),
+    );
 }
 
 const ticksOf = (texts: string[]) => texts.flatMap((text) => /tick (\d+) of/.exec(text)?.slice(1).map(Number) ?? []);
