@@ -134,7 +134,13 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
       </header>
       <nav id="sections" class={menuOpen ? 'tabs open' : 'tabs'} aria-label="Sections">
         {NAV.map((item) => (
-          <Link key={item.href} href={item.href} aria-current={path.startsWith(item.href) ? 'page' : undefined}>
+          <Link
+            key={item.href}
+            href={item.href}
+            aria-current={path.startsWith(item.href) ? 'page' : undefined}
+            // The section already shown changes no path, and its link folds the menu all the same.
+            onNavigate={() => setMenuOpen(false)}
+          >
             {item.label}
           </Link>
         ))}

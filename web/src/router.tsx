@@ -53,14 +53,17 @@ interface LinkProps {
   class?: string;
   'aria-current'?: 'page' | undefined;
   'aria-label'?: string;
+  /** Called once the link has moved the app (a menu folds itself). */
+  onNavigate?: () => void;
 }
 
 /** An in-app link: a real anchor (so it opens in a new tab), routed without a reload. */
-export function Link({ href, children, ...rest }: LinkProps) {
+export function Link({ href, children, onNavigate, ...rest }: LinkProps) {
   const onClick = (event: MouseEvent) => {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
     navigate(href);
+    onNavigate?.();
   };
   return (
     <a href={`${BASE}${href}`} onClick={onClick} {...rest}>

@@ -83,9 +83,6 @@ export function MessageForm({
   const [text, setText] = useState(initialText ?? '');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  useEffect(() => {
-    if (initialText !== undefined) setText(initialText);
-  }, [initialText]);
   const resuming = phase === 'interrupted';
   const price = useSkillPrice(resuming ? skillSlug : undefined);
   const submit = async (event: Event) => {

@@ -7,18 +7,23 @@ const MAX_PAGES = 20;
 
 /**
  * When each event of a run happened, in milliseconds since the epoch. The stream's frames
- * carry no time, so the times stored with the events are read once the page opens (a
- * replay arrives in one burst); an event that arrives after that is live, and its arrival
- * is its time.
+ * carry no time, so the times stored with the events are read once the first events are in
+ * (a replay arrives in one burst) and when the run ends; an event that arrives in between is
+ * live, and its arrival is its time until then.
  */
 export function useEventTimes(id: string, events: RunEvent[]): ReadonlyMap<number, number> {
-  const arrivals = useRef(new Map<number, number>());
+  const arrivals = useRef({ id, times: new Map<number, number>() });
+  if (arrivals.current.id !== id) arrivals.current = { id, times: new Map() };
   const [stored, setStored] = useState<{ id: string; times: Map<number, number> }>();
   const now = Date.now();
-  for (const event of events) if (!arrivals.current.has(event.sequence)) arrivals.current.set(event.sequence, now);
+  for (const event of events) if (!arrivals.current.times.has(event.sequence)) arrivals.current.times.set(event.sequence, now);
 
+  // Read once the stream has brought something (a run that never started has no times), and
+  // again when the run has ended, so that what stays on screen is the stored times throughout.
+  const started = events.length > 0;
+  const ended = events[events.length - 1]?.type === 'session.status_idle';
   useEffect(() => {
-    arrivals.current = new Map();
+    if (!started) return;
     let current = true;
     (async () => {
       const times = new Map<number, number>();
@@ -36,10 +41,10 @@ export function useEventTimes(id: string, events: RunEvent[]): ReadonlyMap<numbe
     return () => {
       current = false;
     };
-  }, [id]);
+  }, [id, started, ended]);
 
   const known = stored?.id === id ? stored.times : undefined;
-  const merged = new Map(arrivals.current);
+  const merged = new Map(arrivals.current.times);
   if (known) for (const [sequence, at] of known) merged.set(sequence, at);
   return merged;
 }

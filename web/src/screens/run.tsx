@@ -137,6 +137,9 @@ export function RunScreen({ id }: { id: string }) {
       <RunArtifacts events={stream.events} />
       {(phase === 'new' || phase === 'interrupted') && (
         <MessageForm
+          // Kept input arrives after the form first showed: a form of its own shows it in the same
+          // paint as the notice about it, not an effect later.
+          key={blocked === undefined ? 'fresh' : 'kept'}
           id={id}
           skillSlug={status.data?.skillSlug}
           phase={phase}
