@@ -1,7 +1,6 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import { type BlobReferencingTable, blobsReferencedIn } from '../db/blob-references.js';
 import type { ArtifactFilesTable, ArtifactsTable, Tables } from '../db/tables.js';
-import { blobsInUse } from '../files/files.store.js';
-import { blobsOfUploadedSkills } from '../skills/uploaded-skills.store.js';
 
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type ArtifactFileRow = Selectable<ArtifactFilesTable>;
@@ -95,19 +94,14 @@ export async function deleteArtifact(db: Kysely<Tables>, id: string): Promise<vo
   await db.deleteFrom('artifacts').where('id', '=', id).execute();
 }
 
-/** Of the given blobs, those no artifact file and no uploaded input file points at any more. */
+const BLOB_REFERENCES: BlobReferencingTable[] = ['artifact_files', 'input_files', 'uploaded_skill_files'];
+
+/** Of the given blobs, those no artifact file, uploaded input file or installed skill folder points at any more. */
 export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promise<string[]> {
   if (sha256s.length === 0) return [];
-  const referenced = await blobsInUse(db, sha256s);
-  for (const sha256 of await blobsOfUploadedSkills(db, sha256s)) referenced.add(sha256);
-  for (let start = 0; start < sha256s.length; start += 500) {
-    const rows = await db
-      .selectFrom('artifact_files')
-      .select('sha256')
-      .distinct()
-      .where('sha256', 'in', sha256s.slice(start, start + 500))
-      .execute();
-    for (const row of rows) referenced.add(row.sha256);
+  const referenced = new Set<string>();
+  for (const table of BLOB_REFERENCES) {
+    for (const sha256 of await blobsReferencedIn(db, table, sha256s)) referenced.add(sha256);
   }
   return sha256s.filter((sha256) => !referenced.has(sha256));
 }

@@ -66,18 +66,3 @@ export function inputFilesById(db: Kysely<Tables>, ids: string[]): Promise<Input
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('input_files').selectAll().where('id', 'in', ids).execute();
 }
-
-/** Of the given blobs, those some input file points at. */
-export async function blobsInUse(db: Kysely<Tables>, sha256s: string[]): Promise<Set<string>> {
-  const used = new Set<string>();
-  for (let start = 0; start < sha256s.length; start += 500) {
-    const rows = await db
-      .selectFrom('input_files')
-      .select('sha256')
-      .distinct()
-      .where('sha256', 'in', sha256s.slice(start, start + 500))
-      .execute();
-    for (const row of rows) used.add(row.sha256);
-  }
-  return used;
-}

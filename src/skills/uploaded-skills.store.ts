@@ -16,18 +16,3 @@ export function uploadedFilesOf(db: Kysely<Tables>, workspaceId: string, slug: s
     .orderBy('path')
     .execute();
 }
-
-/** Which of these blobs an uploaded skill still holds, for blob collection. */
-export async function blobsOfUploadedSkills(db: Kysely<Tables>, sha256s: string[]): Promise<Set<string>> {
-  const used = new Set<string>();
-  for (let start = 0; start < sha256s.length; start += 500) {
-    const rows = await db
-      .selectFrom('uploaded_skill_files')
-      .select('sha256')
-      .distinct()
-      .where('sha256', 'in', sha256s.slice(start, start + 500))
-      .execute();
-    for (const row of rows) used.add(row.sha256);
-  }
-  return used;
-}

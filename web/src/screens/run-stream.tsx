@@ -114,6 +114,8 @@ class StreamConnection {
 
 export interface RunStream {
   events: RunEvent[];
+  /** When each of `events` arrived here, by index: an event's time until its stored one is read. */
+  arrivedAt: number[];
   state: StreamState;
   error: string | undefined;
   ensureOpen: () => Promise<void>;
@@ -121,12 +123,12 @@ export interface RunStream {
 
 /** The events of one execution as they arrive, each once, in order. */
 export function useRunStream(executionId: string): RunStream {
-  const [events, setEvents] = useState<RunEvent[]>([]);
+  const [held, setHeld] = useState<{ events: RunEvent[]; arrivedAt: number[] }>({ events: [], arrivedAt: [] });
   const [status, setStatus] = useState<{ state: StreamState; error?: string | undefined }>({ state: 'connecting' });
   const connection = useRef<StreamConnection | undefined>(undefined);
 
   useEffect(() => {
-    setEvents([]);
+    setHeld({ events: [], arrivedAt: [] });
     setStatus({ state: 'connecting' });
     // A replay arrives as thousands of messages at once: they are added in batches, so the
     // list is copied and rendered once per batch rather than once per event.
@@ -136,7 +138,11 @@ export function useRunStream(executionId: string): RunStream {
       const arrived = batch;
       batch = [];
       flushTimer = undefined;
-      setEvents((held) => held.concat(arrived));
+      const at = Date.now();
+      setHeld((before) => ({
+        events: before.events.concat(arrived),
+        arrivedAt: before.arrivedAt.concat(arrived.map(() => at)),
+      }));
     };
     const opened = new StreamConnection(executionId, {
       onEvent: (event) => {
@@ -154,5 +160,5 @@ export function useRunStream(executionId: string): RunStream {
   }, [executionId]);
 
   const ensureOpen = () => connection.current?.ensureOpen() ?? Promise.reject(new Error('The run is not loaded'));
-  return { events, state: status.state, error: status.error, ensureOpen };
+  return { events: held.events, arrivedAt: held.arrivedAt, state: status.state, error: status.error, ensureOpen };
 }

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { eventTimes } from '../requests/executions';
 import type { RunEvent } from './run-stream';
 
@@ -9,15 +9,10 @@ const MAX_PAGES = 20;
  * When each event of a run happened, in milliseconds since the epoch. The stream's frames
  * carry no time, so the times stored with the events are read once the first events are in
  * (a replay arrives in one burst) and when the run ends; an event that arrives in between is
- * live, and its arrival is its time until then.
+ * live, and its arrival (`arrivedAt`, by index) is its time until then.
  */
-export function useEventTimes(id: string, events: RunEvent[]): ReadonlyMap<number, number> {
-  const arrivals = useRef({ id, times: new Map<number, number>() });
-  if (arrivals.current.id !== id) arrivals.current = { id, times: new Map() };
+export function useEventTimes(id: string, events: RunEvent[], arrivedAt: number[]): ReadonlyMap<number, number> {
   const [stored, setStored] = useState<{ id: string; times: Map<number, number> }>();
-  const now = Date.now();
-  for (const event of events) if (!arrivals.current.times.has(event.sequence)) arrivals.current.times.set(event.sequence, now);
-
   // Read once the stream has brought something (a run that never started has no times), and
   // again when the run has ended, so that what stays on screen is the stored times throughout.
   const started = events.length > 0;
@@ -44,9 +39,14 @@ export function useEventTimes(id: string, events: RunEvent[]): ReadonlyMap<numbe
   }, [id, started, ended]);
 
   const known = stored?.id === id ? stored.times : undefined;
-  const merged = new Map(arrivals.current.times);
-  if (known) for (const [sequence, at] of known) merged.set(sequence, at);
-  return merged;
+  return useMemo(() => {
+    const times = new Map<number, number>();
+    events.forEach((event, index) => {
+      const at = known?.get(event.sequence) ?? arrivedAt[index];
+      if (at !== undefined) times.set(event.sequence, at);
+    });
+    return times;
+  }, [events, arrivedAt, known]);
 }
 
 /** A moment as the time of day, to the second. */

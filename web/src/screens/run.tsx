@@ -63,7 +63,7 @@ function phaseLabel(phase: Phase, cancelled: boolean, stopReason: string | undef
 export function RunScreen({ id }: { id: string }) {
   const stream = useRunStream(id);
   const status = useRunStatus(id, stream.events);
-  const times = useEventTimes(id, stream.events);
+  const times = useEventTimes(id, stream.events, stream.arrivedAt);
   const [cancelled, setCancelled] = useState(false);
   const [startError, setStartError] = useState<string | undefined>();
   const [blocked, setBlocked] = useState<{ input: string; running: HistoryItem | undefined } | undefined>();
