@@ -79,28 +79,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const warning of warnings) app.log.warn(warning.fields, warning.message);
   ops.countControlSockets(() => app.websocketServer?.clients.size ?? 0);
   // First, so that every answer carries it, refusals by the hooks after it included.
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks that do not wait take a callback: an async hook costs a promise on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    done();
   });
   // After the answer: the request (method, path, client), its status and how long it took.
   // Fastify's own pair of lines (received, completed) doubled what logging cost the hottest routes.
   // By default only answers of 400 and up: a line per successful request drowned what needs reading.
   const { accessLog } = ctx.config;
-  if (accessLog !== 'off') {
-    app.addHook('onResponse', async (request, reply) => {
-      if (accessLog === 'errors' && reply.statusCode < 400) return;
-      request.log.info(
-        { req: request, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 },
-        'request completed',
-      );
-    });
-  }
   const { metrics } = ops;
-  if (metrics) {
-    app.addHook('onResponse', async (request, reply) => {
+  // One hook for both, as each hook is a call per request.
+  if (accessLog !== 'off' || metrics) {
+    app.addHook('onResponse', (request, reply, done) => {
+      if (accessLog === 'all' || (accessLog === 'errors' && reply.statusCode >= 400)) {
+        request.log.info(
+          { req: request, statusCode: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 },
+          'request completed',
+        );
+      }
       // The route's pattern, never the URL: one series per route, not per execution id.
-      const route = request.routeOptions.url ?? 'unmatched';
-      metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+      metrics?.observeRequest(
+        request.method,
+        request.routeOptions.url ?? 'unmatched',
+        reply.statusCode,
+        reply.elapsedTime / 1000,
+      );
+      done();
     });
   }
   // Before the plumbing's hook: the web app's session cookie is a credential.

@@ -19,6 +19,7 @@ import { runtimeFor } from '../skills/runtimes.js';
 import { UPLOADS_FOLDER } from '../skills/skill-command.js';
 import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
 import type { ActiveRun, StopCause } from './active-runs.js';
+import { BatchedEventWriter } from './event-batches.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
 import { findExecution, workingExecutionsOf } from './executions.store.js';
@@ -238,6 +239,10 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
   let started: StartedRun;
   try {
     await output.open(warm?.output);
+    const events = new BatchedEventWriter(async (batch) => {
+      await recordEvents(ctx, executionId, batch);
+      signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
+    });
     started = await runtime.start({
       skill,
       input: text,
@@ -248,11 +253,9 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
       limits: ctx.config.executions,
       signal: stopping.signal,
       account: runAccount(ctx, executionId),
-      onMessage: async (message) => {
-        if (message.type === 'file') await output.noteFileWritten();
-        await recordEvents(ctx, executionId, [eventOf(message)]);
-        signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
-      },
+      // Handed to the writer at once, so events keep the order of the calls; a file's event
+      // is stored once its run's artifact exists.
+      onMessage: (message) => events.add(eventOf(message), message.type === 'file' ? output.noteFileWritten() : undefined),
     });
   } catch (error) {
     const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;

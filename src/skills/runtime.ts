@@ -123,7 +123,11 @@ export interface RunRequest {
   limits: RunLimits;
   /** Aborting stops the run: it ends as stopped (an interrupt or a cancel). */
   signal: AbortSignal;
-  /** Each message in order; the next waits until this one is handled. */
+  /**
+   * Each message, in the order of the calls: a runtime may hand on the next before this
+   * one's promise settles (the handler then stores them together), and learns of a failure
+   * to store one through that promise.
+   */
   onMessage: (message: RunMessage) => Promise<void>;
   account: RunAccount;
   /** The execution this run is for, named in the log lines of its network. */

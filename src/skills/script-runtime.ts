@@ -89,6 +89,8 @@ class IdlePipes {
 }
 /** What one streamed event costs beyond its line: its row, its frame, its announcement. */
 const EVENT_OVERHEAD_BYTES = 100;
+/** Messages handed on and not yet stored, at most: the backlog a fast-printing skill can build. */
+const MESSAGES_IN_FLIGHT = 64;
 
 /** The error line of what the child printed last, without stack frames or Node's banner. */
 function errorLine(stderr: string): string | undefined {
@@ -217,7 +219,41 @@ export async function startScript(
   else child.once('exit', () => idle.watch());
   const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
 
+  // The service could not take a message (its database refused it). Leaving the loop cuts
+  // the skill's pipe, and the skill would die of it and take the blame: the run is the
+  // service's failure, and the skill is stopped now.
+  const notStored = (error: unknown) =>
+    end({ kind: 'failed', reason: `the run broke inside the service: ${(error as Error).message}`, fault: 'service' });
+  // Lines are handed on without waiting for each to be stored, so that those a skill prints
+  // while a write is under way are stored together; past this many unstored, reading waits.
+  const inFlight: Promise<void>[] = [];
+  /** Hands a message on; false once the oldest unstored one, waited for, could not be stored. */
+  const handOn = async (message: SkillMessage): Promise<boolean> => {
+    const handled = onMessage(message);
+    handled.catch(() => undefined); // waited for in order, below or when the relay ends
+    inFlight.push(handled);
+    const oldest = inFlight.length > MESSAGES_IN_FLIGHT ? inFlight.shift() : undefined;
+    return (
+      oldest === undefined ||
+      oldest.then(
+        () => true,
+        (error: unknown) => {
+          notStored(error);
+          return false;
+        },
+      )
+    );
+  };
   const relay = async (): Promise<void> => {
+    try {
+      await relayLines();
+    } finally {
+      // Every message handed on is stored, or has failed, before the run may end.
+      const failure = (await Promise.allSettled(inFlight)).find((result) => result.status === 'rejected');
+      if (failure) notStored(failure.reason);
+    }
+  };
+  const relayLines = async (): Promise<void> => {
     let eventBytes = 0;
     for await (const line of idle.lines(boundedLines(child.stdout, limits.lineLimitBytes))) {
       if (run.killedFor) return;
@@ -237,14 +273,7 @@ export async function startScript(
           reason: `the skill printed something that is not a protocol message: ${line.slice(0, 120)}`,
         });
       }
-      try {
-        await onMessage(message);
-      } catch (error) {
-        // The service could not take the message (its database refused it). Leaving the
-        // loop cuts the skill's pipe, and the skill would die of it and take the blame:
-        // the run is the service's failure, and the skill is stopped now.
-        return end({ kind: 'failed', reason: `the run broke inside the service: ${(error as Error).message}`, fault: 'service' });
-      }
+      if (!(await handOn(message))) return;
     }
   };
 

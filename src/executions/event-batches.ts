@@ -1,0 +1,52 @@
+import type { NewEvent } from './event-codec.js';
+
+/** Events per write at most: a bound on one statement's parameters and one transaction's length. */
+const MAX_BATCH = 256;
+
+interface Waiting {
+  event: NewEvent;
+  /** What must be done before the event is stored. */
+  after: Promise<unknown> | undefined;
+  stored: () => void;
+  failed: (error: unknown) => void;
+}
+
+/**
+ * Stores a run's events in the order they are handed in, one write at a time, joining every
+ * event that arrives while a write is under way into the next one. A chatty run then costs
+ * a transaction per burst instead of one per event, and nothing waits for a timer: a lone
+ * event is written at once. Each `add` settles when the write holding its event commits;
+ * `after` holds back the write that holds its event until it is done (and fails it if it fails).
+ */
+export class BatchedEventWriter {
+  readonly #waiting: Waiting[] = [];
+  #writing = false;
+
+  constructor(private readonly write: (events: NewEvent[]) => Promise<void>) {}
+
+  add(event: NewEvent, after?: Promise<unknown>): Promise<void> {
+    // Its failure is read when its batch is written; until then it is not unhandled.
+    after?.catch(() => undefined);
+    return new Promise((stored, failed) => {
+      this.#waiting.push({ event, after, stored, failed });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#waiting.length > 0) {
+      const batch = this.#waiting.splice(0, MAX_BATCH);
+      try {
+        const before = batch.flatMap((waiting) => (waiting.after ? [waiting.after] : []));
+        // Only when there is something to wait for: a lone event is otherwise written at once.
+        if (before.length > 0) await Promise.all(before);
+        await this.write(batch.map((waiting) => waiting.event));
+        for (const waiting of batch) waiting.stored();
+      } catch (error) {
+        for (const waiting of batch) waiting.failed(error);
+      }
+    }
+    this.#writing = false;
+  }
+}

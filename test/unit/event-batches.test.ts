@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { BatchedEventWriter } from '../../src/executions/event-batches.js';
+import type { NewEvent } from '../../src/executions/event-codec.js';
+
+const info = (n: number): NewEvent => ({ type: 'agent.info', payload: { message: `line ${n}` } });
+const numbers = (events: NewEvent[]) => events.map((event) => (event.payload as { message: string }).message);
+
+/** A write that finishes only when told, recording each batch it was given. */
+function heldWrites() {
+  const batches: string[][] = [];
+  const finish: ((error?: Error) => void)[] = [];
+  const write = (events: NewEvent[]) =>
+    new Promise<void>((resolve, reject) => {
+      batches.push(numbers(events));
+      finish.push((error) => (error ? reject(error) : resolve()));
+    });
+  return { batches, finish, write };
+}
+
+describe('storing a run’s events in batches', () => {
+  it('writes a lone event at once, and joins those that arrive during a write into the next, in order', async () => {
+    const held = heldWrites();
+    const writer = new BatchedEventWriter(held.write);
+    const first = writer.add(info(1));
+    expect(held.batches).toEqual([['line 1']]);
+    const rest = [2, 3, 4].map((n) => writer.add(info(n)));
+    expect(held.batches).toHaveLength(1);
+    held.finish[0]?.();
+    await first;
+    await expect.poll(() => held.batches.length).toBe(2);
+    expect(held.batches[1]).toEqual(['line 2', 'line 3', 'line 4']);
+    held.finish[1]?.();
+    await Promise.all(rest);
+  });
+
+  it('settles each event only when the write holding it has committed', async () => {
+    const held = heldWrites();
+    const writer = new BatchedEventWriter(held.write);
+    let stored = false;
+    const added = writer.add(info(1)).then(() => {
+      stored = true;
+    });
+    await Promise.resolve();
+    expect(stored).toBe(false);
+    held.finish[0]?.();
+    await added;
+    expect(stored).toBe(true);
+  });
+
+  it('fails the events of a failed write, and still writes the ones after it', async () => {
+    const held = heldWrites();
+    const writer = new BatchedEventWriter(held.write);
+    const first = writer.add(info(1));
+    const second = writer.add(info(2));
+    held.finish[0]?.(new Error('the database refused it'));
+    await expect(first).rejects.toThrow('the database refused it');
+    await expect.poll(() => held.batches.length).toBe(2);
+    held.finish[1]?.();
+    await expect(second).resolves.toBeUndefined();
+  });
+
+  it('holds an event back until what it waits for is done, and fails it if that fails', async () => {
+    const held = heldWrites();
+    const writer = new BatchedEventWriter(held.write);
+    let created: () => void = () => undefined;
+    const artifact = new Promise<void>((resolve) => {
+      created = resolve;
+    });
+    const waiting = writer.add(info(1), artifact);
+    await Promise.resolve();
+    expect(held.batches).toEqual([]);
+    created();
+    await expect.poll(() => held.batches.length).toBe(1);
+    held.finish[0]?.();
+    await waiting;
+
+    const refused = writer.add(info(2), Promise.reject(new Error('the artifact could not be created')));
+    await expect(refused).rejects.toThrow('the artifact could not be created');
+    expect(held.batches).toHaveLength(1);
+  });
+
+  it('never writes more than 256 events at once', async () => {
+    const held = heldWrites();
+    const writer = new BatchedEventWriter(held.write);
+    const all = Array.from({ length: 600 }, (_, n) => writer.add(info(n)));
+    held.finish[0]?.();
+    await expect.poll(() => held.batches.length).toBe(2);
+    held.finish[1]?.();
+    await expect.poll(() => held.batches.length).toBe(3);
+    held.finish[2]?.();
+    await expect.poll(() => held.batches.length).toBe(4);
+    held.finish[3]?.();
+    await Promise.all(all);
+    expect(held.batches.map((batch) => batch.length)).toEqual([1, 256, 256, 87]);
+    expect(held.batches.flat()).toEqual(Array.from({ length: 600 }, (_, n) => `line ${n}`));
+  });
+});
