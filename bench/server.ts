@@ -46,6 +46,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** How the server started here is closed; nothing to close for the baselines. */
+let closeApp: () => Promise<unknown> = () => Promise.resolve();
+
 async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
   const config = await loadConfig({
     DATA_DIR: await mkdtemp(path.join(tmpdir(), 'skillet-bench-')),
@@ -81,6 +84,9 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
   });
   const url = await app.listen({ host: '127.0.0.1', port: config.port });
   app.warmSandboxes();
+  // Closed on the way out as production closes: the warm sandboxes' folders are unmounted,
+  // so the suite can remove the data folder after.
+  closeApp = () => app.close();
   return url;
 }
 
@@ -231,7 +237,15 @@ const servers: Record<string, () => Promise<string>> = {
   'soak-baseline': soakBaseline,
 };
 const url = await (servers[mode ?? ''] ?? baseline)();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(0));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    // A close that waits on something (a stream a suite left open) does not hold the suite.
+    setTimeout(() => process.exit(0), 5000).unref();
+    closeApp()
+      .catch((error: unknown) => console.error('the server did not close cleanly', error))
+      .finally(() => process.exit(0));
+  });
+}
 /**
  * `loop-delay` after the settings: the server keeps a histogram of its event loop's delay,
  * sampled every millisecond, and SIGUSR2 reports it (since the last report) instead of

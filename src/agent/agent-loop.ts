@@ -41,23 +41,19 @@ function summaryOf(content: ContentBlock[]): string {
 }
 
 /**
- * Messages reach the runner in order, as soon as they exist, while the vendor's stream and
- * the loop go on: the runner stores those that arrive while it is writing in one go.
- * `drained` settles once every message is stored, and fails if one could not be.
+ * Messages reach the runner in order, one at a time, while the vendor's stream goes on: a
+ * finished block is handed over at once and the next waits behind it.
  */
 class MessageQueue {
-  readonly #delivered: Promise<void>[] = [];
+  #tail: Promise<void> = Promise.resolve();
   constructor(private readonly deliver: (message: RunMessage) => Promise<void>) {}
 
   push(message: RunMessage): void {
-    const delivered = this.deliver(message);
-    // Seen by drained(); until then a failure must not count as unhandled.
-    delivered.catch(() => undefined);
-    this.#delivered.push(delivered);
+    this.#tail = this.#tail.then(() => this.deliver(message));
   }
 
-  async drained(): Promise<void> {
-    await Promise.all(this.#delivered);
+  drained(): Promise<void> {
+    return this.#tail;
   }
 }
 
