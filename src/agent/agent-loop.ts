@@ -1,6 +1,8 @@
 import type { AgentSettings } from '../config.js';
+import type { RunFolders, RunJournal } from '../skills/run-journal.js';
 import type { RunAccount, RunMessage, RunOutcome, RunResult } from '../skills/runtime.js';
-import type { ContentBlock, ModelClient, ToolResult, ToolSpec, Turn } from './conversation.js';
+import type { ContentBlock, ModelClient, ToolResult, ToolSpec } from './conversation.js';
+import { type PendingTools, replayJournal, type ToolCallBlock } from './journal-replay.js';
 import { ModelBudget, outOfCreditsReason } from './model-budget.js';
 import { modelCallFailure } from './model-call-failures.js';
 import type { ModelRoute } from './model-route.js';
@@ -15,6 +17,12 @@ export interface AgentRun {
   tools: ToolSpec[];
   toolContext: ToolContext;
   account: RunAccount;
+  /** Where the run's steps are journaled, with what an earlier attempt completed; none for a run that cannot resume. */
+  journal?: RunJournal;
+  /** Tools whose effects reach outside the sandbox: journaled as they start, never repeated blindly. */
+  outsideEffects: readonly string[];
+  /** The run's folders as they stand now (its computer's /workspace appears once the computer does). */
+  folders: () => RunFolders;
   /** Aborted on interrupt, cancel or the run's time limit; `stopReason` tells which. */
   signal: AbortSignal;
   onMessage: (message: RunMessage) => Promise<void>;
@@ -63,24 +71,54 @@ function blockMessage(block: ContentBlock): RunMessage | undefined {
   return undefined;
 }
 
+/** What the model is told of a call with outside effects that was under way when the run's worker was lost. */
+const LOST_CALL_RESULT =
+  'This call was under way when the run moved to another worker: it may have happened, and its result was lost. ' +
+  'Check whether it did before you repeat it.';
+
+function resumedInfo(pause: number | undefined, modelCalls: number): string {
+  const lost = 'the worker running this run stopped answering';
+  if (modelCalls === 0) {
+    return `Resumed on another worker: ${lost} before its first model call was answered, so the run starts again from its beginning.`;
+  }
+  const kept = modelCalls === 1 ? 'The model call it had completed was' : `The ${modelCalls} model calls it had completed were`;
+  const after = pause === undefined ? '' : ` after ${pause} s`;
+  return `Resumed on another worker${after}: ${lost}. ${kept} kept, with their tool results, and not charged again.`;
+}
+
 /**
  * The agent loop: the model answers, its tool calls are run and answered, until it ends its
  * turn. A model call on the house key starts only once an upper bound of its cost is held
  * against the payer's credits (model-budget.ts), and is charged as soon as it is answered,
  * so a run stops before it overdraws rather than after, whatever else the payer runs.
+ * Each completed step is journaled; a run resumed on another worker starts from its journal,
+ * repeating no completed call.
  */
 export async function runAgent(run: AgentRun): Promise<RunResult> {
-  const { settings, route, account, signal } = run;
+  const { settings, route, account, signal, journal } = run;
   const queue = new MessageQueue(run.onMessage);
-  const turns: Turn[] = [{ role: 'user', text: run.input }];
-  const budget = await ModelBudget.open(settings, route, account);
-  let last: ContentBlock[] = [];
+  const replayed = replayJournal(run.input, journal?.steps ?? []);
+  const { turns } = replayed;
+  const budget = await ModelBudget.open(settings, route, account, replayed.usages);
+  let last = replayed.last;
   const end = async (outcome: RunOutcome): Promise<RunResult> => {
     await queue.drained();
     return { outcome, tokenUsage: budget.used, summary: outcome.kind === 'completed' ? summaryOf(last) : '' };
   };
+  if (journal?.resumedFrom)
+    queue.push({ type: 'info', message: resumedInfo(journal.resumedFrom.pauseSeconds, replayed.modelCalls) });
+  if (replayed.finished) return end({ kind: 'completed' });
 
-  for (let call = 1; call <= settings.maxTurns; call++) {
+  let pending = replayed.pending;
+  for (let call = replayed.modelCalls + 1; ; call++) {
+    if (pending) {
+      const results = await answerTools(run, pending, queue);
+      if (!results) return end(abortedOutcome(signal));
+      turns.push({ role: 'tool', results });
+    }
+    if (call > settings.maxTurns) {
+      return end({ kind: 'failed', reason: `the run reached its limit of ${settings.maxTurns} model calls (AGENT_MAX_TURNS)` });
+    }
     if (signal.aborted) return end(abortedOutcome(signal));
     const step = await budget.call(run.client, {
       system: run.system,
@@ -104,7 +142,7 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
     if (step.kind === 'failed') return end(modelCallFailure(step.error, route, call));
     const { reply } = step;
     queue.push({ type: 'model_call', usage: reply.usage });
-    if (await budget.settle(reply.usage)) {
+    if (await budget.settle(reply.usage, { kind: 'model_reply', content: reply.content, usage: reply.usage })) {
       return end({
         kind: 'limit_reached',
         reason: 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.',
@@ -112,17 +150,37 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
     }
     last = reply.content;
     turns.push({ role: 'assistant', content: reply.content });
-    const calls = reply.content.filter((block) => block.type === 'tool_call');
+    const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
     if (calls.length === 0) return end({ kind: 'completed' });
-
-    const results: ToolResult[] = [];
-    for (const toolCall of calls) {
-      queue.push({ type: 'tool_call', id: toolCall.id, name: toolCall.name, label: toolLabel(toolCall) });
-      const result = await runAgentTool(toolCall, run.toolContext);
-      results.push({ callId: toolCall.id, name: toolCall.name, ...result });
-      if (signal.aborted) return end(abortedOutcome(signal));
-    }
-    turns.push({ role: 'tool', results });
+    pending = { calls, results: [], started: new Set() };
   }
-  return end({ kind: 'failed', reason: `the run reached its limit of ${settings.maxTurns} model calls (AGENT_MAX_TURNS)` });
+}
+
+/**
+ * Runs the tool calls of the latest answer that have no result yet, journaling each; those
+ * with outside effects are journaled as they start. One that started on a lost worker is
+ * not run again: the model hears that it may have happened. Undefined once the run is stopped.
+ */
+async function answerTools(run: AgentRun, pending: PendingTools, queue: MessageQueue): Promise<ToolResult[] | undefined> {
+  const results = [...pending.results];
+  const answered = new Set(results.map((result) => result.callId));
+  for (const toolCall of pending.calls) {
+    if (answered.has(toolCall.id)) continue;
+    let result: ToolResult;
+    if (pending.started.has(toolCall.id)) {
+      queue.push({
+        type: 'info',
+        message: `${toolLabel(toolCall)} was under way when the run moved to another worker; it may have happened, so it was not repeated.`,
+      });
+      result = { callId: toolCall.id, name: toolCall.name, output: LOST_CALL_RESULT, isError: true };
+    } else {
+      queue.push({ type: 'tool_call', id: toolCall.id, name: toolCall.name, label: toolLabel(toolCall) });
+      if (run.outsideEffects.includes(toolCall.name)) await run.journal?.toolStarted(toolCall.id, toolCall.name);
+      result = { callId: toolCall.id, name: toolCall.name, ...(await runAgentTool(toolCall, run.toolContext)) };
+    }
+    if (run.signal.aborted) return undefined;
+    await run.journal?.toolAnswered(result, run.folders());
+    results.push(result);
+  }
+  return results;
 }

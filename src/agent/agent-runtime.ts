@@ -73,6 +73,22 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         await group?.remove();
         throw new SkillRefused(`this server could not set up the run's computer (${(error as Error).message}); try again`);
       }
+      const folders = () => ({
+        output: request.outputDir,
+        ...(computer?.workspaceDir ? { workspace: computer.workspaceDir } : {}),
+      });
+      try {
+        // A resumed run starts from the files its last checkpoint holds.
+        if (request.journal?.resumedFrom) await request.journal.restore(folders());
+      } catch (error) {
+        if (warm) await warm.release();
+        else {
+          computer?.session.close();
+          await group?.remove();
+          await computer?.release();
+        }
+        throw new SkillRefused(`this worker could not put back the run's files (${(error as Error).message})`);
+      }
       const overLimit = new AbortController();
       const timer = setTimeout(
         () => overLimit.abort(new RunOverLimit(`the run took longer than its limit of ${request.limits.timeoutMs} ms`)),
@@ -119,6 +135,10 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
           ...(toolset.names.includes('web_fetch') ? { webPolicy: egressPolicyOf(services.config) } : {}),
         },
         account: request.account,
+        ...(request.journal ? { journal: request.journal } : {}),
+        // A computer with a network can reach hosts from bash as well as web_fetch can.
+        outsideEffects: ['web_fetch', ...(computer && computer.allowedHosts.length > 0 ? ['bash'] : [])],
+        folders,
         signal,
         onMessage: request.onMessage,
       }).finally(async () => {

@@ -1,6 +1,7 @@
 import type { AgentSettings } from '../config.js';
 import type { TokenUsage } from '../language-models.js';
 import { TokenMeter, tokenCost } from '../model-prices.js';
+import type { JournalStep } from '../skills/run-journal.js';
 import type { RunAccount } from '../skills/runtime.js';
 import {
   ModelCallFailed,
@@ -73,9 +74,28 @@ export class ModelBudget {
     private readonly charged: boolean,
   ) {}
 
-  /** Calls on the payer's own key, and payers who are not charged, cost nothing and hold nothing. */
-  static async open(settings: AgentSettings, route: ModelRoute, account: RunAccount): Promise<ModelBudget> {
-    return new ModelBudget(settings, route, account, !route.ownKey && (await account.isCharged()));
+  /**
+   * Calls on the payer's own key, and payers who are not charged, cost nothing and hold nothing.
+   * `earlier`: the calls a resumed run completed before, counted (and their fractions of a D
+   * metered) as they were, and charged already.
+   */
+  static async open(
+    settings: AgentSettings,
+    route: ModelRoute,
+    account: RunAccount,
+    earlier: readonly TokenUsage[] = [],
+  ): Promise<ModelBudget> {
+    const budget = new ModelBudget(settings, route, account, !route.ownKey && (await account.isCharged()));
+    for (const usage of earlier) {
+      budget.#count(usage);
+      budget.#meter.add(tokenCost(settings.prices, route.model, usage));
+    }
+    return budget;
+  }
+
+  #count(usage: TokenUsage): void {
+    this.used.input_tokens += usage.input_tokens;
+    this.used.output_tokens += usage.output_tokens;
   }
 
   /**
@@ -111,15 +131,18 @@ export class ModelBudget {
     return { kind: 'credits', needed, free: Math.max(0, await this.account.spendable()) };
   }
 
-  /** After a call: counts its tokens, charges it and lets its hold go; true when the balance could not cover it all. */
-  async settle(usage: TokenUsage): Promise<boolean> {
-    this.used.input_tokens += usage.input_tokens;
-    this.used.output_tokens += usage.output_tokens;
-    if (!this.charged) return false;
+  /**
+   * After a call: counts its tokens, charges it and lets its hold go, journaling `step` in
+   * the charge's transaction (a call is charged exactly when it is journaled); true when
+   * the balance could not cover it all.
+   */
+  async settle(usage: TokenUsage, step?: JournalStep): Promise<boolean> {
+    this.#count(usage);
     const hold = this.#hold;
     this.#hold = undefined;
-    const due = this.#meter.add(tokenCost(this.settings.prices, this.route.model, usage));
-    return (await this.account.charge(due, hold)) > 0;
+    const due = this.charged ? this.#meter.add(tokenCost(this.settings.prices, this.route.model, usage)) : 0;
+    if (!this.charged && step === undefined) return false;
+    return (await this.account.charge(due, hold, step)) > 0;
   }
 
   /** A call that failed or was stopped: its hold is let go, nothing charged. */

@@ -94,9 +94,9 @@ export async function deleteArtifact(db: Kysely<Tables>, id: string): Promise<vo
   await db.deleteFrom('artifacts').where('id', '=', id).execute();
 }
 
-const BLOB_REFERENCES: BlobReferencingTable[] = ['artifact_files', 'input_files', 'uploaded_skill_files'];
+const BLOB_REFERENCES: BlobReferencingTable[] = ['artifact_files', 'input_files', 'uploaded_skill_files', 'run_checkpoint_files'];
 
-/** Of the given blobs, those no artifact file, uploaded input file or installed skill folder points at any more. */
+/** Of the given blobs, those no artifact file, uploaded input file, installed skill folder or run checkpoint points at any more. */
 export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promise<string[]> {
   if (sha256s.length === 0) return [];
   const referenced = new Set<string>();
@@ -106,8 +106,7 @@ export async function unreferenced(db: Kysely<Tables>, sha256s: string[]): Promi
   return sha256s.filter((sha256) => !referenced.has(sha256));
 }
 
-/** Artifacts a crashed process left pending become failed. */
-/** Fails the artifacts left pending by runs this node owned (or no node did). */
+/** Fails the artifacts left pending by runs this node owned (or no node did): a crashed process left them. */
 export async function failPendingArtifacts(db: Kysely<Tables>, nodeId: string): Promise<number> {
   const result = await db
     .updateTable('artifacts')
@@ -125,4 +124,14 @@ export async function failPendingArtifacts(db: Kysely<Tables>, nodeId: string): 
     )
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Fails the artifact a lost attempt at an execution's run left pending: the attempt that resumes it writes its own. */
+export async function failPendingArtifactsOf(db: Kysely<Tables>, executionId: string): Promise<void> {
+  await db
+    .updateTable('artifacts')
+    .set({ status: 'failed' })
+    .where('status', '=', 'pending')
+    .where('execution_id', '=', executionId)
+    .execute();
 }

@@ -93,19 +93,21 @@ async function takeOutCallHold(trx: Kysely<Tables>, userId: string, holdId: stri
 
 /**
  * Charges the next model call of an execution `due` Ds to its payer, never below a zero
- * balance, and lets the call's hold go in the same transaction. The ledger numbers the call
- * after the execution's earlier ones, so a run resumed after an interrupt goes on counting.
- * Returns the Ds that could not be taken.
+ * balance, and lets the call's hold go in the same transaction, with `alsoIn` (the call's
+ * journal step) when given. The ledger numbers the call after the execution's earlier ones,
+ * so a run resumed after an interrupt goes on counting. Returns the Ds that could not be taken.
  */
 export async function chargeModelTokens(
   ctx: Deps,
   userId: string,
   executionId: string,
   due: number,
-  holdId?: string,
+  options: { holdId?: string; alsoIn?: (trx: Kysely<Tables>) => Promise<void> } = {},
 ): Promise<number> {
-  if (due <= 0 && holdId === undefined) return 0;
+  const { holdId, alsoIn } = options;
+  if (due <= 0 && holdId === undefined && !alsoIn) return 0;
   return ctx.db.transaction().execute(async (trx) => {
+    await alsoIn?.(trx);
     const releasing = await takeOutCallHold(trx, userId, holdId);
     if (due <= 0) {
       if (releasing > 0) await lowerHeld(trx, { userId, amount: releasing });

@@ -1,9 +1,15 @@
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Tables } from '../db/tables.js';
 import type { ModelProvider } from '../language-models.js';
+import type { JournalStep } from '../skills/run-journal.js';
 import { ownModelKey } from './byok.js';
 import { chargeModelTokens, isExempt, spendableBy } from './charges.js';
 import { holdCredits, releaseCredits } from './model-holds.js';
 import { payerOfExecution } from './standing.store.js';
+
+/** Writes a journal step inside a transaction of the caller's. */
+export type JournalWriter = (trx: Kysely<Tables>, step: JournalStep) => Promise<void>;
 
 /**
  * The account one execution's run is paid from, as a runtime sees it: the payer's own model
@@ -11,7 +17,12 @@ import { payerOfExecution } from './standing.store.js';
  * charging it. The payer
  * of an execution never changes, so it is looked up once per run.
  */
-export function runAccount(ctx: Pick<AppContext, 'db' | 'clock' | 'keys' | 'config'>, executionId: string) {
+export function runAccount(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'keys' | 'config'>,
+  executionId: string,
+  /** Journals a model call's answer inside its charge's transaction (a run another worker may resume). */
+  journal?: JournalWriter,
+) {
   let payer: ReturnType<typeof payerOfExecution> | undefined;
   const payerOnce = () => {
     payer ??= payerOfExecution(ctx.db, executionId);
@@ -25,6 +36,10 @@ export function runAccount(ctx: Pick<AppContext, 'db' | 'clock' | 'keys' | 'conf
     spendable: async () => spendableBy(ctx, (await payerOnce()).userId),
     hold: async (amount: number) => holdCredits(ctx, (await payerOnce()).userId, `run ${executionId}`, amount),
     release: (holdId: string) => releaseCredits(ctx, holdId),
-    charge: async (due: number, holdId?: string) => chargeModelTokens(ctx, (await payerOnce()).userId, executionId, due, holdId),
+    charge: async (due: number, holdId?: string, step?: JournalStep) =>
+      chargeModelTokens(ctx, (await payerOnce()).userId, executionId, due, {
+        ...(holdId === undefined ? {} : { holdId }),
+        ...(journal && step ? { alsoIn: (trx: Kysely<Tables>) => journal(trx, step) } : {}),
+      }),
   };
 }

@@ -72,6 +72,8 @@ export interface RunComputer {
   session: ComputerSession;
   /** Hosts its network reaches; empty without one. */
   allowedHosts: readonly string[];
+  /** The host folder shown as /workspace, where the space is on the host (a run's journal checkpoints it). */
+  workspaceDir: string | undefined;
   /** Starts its network for `runId` (a no-op without one): once the computer is some run's. */
   claim(runId: string): Promise<void>;
   /** Releases the space and the network, once the sandbox and the run's group are gone. */

@@ -77,6 +77,7 @@ export async function openComputer(
   return {
     session,
     allowedHosts: network ? policy.allowedHosts : [],
+    workspaceDir: space ? path.join(space.dir, 'home') : undefined,
     async claim(runId) {
       await network?.connect(services.log, runId);
     },

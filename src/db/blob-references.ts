@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Tables } from './tables.js';
 
 /** The tables whose rows point at stored blobs by their sha256. */
-export type BlobReferencingTable = 'input_files' | 'uploaded_skill_files' | 'artifact_files';
+export type BlobReferencingTable = 'input_files' | 'uploaded_skill_files' | 'artifact_files' | 'run_checkpoint_files';
 
 /** Batches stay well under every backend's limit on bound parameters. */
 const BATCH = 500;

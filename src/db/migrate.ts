@@ -19,6 +19,7 @@ import { inputFilesMigration } from './migrations/0015-input-files.js';
 import { passwordResetsMigration } from './migrations/0016-password-resets.js';
 import { subscriptionCancellationsMigration } from './migrations/0017-subscription-cancellations.js';
 import { uploadedSkillsMigration } from './migrations/0018-uploaded-skills.js';
+import { runJournalMigration } from './migrations/0019-run-journal.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -42,6 +43,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0016-password-resets': passwordResetsMigration(types),
     '0017-subscription-cancellations': subscriptionCancellationsMigration(types),
     '0018-uploaded-skills': uploadedSkillsMigration,
+    '0019-run-journal': runJournalMigration(types),
   };
 }
 

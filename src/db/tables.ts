@@ -19,6 +19,8 @@ export interface Tables {
   artifact_files: ArtifactFilesTable;
   workspace_skills: WorkspaceSkillsTable;
   uploaded_skill_files: UploadedSkillFilesTable;
+  run_journal: RunJournalTable;
+  run_checkpoint_files: RunCheckpointFilesTable;
   transactions: TransactionsTable;
   checkout_sessions: CheckoutSessionsTable;
   payment_events: PaymentEventsTable;
@@ -360,6 +362,34 @@ export interface UploadedSkillFilesTable {
   /** Relative, with forward slashes. */
   path: string;
   /** Hex digest of the content; also the blob's name. */
+  sha256: string;
+  size: number;
+}
+
+/** What a journal row records: a model call's answer, a tool call's result, a tool call with outside effects as it starts, or a hand-over to another worker. */
+export type JournalKind = 'model_reply' | 'tool_result' | 'tool_started' | 'resumed';
+
+export interface RunJournalTable {
+  execution_id: string;
+  /** The sequence of the run's user.message. */
+  run_start: number;
+  /** 1, 2, ... in the order the run took its steps. */
+  step: number;
+  kind: JournalKind;
+  /** The step as JSON (journal.ts). */
+  body: string;
+  created_at: string;
+}
+
+/** Which of a run's folders a checkpointed file is in. */
+export type CheckpointArea = 'output' | 'workspace';
+
+export interface RunCheckpointFilesTable {
+  execution_id: string;
+  run_start: number;
+  area: CheckpointArea;
+  /** Relative, with forward slashes. */
+  path: string;
   sha256: string;
   size: number;
 }

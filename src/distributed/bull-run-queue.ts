@@ -1,9 +1,10 @@
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import { findExecution, takeQueuedRun } from '../executions/executions.store.js';
+import { takeQueuedRun } from '../executions/executions.store.js';
 import type { QueuedRun, RunQueue } from '../executions/run-queue.js';
-import { failRunOfLostNode, launchRun } from '../executions/runner.js';
+import { recoverLostRun } from '../executions/run-resume.js';
+import { launchRun } from '../executions/runner.js';
 import type { ChannelsLog } from '../realtime/redis-channels.js';
 import { findSkill } from '../skills/workspace-skills.js';
 
@@ -12,7 +13,7 @@ export const RUN_QUEUE_NAME = 'runs';
 
 /** BullMQ forbids ':' in custom job ids; execution ids are UUIDs, which hold no '_'. */
 function jobIdOf(run: QueuedRun): string {
-  return `${run.executionId}_${run.startSequence}`;
+  return `${run.executionId}_${run.startSequence}${run.resumes ? `_${run.resumes}` : ''}`;
 }
 
 function executionIdOfJob(jobId: string): string {
@@ -49,9 +50,10 @@ export function bullRunQueue(redisUrl: string, redisPrefix: string, log: Channel
  * The consumer side, on workers: takes queued runs, as many at once as RUNS_PER_SERVER, and
  * holds each job until its run has stored its closing events. BullMQ renews the job's lock
  * while the run lasts; a worker that dies stops renewing, and the next stalled-job check on
- * any live worker fails the job (no retry: a run is not repeated behind its user's back) and
- * ends the run as failed. The cluster's heartbeat lease is the second net, for when no worker
- * is left to check.
+ * any live worker fails the job (BullMQ's own retry would repeat the run from its start) and
+ * hands the run on (run-resume.ts): an agent run goes on from its journal on another worker,
+ * any other run ends as failed. The cluster's heartbeat lease is the second net, for when no
+ * worker is left to check.
  */
 export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: string): { close(): Promise<void>; cut(): void } {
   // Blocking commands wait out outages rather than fail (BullMQ requires this of a worker).
@@ -66,7 +68,7 @@ export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: s
     maxStalledCount: 0,
   });
   worker.on('stalled', (jobId) => {
-    failStalledRun(ctx, executionIdOfJob(jobId)).catch((error: unknown) =>
+    recoverStalledRun(ctx, executionIdOfJob(jobId)).catch((error: unknown) =>
       ctx.log.error({ err: error, jobId }, 'a stalled run could not be ended'),
     );
   });
@@ -92,15 +94,13 @@ async function runQueuedJob(ctx: AppContext, run: QueuedRun): Promise<void> {
   // Stopped while it waited, or already taken: nothing to do.
   if (!(await takeQueuedRun(ctx.db, run.executionId, ctx.config.nodeId))) return;
   const skill = await findSkill(ctx, run.workspaceId, run.skillSlug);
-  await launchRun(ctx, { executionId: run.executionId, workspaceId: run.workspaceId }, skill, run.text);
+  const attempt = { runStart: run.startSequence, resumes: run.resumes ?? 0 };
+  await launchRun(ctx, { executionId: run.executionId, workspaceId: run.workspaceId }, skill, run.text, attempt);
   await ctx.runs.get(run.executionId)?.settled;
 }
 
-/** A job whose lock lapsed: its run is ended unless this very process still runs it. */
-async function failStalledRun(ctx: AppContext, executionId: string): Promise<void> {
+/** A job whose lock lapsed: its run goes on elsewhere, or ends, unless this very process still runs it. */
+async function recoverStalledRun(ctx: AppContext, executionId: string): Promise<void> {
   if (ctx.runs.get(executionId)) return;
-  const execution = await findExecution(ctx.db, executionId);
-  if (execution?.status !== 'working') return;
-  ctx.log.warn({ executionId, ownerNode: execution.owner_node }, 'ended a run whose worker stopped renewing it');
-  await failRunOfLostNode(ctx, { executionId, workspaceId: execution.workspace_id });
+  await recoverLostRun(ctx, executionId);
 }

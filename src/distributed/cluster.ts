@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { failRunOfLostNode, failRunWithoutJob } from '../executions/runner.js';
+import { recoverLostRun } from '../executions/run-resume.js';
+import { failRunWithoutJob } from '../executions/runner.js';
 import { acquireLease, recordHeartbeat, runsOfSilentNodes, unownedRunsSince } from './cluster.store.js';
 
 /** How often a node of a cluster says it is alive and tries for the sweeping lease. */
@@ -8,9 +9,9 @@ const SWEEP_LEASE = 'sweeps';
 
 /**
  * One beat of a cluster node: it says it is alive; then, if it holds (or can take) the
- * sweeping lease, it ends the runs of nodes that went silent and runs `sweeps` (work done
+ * sweeping lease, it hands on (or ends) the runs of nodes that went silent and runs `sweeps` (work done
  * once for the whole cluster). The lease outlives two beats, so a holder that dies hands it
- * on soon after. Returns how many lost runs were ended, or null without the lease.
+ * on soon after. Returns how many lost runs were handed on or ended, or null without the lease.
  */
 export async function clusterTick(ctx: AppContext, sweeps: () => Promise<void>): Promise<{ lostRuns: number } | null> {
   const now = ctx.clock.now();
@@ -24,7 +25,7 @@ export async function clusterTick(ctx: AppContext, sweeps: () => Promise<void>):
   if (!held) return null;
   const cutoff = new Date(now.getTime() - ctx.config.nodeTimeoutMs).toISOString();
   const lost = await runsOfSilentNodes(ctx.db, ctx.config.nodeId, cutoff);
-  for (const run of lost) await failRunOfLostNode(ctx, { executionId: run.execution_id, workspaceId: run.workspace_id });
+  for (const run of lost) await recoverLostRun(ctx, run.execution_id);
   const unqueued = await runsLostFromQueue(ctx, cutoff);
   for (const run of unqueued) {
     await failRunWithoutJob(ctx, { executionId: run.execution_id, workspaceId: run.workspace_id });

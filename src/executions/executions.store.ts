@@ -148,3 +148,39 @@ export async function countWorkingForUser(db: Kysely<Tables>, userId: string): P
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** The frame of an execution's latest user.message, which started its current run. */
+export function latestRunStart(
+  db: Kysely<Tables>,
+  executionId: string,
+): Promise<{ sequence: number; frame: string } | undefined> {
+  return db
+    .selectFrom('execution_events')
+    .select(['sequence', 'frame'])
+    .where('execution_id', '=', executionId)
+    .where('type', '=', 'user.message')
+    .orderBy('sequence', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Lets go of a run whose owner was lost, so a worker can take it from the queue again; false
+ * when the run has ended or another node already did.
+ */
+export async function releaseLostRun(db: Kysely<Tables>, executionId: string, lostOwner: string): Promise<boolean> {
+  const released = await db
+    .updateTable('executions')
+    .set({ owner_node: null })
+    .where('execution_id', '=', executionId)
+    .where('status', '=', 'working')
+    .where('owner_node', '=', lostOwner)
+    .executeTakeFirst();
+  return Number(released.numUpdatedRows) === 1;
+}
+
+/** Whether a node still owns an execution's run: false once the run was handed on (or ended and taken again). */
+export async function ownsRun(db: Kysely<Tables>, executionId: string, nodeId: string): Promise<boolean> {
+  const row = await db.selectFrom('executions').select('owner_node').where('execution_id', '=', executionId).executeTakeFirst();
+  return row?.owner_node === nodeId;
+}

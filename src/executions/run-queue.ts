@@ -15,6 +15,8 @@ export interface QueuedRun extends RunTarget {
   text: string;
   /** The sequence of the run's user.message: one execution runs again after an interrupt. */
   startSequence: number;
+  /** How often the run was handed on after its worker was lost (issue 30); absent on its first attempt. */
+  resumes?: number;
 }
 
 export interface RunQueue {

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
 import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
+import { closeRunJournals, openRunJournal } from '../journal/run-journal.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import type { Skill } from '../skills/registry.js';
 import {
@@ -22,7 +23,7 @@ import type { ActiveRun, StopCause } from './active-runs.js';
 import { BatchedEventWriter } from './event-batches.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
-import { findExecution, workingExecutionsOf } from './executions.store.js';
+import { findExecution, ownsRun, workingExecutionsOf } from './executions.store.js';
 import type { RunTarget } from './run-queue.js';
 
 function eventOf(message: RunMessage): NewEvent {
@@ -183,6 +184,12 @@ export async function finishRun(
     signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
   }
   if (webhooksQueued) ctx.webhooks.kick();
+  // Only now that the run has ended for good: its journal let it resume until then.
+  if (ctx.runQueue) {
+    await closeRunJournals(ctx, executionId).catch((error: unknown) =>
+      ctx.log.error({ err: error, executionId }, "a run's journal could not be dropped"),
+    );
+  }
   // A finished run may have made artifacts and spent credits too.
   invalidate(ctx, workspaceId, ['executions', 'artifacts', 'balance', 'transactions']);
   for (const listener of ctx.runEndListeners) {
@@ -197,8 +204,27 @@ function failWithoutRun(ctx: AppContext, target: RunTarget, reason: string, outp
   return finishRun(ctx, target, resultWithoutRun({ kind: 'failed', reason, fault: 'service' }), output);
 }
 
-/** Runs a skill for an execution already marked working; returns once its runtime has started it. */
-export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill | undefined, text: string): Promise<void> {
+/** Which attempt at a queued run this is: the run's start, and how often it was handed on after its worker was lost. */
+export interface RunAttempt {
+  runStart: number;
+  resumes: number;
+}
+
+const RESTARTED =
+  'This run started again from the beginning on another worker: the worker running it stopped answering, and the skill says it is safe to restart.';
+
+/**
+ * Runs a skill for an execution already marked working; returns once its runtime has started
+ * it. `attempt` (a cluster's queued runs): an agent run journals its steps, and a run handed
+ * on after its worker was lost goes on from its journal (or, a script, starts again).
+ */
+export async function launchRun(
+  ctx: AppContext,
+  target: RunTarget,
+  skill: Skill | undefined,
+  text: string,
+  attempt?: RunAttempt,
+): Promise<void> {
   const { executionId, workspaceId } = target;
   const runtime = skill && runtimeFor(skill.runtime, ctx);
   if (!skill || !runtime) {
@@ -243,6 +269,11 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
       await recordEvents(ctx, executionId, batch);
       signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'working');
     });
+    const journal =
+      attempt && skill.runtime === 'agent'
+        ? await openRunJournal(ctx, { executionId, runStart: attempt.runStart }, attempt.resumes > 0)
+        : undefined;
+    if (attempt && attempt.resumes > 0 && !journal) await events.add({ type: 'agent.info', payload: { message: RESTARTED } });
     started = await runtime.start({
       skill,
       input: text,
@@ -252,7 +283,8 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
       ...(warm ? { warm } : {}),
       limits: ctx.config.executions,
       signal: stopping.signal,
-      account: runAccount(ctx, executionId),
+      account: runAccount(ctx, executionId, journal?.writeIn),
+      ...(journal ? { journal } : {}),
       // Handed to the writer at once, so events keep the order of the calls; a file's event
       // is stored once its run's artifact exists.
       onMessage: (message) => events.add(eventOf(message), message.type === 'file' ? output.noteFileWritten() : undefined),
@@ -283,6 +315,12 @@ export async function launchRun(ctx: AppContext, target: RunTarget, skill: Skill
         // The runtime releases a warm sandbox as its run ends; this covers one it never used.
         await warm?.release();
         await clearUploads();
+        // A run handed to another worker while this one was cut off is that worker's to end.
+        if (attempt && !(await retryOnConnectionLoss(() => ownsRun(ctx.db, executionId, ctx.config.nodeId)))) {
+          ctx.log.warn({ executionId }, 'left the end of a run handed to another worker to it');
+          await output.fail();
+          return;
+        }
         return finishRun(ctx, target, result, output, stoppedBy);
       })
       // Only when the database stayed away past every retry: the run stays working until

@@ -35,6 +35,12 @@ export interface SkillManifest {
   inputSchema: InputSchema | null;
   /** `input-invalid:`, what a refused input is told, in the author's words. */
   inputInvalid: string | null;
+  /**
+   * `restartable: true`: a script skill that is safe to run again from the start with the
+   * same input, so a run whose worker was lost is restarted on another (issue 30). Agent
+   * runs resume from their journal whatever this says.
+   */
+  restartable: boolean;
 }
 
 export class ManifestError extends Error {}
@@ -142,7 +148,7 @@ function inputExamples(fields: Record<string, unknown>, schema: InputSchema | nu
 
 /**
  * Reads a SKILL.md: YAML front matter, then instructions. Our keys are slug, runtime, entry,
- * price, model, models, input, default-input, input-examples, input-schema and input-invalid; the open Agent Skills keys (license, compatibility, metadata,
+ * price, model, models, input, default-input, input-examples, input-schema, input-invalid and restartable; the open Agent Skills keys (license, compatibility, metadata,
  * allowed-tools) are accepted beside them. A skill that names neither runtime nor entry is
  * an agent skill, so a skill written in the open format runs unchanged.
  */
@@ -176,6 +182,8 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
   if (typeof price !== 'number' || !Number.isInteger(price) || price < 0)
     throw new ManifestError('price must be a whole number of Ds');
 
+  const restartable = record.restartable ?? false;
+  if (typeof restartable !== 'boolean') throw new ManifestError('restartable must be true or false');
   const schema = inputSchema(record);
   const fallback = defaultInput(record);
   return {
@@ -193,5 +201,6 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
     inputExamples: inputExamples(record, schema, fallback),
     inputSchema: schema,
     inputInvalid: text(record, 'input-invalid') ?? null,
+    restartable,
   };
 }

@@ -5,6 +5,7 @@ import type { ModelProvider, TokenUsage } from '../language-models.js';
 import type { SkillMessage } from './protocol.js';
 import type { Skill } from './registry.js';
 import type { RunGroup } from './run-cgroup.js';
+import type { JournalStep, RunJournal } from './run-journal.js';
 import type { BoundedFolder } from './run-space.js';
 import type { SkillSandbox } from './sandbox.js';
 
@@ -62,8 +63,12 @@ export interface RunAccount {
   hold(amount: number): Promise<string | undefined>;
   /** Lets a hold go unused (its call failed or was stopped). */
   release(holdId: string): Promise<void>;
-  /** Charges a model call `due` Ds, never below zero, letting its hold go with it; resolves to the Ds it could not take. */
-  charge(due: number, holdId?: string): Promise<number>;
+  /**
+   * Charges a model call `due` Ds, never below zero, letting its hold go with it, and journals
+   * `step` (the call's answer) in the same transaction where the run keeps a journal;
+   * resolves to the Ds it could not take.
+   */
+  charge(due: number, holdId?: string, step?: JournalStep): Promise<number>;
 }
 
 /**
@@ -134,6 +139,8 @@ export interface RunRequest {
   runId: string;
   /** A warm sandbox taken for this run; the runtime releases it when the run ends. */
   warm?: WarmStart;
+  /** Where an agent run journals its steps (a cluster's runs, which another worker may resume). */
+  journal?: RunJournal;
 }
 
 /** A run that has started. */

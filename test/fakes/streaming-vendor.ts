@@ -47,6 +47,11 @@ export interface StreamingVendor<Plan, Recorded> {
   requests: Recorded[];
   /** Adds planned answers to the queue. */
   plan(...plans: Plan[]): void;
+  /**
+   * Answers every request from its body instead of the queue (a conversation whose next answer
+   * depends on how far it has got, whichever server asks): for runs resumed on another worker.
+   */
+  planBy(choose: ((body: Record<string, unknown>) => Plan | Promise<Plan>) | undefined): void;
   /** Forgets the answers planned but never asked for: a run a limit ended early leaves some behind. */
   forgetPlans(): void;
   close(): Promise<void>;
@@ -76,6 +81,7 @@ export async function startStreamingVendor<Plan, Recorded extends RecordedReques
 ): Promise<StreamingVendor<Plan, Recorded>> {
   const queue = [...initial];
   const requests: Recorded[] = [];
+  let choose: ((body: Record<string, unknown>) => Plan | Promise<Plan>) | undefined;
 
   const sendError = (res: ServerResponse, status: number, message: string, end: (how: ExchangeEnd) => void) => {
     res.writeHead(status, { 'content-type': 'application/json', 'retry-after-ms': '1', ...wire.errorHeaders });
@@ -97,7 +103,7 @@ export async function startStreamingVendor<Plan, Recorded extends RecordedReques
     // The response closing before it finished means the client hung up.
     res.on('close', () => settle(res.writableFinished ? 'answered' : 'client_closed'));
 
-    const plan = queue.shift();
+    const plan = choose ? await choose(body) : queue.shift();
     if (plan === undefined) return sendError(res, 500, 'the fake has no answer planned for this request', settle);
     const answer = wire.answer(plan, body, requests.length);
     if (answer.kind === 'status') return sendError(res, answer.status, answer.message ?? `fake ${answer.status}`, settle);
@@ -126,6 +132,9 @@ export async function startStreamingVendor<Plan, Recorded extends RecordedReques
     url: `http://127.0.0.1:${port}${wire.basePath}`,
     requests,
     plan: (...plans) => queue.push(...plans),
+    planBy: (chosen) => {
+      choose = chosen;
+    },
     forgetPlans: () => queue.splice(0),
     close: () =>
       new Promise<void>((resolve) => {

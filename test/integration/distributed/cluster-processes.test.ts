@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { PROJECT_ROOT } from '../../../src/paths.js';
+import { type AnthropicPlan, type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { agentEnv } from '../../helpers/agent.js';
 import { runForArtifact } from '../../helpers/artifacts.js';
 import { buildProject } from '../../helpers/build.js';
 import { createSchema, engineUnderTest, postgresUrl } from '../../helpers/database.js';
@@ -36,6 +38,7 @@ interface Node {
 }
 
 let build: Awaited<ReturnType<typeof buildProject>>;
+let anthropic: FakeAnthropic;
 let schema: Awaited<ReturnType<typeof createSchema>>;
 let redis: PrivateRedis;
 let shared: string;
@@ -45,6 +48,7 @@ const signingSecret = 'cluster-test-signing-secret-0123456789abcdef';
 function nodeEnv(name: string, role: 'api' | 'worker', port: number, opsPort: number): NodeJS.ProcessEnv {
   return {
     ...process.env,
+    ...agentEnv({ anthropic: anthropic.url, openai: anthropic.url }),
     NODE_ID: name,
     NODE_ROLE: role,
     PORT: String(port),
@@ -60,7 +64,6 @@ function nodeEnv(name: string, role: 'api' | 'worker', port: number, opsPort: nu
     NODE_TIMEOUT_SECONDS: '6',
     LOG_LEVEL: 'warn',
     PASSWORD_HASH_LOG_N: '10',
-    SIGNUP_CREDITS: '1000',
     RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000',
     SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'skills'),
     SKILL_SANDBOX: TEST_SANDBOX_SETTING,
@@ -123,15 +126,89 @@ async function ownerOf(executionId: string): Promise<string | null> {
 
 async function killNode(name: string): Promise<void> {
   const node = nodes.get(name);
-  if (!node || node.process.exitCode !== null) return;
+  // A process killed by a signal has a signalCode and no exitCode.
+  if (!node || node.process.exitCode !== null || node.process.signalCode !== null) return;
   const exited = once(node.process, 'exit');
   node.process.kill('SIGKILL');
   await exited;
 }
 
+/** Runs a query on the cluster's schema. */
+async function query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
+  const db = new pg.Client({ connectionString: postgresUrl() });
+  await db.connect();
+  try {
+    await db.query(`set search_path to ${schema.name}`);
+    return (await db.query<Row>(text, values)).rows;
+  } finally {
+    await db.end();
+  }
+}
+
+/** Model calls of the agent run the resume tests make: nine that use the computer, then a last answer. */
+const STEPS = 10;
+
+/**
+ * The model of the resume tests, answering from how far the conversation has got, whichever
+ * worker asks. Each answer signs its thinking; a conversation that does not come back with
+ * every earlier answer exactly as it was sent (signatures included) is refused, as Anthropic's
+ * API refuses it. Each step appends a line to a file of /workspace and copies it to the output,
+ * so a step done twice, or a /workspace not put back, shows in the artifact.
+ */
+async function stepsPlan(body: Record<string, unknown>): Promise<AnthropicPlan> {
+  const messages = (body.messages ?? []) as { role: string; content: { type: string; signature?: string }[] | string }[];
+  const answers = messages.filter((message) => message.role === 'assistant');
+  const intact = answers.every(
+    (message, i) => Array.isArray(message.content) && message.content[0]?.signature === `signature-of-step-${i + 1}`,
+  );
+  if (!intact) return { kind: 'status', status: 400, message: 'messages: the thinking blocks were modified' };
+  const step = answers.length + 1;
+  // A model takes its time, so that a worker can die during a call as well as between them.
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  const usage = { input: 100, output: 10 * step };
+  const thinking = { type: 'thinking' as const, thinking: `Step ${step}.`, signature: `signature-of-step-${step}` };
+  if (step === STEPS) return { kind: 'reply', blocks: [thinking, { type: 'text', text: 'All the steps are done.' }], usage };
+  const command =
+    `echo step-${step} >> /workspace/log.txt && cp /workspace/log.txt /mnt/session/outputs/log.txt && ` +
+    `echo "step ${step}" > /mnt/session/outputs/step-${step}.txt`;
+  return {
+    kind: 'reply',
+    blocks: [
+      thinking,
+      { type: 'text', text: `Writing step ${step}.` },
+      { type: 'tool_use', id: `toolu_step_${step}`, name: 'bash', input: { command } },
+    ],
+    usage,
+  };
+}
+
+/** What every run of the steps costs: each call's tokens at 1 D a token (agentEnv's prices). */
+const STEPS_COST = Array.from({ length: STEPS }, (_, i) => 100 + 10 * (i + 1)).reduce((sum, cost) => sum + cost, 0);
+
+/** An execution's artifact files (path and content hash), its model charges and its payer's ledger against their balance. */
+async function outcomeOf(executionId: string) {
+  const files = await query<{ path: string; sha256: string }>(
+    `select f.path, f.sha256 from artifact_files f join artifacts a on a.id = f.artifact_id
+     where a.execution_id = $1 and a.status = 'completed' order by f.path`,
+    [executionId],
+  );
+  const charges = await query<{ model_call: number; amount: number }>(
+    'select model_call, amount from transactions where execution_id = $1 order by model_call',
+    [executionId],
+  );
+  const [ledger] = await query<{ balance: number; ledger: string }>(
+    `select u.balance, (select sum(t.amount) from transactions t where t.user_id = u.id) as ledger
+     from users u join executions e on e.user_id = u.id where e.execution_id = $1`,
+    [executionId],
+  );
+  return { files, charges, balance: ledger?.balance, ledger: Number(ledger?.ledger) };
+}
+
 describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processes', () => {
   beforeAll(async () => {
     build = await buildProject();
+    anthropic = await startFakeAnthropic();
+    anthropic.planBy(stepsPlan);
     shared = await mkdtemp(path.join(tmpdir(), 'skillet-cluster-'));
     schema = await createSchema('cluster_processes');
     const migrator = openDatabase({ kind: 'postgres', url: postgresUrl(), schema: schema.name, poolSize: 1 });
@@ -145,6 +222,7 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
   afterAll(async () => {
     for (const name of nodes.keys()) await killNode(name);
     await redis?.stop();
+    await anthropic?.close();
     await schema?.drop();
     await build?.remove();
     // Unmounted first: a killed worker leaves the output folders of the sandboxes it kept warm mounted.
@@ -283,4 +361,62 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     const status = await a.get<{ status: string }>(`/api/v1/executions/${created.id}/status`, { headers: session(person) });
     expect(status.body.status).toBe('completed');
   }, 60_000);
+
+  /** Starts the steps run and returns its id and stream. */
+  async function startSteps(a: ReturnType<typeof api>, person: Awaited<ReturnType<typeof signUp>>) {
+    const created = await createExecution(a, person, 'agent-plain', 'Do the ten steps.');
+    const stream = await streamOf(a, person, created.id);
+    expect((await sendMessage(a, person, created.id, 'Do the ten steps.')).status).toBe(200);
+    return { id: created.id, stream };
+  }
+
+  /** A run that ended well: gap-free, completed, each model call charged once, the ledger equal to the balance. */
+  async function expectWholeRun(id: string, stream: Awaited<ReturnType<typeof streamOf>>) {
+    const sequences = stream.events.map((event) => event.sequence);
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
+    expect(stream.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'end_turn' } } });
+    const outcome = await outcomeOf(id);
+    expect(outcome.charges.map((charge) => charge.model_call)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
+    expect(outcome.charges.reduce((sum, charge) => sum + charge.amount, 0)).toBe(-STEPS_COST);
+    expect(outcome.balance).toBe(outcome.ledger);
+    return outcome;
+  }
+
+  test('an agent run whose worker is killed at 20 points goes on elsewhere: same artifact, each call charged once, no gap', async () => {
+    const a = api('api-a');
+    const reference = await startSteps(a, await signUp(a));
+    await reference.stream.ended;
+    const expected = (await expectWholeRun(reference.id, reference.stream)).files;
+    expect(expected.map((file) => file.path)).toEqual(
+      ['log.txt', ...Array.from({ length: STEPS - 1 }, (_, i) => `step-${i + 1}.txt`)].sort(),
+    );
+    // An uninterrupted run has this many events; the kills land anywhere from its start to just before its end.
+    const length = reference.stream.events.length;
+    for (let round = 0; round < 20; round++) {
+      const run = await startSteps(a, await signUp(a));
+      const killAt = 3 + Math.floor(Math.random() * (length - 5));
+      await run.stream.waitFor(killAt);
+      const owner = (await ownerOf(run.id)) as string;
+      await killNode(owner);
+      await run.stream.ended;
+      const resumed = run.stream.events.filter((event) => event.type === 'agent.info');
+      expect(
+        resumed.map((event) => (event.payload as { message: string }).message).join('\n'),
+        `killed after event ${killAt}`,
+      ).toMatch(/^Resumed on another worker( after \d+ s)?: the worker running this run stopped answering/);
+      expect((await expectWholeRun(run.id, run.stream)).files, `killed after event ${killAt}`).toEqual(expected);
+      await startNode(owner, 'worker');
+    }
+  }, 600_000);
+
+  test('an agent run goes on through Redis restarted empty, each call charged once', async () => {
+    const a = api('api-a');
+    const run = await startSteps(a, await signUp(a));
+    await run.stream.waitFor(8);
+    await redis.kill();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await redis.start();
+    await run.stream.ended;
+    await expectWholeRun(run.id, run.stream);
+  }, 120_000);
 });

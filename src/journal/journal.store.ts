@@ -1,0 +1,109 @@
+import { type Kysely, sql } from 'kysely';
+import type { CheckpointArea, JournalKind, Tables } from '../db/tables.js';
+import type { CheckpointFile } from './checkpoint-files.js';
+
+/** One run of an execution: its journal is keyed by the sequence of the run's user.message. */
+export interface JournalKey {
+  executionId: string;
+  runStart: number;
+}
+
+export interface JournalRow {
+  kind: JournalKind;
+  body: string;
+  created_at: string;
+}
+
+/** Appends a step, numbered one past the run's last by the insert itself. */
+export async function appendStep(trx: Kysely<Tables>, key: JournalKey, row: JournalRow): Promise<void> {
+  await trx
+    .insertInto('run_journal')
+    .values((eb) => ({
+      execution_id: key.executionId,
+      run_start: key.runStart,
+      kind: row.kind,
+      body: row.body,
+      created_at: row.created_at,
+      step: eb
+        .selectFrom('run_journal')
+        .select(sql<number>`coalesce(max(step), 0) + 1`.as('next'))
+        .where('execution_id', '=', key.executionId)
+        .where('run_start', '=', key.runStart),
+    }))
+    .execute();
+}
+
+export function stepsOf(db: Kysely<Tables>, key: JournalKey): Promise<JournalRow[]> {
+  return db
+    .selectFrom('run_journal')
+    .select(['kind', 'body', 'created_at'])
+    .where('execution_id', '=', key.executionId)
+    .where('run_start', '=', key.runStart)
+    .orderBy('step')
+    .execute();
+}
+
+export async function checkpointOf(db: Kysely<Tables>, key: JournalKey, area: CheckpointArea): Promise<CheckpointFile[]> {
+  const rows = await db
+    .selectFrom('run_checkpoint_files')
+    .select(['path', 'sha256', 'size'])
+    .where('execution_id', '=', key.executionId)
+    .where('run_start', '=', key.runStart)
+    .where('area', '=', area)
+    .orderBy('path')
+    .execute();
+  return rows.map((row) => ({ ...row, size: Number(row.size) }));
+}
+
+/** Brings a folder's checkpoint up to date: files new or changed, and files gone. */
+export async function saveCheckpoint(
+  trx: Kysely<Tables>,
+  key: JournalKey,
+  area: CheckpointArea,
+  changes: { changed: CheckpointFile[]; removed: string[] },
+): Promise<void> {
+  const where = { execution_id: key.executionId, run_start: key.runStart, area };
+  if (changes.removed.length > 0) {
+    await trx
+      .deleteFrom('run_checkpoint_files')
+      .where('execution_id', '=', where.execution_id)
+      .where('run_start', '=', where.run_start)
+      .where('area', '=', area)
+      .where('path', 'in', changes.removed)
+      .execute();
+  }
+  for (const file of changes.changed) {
+    await trx
+      .insertInto('run_checkpoint_files')
+      .values({ ...where, ...file })
+      .onConflict((oc) =>
+        oc.columns(['execution_id', 'run_start', 'area', 'path']).doUpdateSet({ sha256: file.sha256, size: file.size }),
+      )
+      .execute();
+  }
+}
+
+/** Drops every journal of an execution once its run has ended; returns the blobs its checkpoints named. */
+export async function dropJournals(db: Kysely<Tables>, executionId: string): Promise<string[]> {
+  return db.transaction().execute(async (trx) => {
+    const files = await trx
+      .deleteFrom('run_checkpoint_files')
+      .where('execution_id', '=', executionId)
+      .returning('sha256')
+      .execute();
+    await trx.deleteFrom('run_journal').where('execution_id', '=', executionId).execute();
+    return [...new Set(files.map((file) => file.sha256))];
+  });
+}
+
+/** How many steps of a kind a run's journal holds. */
+export async function countSteps(db: Kysely<Tables>, key: JournalKey, kind: JournalKind): Promise<number> {
+  const row = await db
+    .selectFrom('run_journal')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('execution_id', '=', key.executionId)
+    .where('run_start', '=', key.runStart)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}
