@@ -49,6 +49,8 @@ function nodeEnv(name: string, role: 'api' | 'worker', port: number, opsPort: nu
   return {
     ...process.env,
     ...agentEnv({ anthropic: anthropic.url, openai: anthropic.url }),
+    // The default, which a test below counts up to (agentEnv lifts it for its own tests).
+    RATE_LIMIT_REST_PER_MINUTE: '100',
     NODE_ID: name,
     NODE_ROLE: role,
     PORT: String(port),
