@@ -421,4 +421,25 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     await run.stream.ended;
     await expectWholeRun(run.id, run.stream);
   }, 120_000);
+
+  test('a script skill that says it is safe to restart starts again from its beginning on another worker', async () => {
+    const a = api('api-a');
+    const person = await signUp(a);
+    const created = await createExecution(a, person, 'restartable-counter', '30 50');
+    const stream = await streamOf(a, person, created.id);
+    expect((await sendMessage(a, person, created.id, '30 50')).status).toBe(200);
+    await stream.waitFor(6);
+    const owner = (await ownerOf(created.id)) as string;
+    await killNode(owner);
+    await stream.ended;
+    const sequences = stream.events.map((event) => event.sequence);
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
+    const info = stream.events.find((event) => event.type === 'agent.info');
+    expect((info?.payload as { message?: string } | undefined)?.message).toMatch(
+      /^This run started again from the beginning on another worker/,
+    );
+    expect(stream.events.at(-1)).toMatchObject({ type: 'session.status_idle', payload: { stop_reason: { type: 'end_turn' } } });
+    expect((await outcomeOf(created.id)).files.map((file) => file.path)).toEqual(['count.txt']);
+    await startNode(owner, 'worker');
+  }, 60_000);
 });
