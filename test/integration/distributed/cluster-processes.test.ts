@@ -9,6 +9,7 @@ import { openDatabase } from '../../../src/db/database.js';
 import { migrateToLatest } from '../../../src/db/migrate.js';
 import { PROJECT_ROOT } from '../../../src/paths.js';
 import { type AnthropicPlan, type FakeAnthropic, startFakeAnthropic } from '../../fakes/anthropic.js';
+import { applicationName, cutRepeatedly, namedPostgresUrl } from '../../faults/postgres.js';
 import { agentEnv } from '../../helpers/agent.js';
 import { runForArtifact } from '../../helpers/artifacts.js';
 import { buildProject } from '../../helpers/build.js';
@@ -45,6 +46,15 @@ let shared: string;
 const nodes = new Map<string, Node>();
 const signingSecret = 'cluster-test-signing-secret-0123456789abcdef';
 
+/** What the nodes' PostgreSQL connections are called, so a test can cut exactly those. */
+const CONNECTIONS = applicationName('cluster');
+
+function clusterDatabaseUrl(): string {
+  const url = new URL(namedPostgresUrl(CONNECTIONS));
+  url.searchParams.set('options', `-c search_path=${schema.name}`);
+  return url.toString();
+}
+
 function nodeEnv(name: string, role: 'api' | 'worker', port: number, opsPort: number): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -59,7 +69,7 @@ function nodeEnv(name: string, role: 'api' | 'worker', port: number, opsPort: nu
     DATA_DIR: path.join(shared, name),
     BLOB_DIR: path.join(shared, 'blobs'),
     PUBLIC_DIR: path.join(shared, 'public'),
-    DATABASE_URL: `${postgresUrl()}?options=${encodeURIComponent(`-c search_path=${schema.name}`)}`,
+    DATABASE_URL: clusterDatabaseUrl(),
     REDIS_URL: redis.url,
     SIGNING_SECRET: signingSecret,
     RUN_STALL_SECONDS: String(STALL_SECONDS),
@@ -384,16 +394,25 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     return outcome;
   }
 
+  /** An uninterrupted run of the steps, once per file: what every interrupted one must come to. */
+  let reference: Promise<{ files: { path: string; sha256: string }[]; events: number }> | undefined;
+  function stepsReference() {
+    reference ??= (async () => {
+      const a = api('api-a');
+      const run = await startSteps(a, await signUp(a));
+      await run.stream.ended;
+      const { files } = await expectWholeRun(run.id, run.stream);
+      const paths = ['log.txt', ...Array.from({ length: STEPS - 1 }, (_, i) => `step-${i + 1}.txt`)];
+      expect(files.map((file) => file.path)).toEqual(paths.sort());
+      return { files, events: run.stream.events.length };
+    })();
+    return reference;
+  }
+
   test('an agent run whose worker is killed at 20 points goes on elsewhere: same artifact, each call charged once, no gap', async () => {
     const a = api('api-a');
-    const reference = await startSteps(a, await signUp(a));
-    await reference.stream.ended;
-    const expected = (await expectWholeRun(reference.id, reference.stream)).files;
-    expect(expected.map((file) => file.path)).toEqual(
-      ['log.txt', ...Array.from({ length: STEPS - 1 }, (_, i) => `step-${i + 1}.txt`)].sort(),
-    );
-    // An uninterrupted run has this many events; the kills land anywhere from its start to just before its end.
-    const length = reference.stream.events.length;
+    const { files: expected, events: length } = await stepsReference();
+    // The kills land anywhere from the run's start to just before its end.
     for (let round = 0; round < 20; round++) {
       const run = await startSteps(a, await signUp(a));
       const killAt = 3 + Math.floor(Math.random() * (length - 5));
@@ -419,7 +438,7 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     await new Promise((resolve) => setTimeout(resolve, 500));
     await redis.start();
     await run.stream.ended;
-    await expectWholeRun(run.id, run.stream);
+    expect((await expectWholeRun(run.id, run.stream)).files).toEqual((await stepsReference()).files);
   }, 120_000);
 
   test('a script skill that says it is safe to restart starts again from its beginning on another worker', async () => {
@@ -442,4 +461,14 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     expect((await outcomeOf(created.id)).files.map((file) => file.path)).toEqual(['count.txt']);
     await startNode(owner, 'worker');
   }, 60_000);
+
+  test('an agent run goes on while its PostgreSQL connections are cut again and again, each call charged once', async () => {
+    const a = api('api-a');
+    const run = await startSteps(a, await signUp(a));
+    await run.stream.waitFor(8);
+    const cutting = cutRepeatedly(CONNECTIONS, 150, 10);
+    await run.stream.ended;
+    expect(await cutting.stop()).toBeGreaterThan(0);
+    expect((await expectWholeRun(run.id, run.stream)).files).toEqual((await stepsReference()).files);
+  }, 120_000);
 });

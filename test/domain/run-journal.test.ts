@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect } from 'vitest';
+import type { AppContext } from '../../src/context.js';
+import { closeRunJournals, openRunJournal, RunHandedOn } from '../../src/journal/run-journal.js';
+import type { JournalStep } from '../../src/skills/run-journal.js';
+import { withDomain } from '../helpers/domain.js';
+import { anExecution } from '../helpers/rows.js';
+
+const it = withDomain();
+
+const reply = (n: number): JournalStep => ({
+  kind: 'model_reply',
+  content: [
+    { type: 'thinking', thinking: `Step ${n}.`, signature: `signed-${n}` },
+    { type: 'tool_call', id: `call-${n}`, name: 'bash', input: { command: `echo ${n} >> log.txt` } },
+  ],
+  usage: { input_tokens: 100, output_tokens: 10 * n },
+});
+const result = (n: number) => ({ callId: `call-${n}`, name: 'bash', output: `step ${n} done`, isError: false });
+
+/** A working run this node owns, and an empty folder for its output. */
+async function ownedRun(ctx: AppContext, owner = ctx.config.nodeId) {
+  const execution = await anExecution(ctx.db, { status: 'working', ownerNode: owner });
+  const output = await mkdtemp(path.join(tmpdir(), 'skillet-journal-output-'));
+  return { key: { executionId: execution.execution_id, runStart: 1 }, output };
+}
+
+describe("a run's journal", () => {
+  it('gives a resumed attempt exactly the steps and files the lost one completed', async ({ ctx, domain }) => {
+    const { key, output } = await ownedRun(ctx);
+    const journal = await openRunJournal(ctx, key, false);
+    expect(journal.steps).toEqual([]);
+    expect(journal.resumedFrom).toBeUndefined();
+    await ctx.db.transaction().execute((trx) => journal.writeIn(trx, reply(1)));
+    await mkdir(path.join(output, 'notes'));
+    await writeFile(path.join(output, 'notes', 'log.txt'), '1\n');
+    await journal.toolAnswered(result(1), { output });
+    await ctx.db.transaction().execute((trx) => journal.writeIn(trx, reply(2)));
+    await journal.toolStarted('call-2', 'web_fetch');
+    await writeFile(path.join(output, 'notes', 'log.txt'), '1\n2\n');
+    domain.clock.advance(7_000);
+
+    const resumed = await openRunJournal(ctx, key, true);
+    expect(resumed.steps).toEqual([
+      reply(1),
+      { kind: 'tool_result', result: result(1) },
+      reply(2),
+      { kind: 'tool_started', callId: 'call-2', name: 'web_fetch' },
+    ]);
+    expect(resumed.resumedFrom).toEqual({ pauseSeconds: 7 });
+    // The files as the last journaled tool call left them, not as the lost attempt went on to change them.
+    const fresh = await mkdtemp(path.join(tmpdir(), 'skillet-journal-fresh-'));
+    await resumed.restore({ output: fresh });
+    expect(await readFile(path.join(fresh, 'notes', 'log.txt'), 'utf8')).toBe('1\n');
+    await rm(fresh, { recursive: true });
+    await rm(output, { recursive: true });
+  });
+
+  it("refuses the steps of a node the run was taken from, so a cut-off node's charges do not commit", async ({ ctx }) => {
+    const { key, output } = await ownedRun(ctx, 'another-node');
+    const journal = await openRunJournal(ctx, key, false);
+    await expect(ctx.db.transaction().execute((trx) => journal.writeIn(trx, reply(1)))).rejects.toBeInstanceOf(RunHandedOn);
+    await expect(journal.toolAnswered(result(1), { output })).rejects.toBeInstanceOf(RunHandedOn);
+    expect((await openRunJournal(ctx, key, true)).steps).toEqual([]);
+    await rm(output, { recursive: true });
+  });
+
+  it('is dropped once the run has ended, with the checkpoint blobs nothing else names', async ({ ctx }) => {
+    const { key, output } = await ownedRun(ctx);
+    const journal = await openRunJournal(ctx, key, false);
+    await writeFile(path.join(output, 'only-here.txt'), `kept until the run ends ${key.executionId}`);
+    await journal.toolAnswered(result(1), { output });
+    const [file] = await ctx.db
+      .selectFrom('run_checkpoint_files')
+      .select('sha256')
+      .where('execution_id', '=', key.executionId)
+      .execute();
+    const blob = ctx.blobs.pathOf?.(file?.sha256 ?? '') ?? '';
+    expect(existsSync(blob)).toBe(true);
+    await closeRunJournals(ctx, key.executionId);
+    expect((await openRunJournal(ctx, key, true)).steps).toEqual([]);
+    expect(
+      await ctx.db.selectFrom('run_checkpoint_files').selectAll().where('execution_id', '=', key.executionId).execute(),
+    ).toEqual([]);
+    expect(existsSync(blob)).toBe(false);
+    await rm(output, { recursive: true });
+  });
+});
