@@ -77,7 +77,8 @@ const LOST_CALL_RESULT =
   'Check whether it did before you repeat it.';
 
 function resumedInfo(pause: number | undefined, modelCalls: number): string {
-  const lost = 'the worker running this run stopped answering';
+  // Its worker died, was cut off, or lost its database mid-step.
+  const lost = 'the worker running this run was lost';
   if (modelCalls === 0) {
     return `Resumed on another worker: ${lost} before its first model call was answered, so the run starts again from its beginning.`;
   }

@@ -196,7 +196,8 @@ export class RunOutput {
       const skill = await skillInBundle(files);
       const staged = await this.#stage(files);
       try {
-        await this.#store(id, staged, skill, cost);
+        // A transaction cut off with its connection wrote nothing, and committing a blob again is harmless.
+        await retryOnConnectionLoss(() => this.#store(id, staged, skill, cost));
         return id;
       } catch (error) {
         await Promise.all(staged.map(({ blob }) => this.#ctx.blobs.discard(blob)));

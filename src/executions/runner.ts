@@ -2,7 +2,7 @@ import { RunOutput } from '../artifacts/run-output.js';
 import { executionCost, refundRun } from '../billing/charges.js';
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
-import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
+import { isConnectionLost, retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
 import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
 import { closeRunJournals, openRunJournal } from '../journal/run-journal.js';
@@ -24,6 +24,7 @@ import { BatchedEventWriter } from './event-batches.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
 import { findExecution, ownsRun, workingExecutionsOf } from './executions.store.js';
+import { handOnRun } from './hand-on.js';
 import type { RunTarget } from './run-queue.js';
 
 function eventOf(message: RunMessage): NewEvent {
@@ -263,6 +264,7 @@ export async function launchRun(
       ? await ctx.scripts?.takeFor(skill, uploads)
       : await ctx.computers?.takeFor(skill, uploads, executionId);
   let started: StartedRun;
+  let journaled = false;
   try {
     await output.open(warm?.output);
     const events = new BatchedEventWriter(async (batch) => {
@@ -273,6 +275,7 @@ export async function launchRun(
       attempt && skill.runtime === 'agent'
         ? await openRunJournal(ctx, { executionId, runStart: attempt.runStart }, attempt.resumes > 0)
         : undefined;
+    journaled = journal !== undefined;
     if (attempt && attempt.resumes > 0 && !journal) await events.add({ type: 'agent.info', payload: { message: RESTARTED } });
     started = await runtime.start({
       skill,
@@ -290,9 +293,18 @@ export async function launchRun(
       onMessage: (message) => events.add(eventOf(message), message.type === 'file' ? output.noteFileWritten() : undefined),
     });
   } catch (error) {
-    const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;
     await warm?.release();
     await clearUploads();
+    if (
+      attempt &&
+      skill.runtime === 'agent' &&
+      isConnectionLost(error) &&
+      (await handOnLostAttempt(ctx, target, skill, text, attempt))
+    ) {
+      await output.fail();
+      return;
+    }
+    const reason = error instanceof SkillRefused ? error.message : `the skill could not start: ${(error as Error).message}`;
     await failWithoutRun(ctx, target, reason, output);
     return;
   }
@@ -303,15 +315,11 @@ export async function launchRun(
       stopping.abort();
     },
     settled: started.finished
-      // A runtime that breaks (its store write failed, say) still ends its run, as the service's fault.
-      .catch((error: unknown) =>
-        resultWithoutRun({
-          kind: 'failed',
-          reason: `the run broke inside the service: ${(error as Error).message}`,
-          fault: 'service',
-        }),
+      .then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
       )
-      .then(async (result) => {
+      .then(async (ended) => {
         // The runtime releases a warm sandbox as its run ends; this covers one it never used.
         await warm?.release();
         await clearUploads();
@@ -321,6 +329,20 @@ export async function launchRun(
           await output.fail();
           return;
         }
+        // An agent run that lost its database mid-step goes on from its journal, as if this worker had been lost.
+        if ('error' in ended && attempt && journaled && isConnectionLost(ended.error)) {
+          await output.fail();
+          if (await handOnLostAttempt(ctx, target, skill, text, attempt)) return;
+        }
+        // A runtime that breaks (its store write failed, say) still ends its run, as the service's fault.
+        const result =
+          'result' in ended
+            ? ended.result
+            : resultWithoutRun({
+                kind: 'failed',
+                reason: `the run broke inside the service: ${(ended.error as Error).message}`,
+                fault: 'service',
+              });
         return finishRun(ctx, target, result, output, stoppedBy);
       })
       // Only when the database stayed away past every retry: the run stays working until
@@ -329,6 +351,21 @@ export async function launchRun(
       .finally(() => ctx.runs.delete(executionId, run)),
   };
   ctx.runs.add(executionId, run);
+}
+
+/** Hands on a cluster run whose attempt here lost its database: true once a new attempt is queued (or another node took it). */
+function handOnLostAttempt(
+  ctx: AppContext,
+  target: RunTarget,
+  skill: Skill,
+  text: string,
+  attempt: RunAttempt,
+): Promise<boolean> {
+  const run = { ...target, skillSlug: skill.slug, text, startSequence: attempt.runStart };
+  return handOnRun(ctx, run, ctx.config.nodeId).catch((error: unknown) => {
+    ctx.log.error({ err: error, executionId: target.executionId }, 'a run that lost its database could not be handed on');
+    return false;
+  });
 }
 
 /** Ends a run whose node went silent mid-run (it died, or was cut off): failed, with its closing events. */
