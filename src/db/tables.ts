@@ -367,7 +367,7 @@ export interface UploadedSkillFilesTable {
 }
 
 /** What a journal row records: a model call's answer, a tool call's result, a tool call with outside effects as it starts, or a hand-over to another worker. */
-export type JournalKind = 'model_reply' | 'tool_result' | 'tool_started' | 'resumed';
+export type JournalKind = 'model_reply' | 'tool_result' | 'tool_started' | 'resumed' | 'files_untracked';
 
 export interface RunJournalTable {
   execution_id: string;

@@ -1,7 +1,7 @@
 import { failPendingArtifactsOf } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
-import { noteResumed, resumesOf } from '../journal/run-journal.js';
+import { filesTracked, noteResumed, resumesOf } from '../journal/run-journal.js';
 import { releaseLostRun } from './executions.store.js';
 import type { QueuedRun } from './run-queue.js';
 
@@ -15,14 +15,14 @@ export const MAX_RESUMES = 5;
 /**
  * Hands a run whose attempt was lost (its worker died, or lost its database mid-step) to the
  * queue again, for a worker to go on from its journal (issue 30). False when it may not be
- * (handed on MAX_RESUMES times already): the caller ends it. True, doing nothing more, when
+ * (handed on MAX_RESUMES times already, or its files outgrew checkpoints): the caller ends it. True, doing nothing more, when
  * another node already did, or the run has ended.
  */
 export async function handOnRun(ctx: AppContext, run: Omit<QueuedRun, 'resumes'>, lostOwner: string): Promise<boolean> {
   const { runQueue } = ctx;
   const key = { executionId: run.executionId, runStart: run.startSequence };
   const resumes = await retryOnConnectionLoss(() => resumesOf(ctx, key));
-  if (!runQueue || resumes >= MAX_RESUMES) return false;
+  if (!runQueue || resumes >= MAX_RESUMES || !(await retryOnConnectionLoss(() => filesTracked(ctx, key)))) return false;
   if (!(await retryOnConnectionLoss(() => releaseLostRun(ctx.db, run.executionId, lostOwner)))) return true;
   ctx.log.warn({ executionId: run.executionId, lostOwner, resumes: resumes + 1 }, 'handed on a run whose attempt was lost');
   await retryOnConnectionLoss(() => noteResumed(ctx, key));

@@ -1,5 +1,5 @@
 import { constants, createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { StagedBlob } from '../artifacts/blob-files.js';
@@ -67,10 +67,15 @@ export class FolderSnapshots {
     for (const file of known) this.#seen.set(file.path, { ...file, mtimeMs: -1 });
   }
 
-  async changes(): Promise<FolderChanges> {
+  /**
+   * The files changed since the last snapshot, staged; `tooMany` when more than `limit`
+   * changed (nothing is staged then): a step that writes thousands of files would spend
+   * longer storing them than the run may last.
+   */
+  async changes(limit: number): Promise<FolderChanges | 'tooMany'> {
     const realRoot = await realpath(this.root).catch(() => undefined);
     const present = new Set<string>();
-    const changed: FolderChanges['changed'] = [];
+    const candidates: { absolute: string; relative: string }[] = [];
     if (realRoot) {
       const entries = await readdir(realRoot, { withFileTypes: true, recursive: true }).catch(() => []);
       for (const entry of entries) {
@@ -78,11 +83,20 @@ export class FolderSnapshots {
         const absolute = path.join(entry.parentPath, entry.name);
         const relative = path.relative(realRoot, absolute).split(path.sep).join('/');
         if (!isCheckpointPath(relative)) continue;
-        const file = await this.#snapshotFile(realRoot, absolute, relative).catch(() => undefined);
-        if (!file) continue;
+        // A first look by lstat (which follows no link) finds what may have changed; only those are opened.
+        const stats = await lstat(absolute).catch(() => undefined);
+        if (!stats?.isFile()) continue;
         present.add(relative);
-        if (file.blob !== undefined || file.changed) changed.push({ file: file.entry, blob: file.blob });
+        const before = this.#seen.get(relative);
+        if (!before || before.size !== stats.size || before.mtimeMs !== stats.mtimeMs) candidates.push({ absolute, relative });
       }
+    }
+    if (candidates.length > limit) return 'tooMany';
+    const changed: FolderChanges['changed'] = [];
+    for (const { absolute, relative } of candidates) {
+      const file = realRoot ? await this.#snapshotFile(realRoot, absolute, relative).catch(() => undefined) : undefined;
+      if (!file) present.delete(relative);
+      else if (file.changed) changed.push({ file: file.entry, blob: file.blob });
     }
     const removed = [...this.#seen.keys()].filter((known) => !present.has(known));
     for (const gone of removed) this.#seen.delete(gone);

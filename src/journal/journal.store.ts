@@ -63,21 +63,25 @@ export async function saveCheckpoint(
   changes: { changed: CheckpointFile[]; removed: string[] },
 ): Promise<void> {
   const where = { execution_id: key.executionId, run_start: key.runStart, area };
-  if (changes.removed.length > 0) {
+  for (let start = 0; start < changes.removed.length; start += 500) {
     await trx
       .deleteFrom('run_checkpoint_files')
       .where('execution_id', '=', where.execution_id)
       .where('run_start', '=', where.run_start)
       .where('area', '=', area)
-      .where('path', 'in', changes.removed)
+      .where('path', 'in', changes.removed.slice(start, start + 500))
       .execute();
   }
-  for (const file of changes.changed) {
+  // Batches stay well under every backend's limit on bound parameters.
+  for (let start = 0; start < changes.changed.length; start += 200) {
+    const rows = changes.changed.slice(start, start + 200).map((file) => ({ ...where, ...file }));
     await trx
       .insertInto('run_checkpoint_files')
-      .values({ ...where, ...file })
+      .values(rows)
       .onConflict((oc) =>
-        oc.columns(['execution_id', 'run_start', 'area', 'path']).doUpdateSet({ sha256: file.sha256, size: file.size }),
+        oc
+          .columns(['execution_id', 'run_start', 'area', 'path'])
+          .doUpdateSet((eb) => ({ sha256: eb.ref('excluded.sha256'), size: eb.ref('excluded.size') })),
       )
       .execute();
   }

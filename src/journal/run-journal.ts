@@ -11,6 +11,13 @@ type JournalDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config'>;
 
 const AREAS: CheckpointArea[] = ['output', 'workspace'];
 
+/**
+ * Files one tool call may change and still be checkpointed. Past it (a script that writes
+ * thousands of files), storing them would take longer than the run may last: the run stops
+ * keeping checkpoints, and can no longer go on elsewhere (it fails, as before issue 30).
+ */
+export const CHECKPOINT_MAX_FILES = 1000;
+
 /** This node's attempt at a run lost the run: another worker took it over. */
 export class RunHandedOn extends Error {
   constructor() {
@@ -37,6 +44,9 @@ export async function openRunJournal(ctx: JournalDeps, key: JournalKey, resuming
   // The gap the person saw: from the lost attempt's last step, not from the hand-over's own row.
   const lastAt = rows.findLast((row) => row.kind !== 'resumed')?.created_at;
   const snapshots = new Map<CheckpointArea, { root: string; snapshots: FolderSnapshots }>();
+  let tracking = !rows.some((row) => row.kind === 'files_untracked');
+  const discardStaged = (change: FolderChanges) =>
+    Promise.all(change.changed.flatMap(({ blob }) => (blob ? [ctx.blobs.discard(blob)] : [])));
 
   const snapshotsOf = (area: CheckpointArea, root: string) => {
     const known = snapshots.get(area);
@@ -77,9 +87,21 @@ export async function openRunJournal(ctx: JournalDeps, key: JournalKey, resuming
     },
     async toolAnswered(result, folders) {
       const changes: ({ area: CheckpointArea } & FolderChanges)[] = [];
-      for (const area of AREAS) {
+      for (const area of tracking ? AREAS : []) {
         const root = folders[area];
-        if (root) changes.push({ area, ...(await snapshotsOf(area, root).changes()) });
+        const found = root ? await snapshotsOf(area, root).changes(CHECKPOINT_MAX_FILES) : undefined;
+        if (found === 'tooMany') {
+          // From here on the files cannot be put back, so the run cannot go on elsewhere.
+          tracking = false;
+          for (const change of changes) await discardStaged(change);
+          changes.length = 0;
+          await ctx.db.transaction().execute(async (trx) => {
+            await writeIn(trx, { kind: 'files_untracked' });
+            await writeIn(trx, { kind: 'tool_result', result });
+          });
+          return;
+        }
+        if (found) changes.push({ area, ...found });
       }
       const staged = changes.flatMap((change) => change.changed.flatMap(({ blob }) => (blob ? [blob] : [])));
       // Committed and referenced under the store's lock, so a collector never sees a blob between the two.
@@ -122,4 +144,9 @@ export async function noteResumed(ctx: Pick<AppContext, 'db' | 'clock'>, key: Jo
     .execute((trx) =>
       appendStep(trx, key, { kind: 'resumed', body: '{"kind":"resumed"}', created_at: ctx.clock.now().toISOString() }),
     );
+}
+
+/** Whether a run's journal still lets it go on elsewhere: false once a step changed too many files to checkpoint. */
+export async function filesTracked(ctx: Pick<AppContext, 'db'>, key: JournalKey): Promise<boolean> {
+  return (await countSteps(ctx.db, key, 'files_untracked')) === 0;
 }

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
-import { closeRunJournals, openRunJournal, RunHandedOn } from '../../src/journal/run-journal.js';
+import {
+  CHECKPOINT_MAX_FILES,
+  closeRunJournals,
+  filesTracked,
+  openRunJournal,
+  RunHandedOn,
+} from '../../src/journal/run-journal.js';
 import type { JournalStep } from '../../src/skills/run-journal.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution } from '../helpers/rows.js';
@@ -86,6 +92,24 @@ describe("a run's journal", () => {
       await ctx.db.selectFrom('run_checkpoint_files').selectAll().where('execution_id', '=', key.executionId).execute(),
     ).toEqual([]);
     expect(existsSync(blob)).toBe(false);
+    await rm(output, { recursive: true });
+  });
+
+  it('stops checkpointing a run whose step wrote more files than a checkpoint takes, which then cannot go on elsewhere', async ({
+    ctx,
+  }) => {
+    const { key, output } = await ownedRun(ctx);
+    const journal = await openRunJournal(ctx, key, false);
+    for (let i = 0; i <= CHECKPOINT_MAX_FILES; i++) await writeFile(path.join(output, `f-${i}.txt`), String(i));
+    await journal.toolAnswered(result(1), { output });
+    expect(await filesTracked(ctx, key)).toBe(false);
+    expect((await openRunJournal(ctx, key, true)).steps).toEqual([
+      { kind: 'files_untracked' },
+      { kind: 'tool_result', result: result(1) },
+    ]);
+    expect(
+      await ctx.db.selectFrom('run_checkpoint_files').selectAll().where('execution_id', '=', key.executionId).execute(),
+    ).toEqual([]);
     await rm(output, { recursive: true });
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,10 +21,14 @@ beforeEach(async () => {
 });
 afterEach(() => rm(root, { recursive: true, force: true }));
 
-async function commitAll(changes: Awaited<ReturnType<FolderSnapshots['changes']>>) {
-  for (const { blob } of changes.changed) if (blob) await blobs.commit(blob);
-  return changes;
+/** A snapshot's changes, their blobs committed. */
+async function commitAll(found: Awaited<ReturnType<FolderSnapshots['changes']>>) {
+  if (found === 'tooMany') throw new Error('more files changed than the limit');
+  for (const { blob } of found.changed) if (blob) await blobs.commit(blob);
+  return found;
 }
+
+const LIMIT = 100;
 
 describe('FolderSnapshots', () => {
   it('stages what changed since the last snapshot, and names what went', async () => {
@@ -32,13 +36,13 @@ describe('FolderSnapshots', () => {
     await mkdir(path.join(folder, 'notes'));
     await writeFile(path.join(folder, 'a.txt'), 'one');
     await writeFile(path.join(folder, 'notes', 'b.txt'), 'two');
-    const first = await commitAll(await snapshots.changes());
+    const first = await commitAll(await snapshots.changes(LIMIT));
     expect(first.changed.map(({ file }) => file.path).sort()).toEqual(['a.txt', 'notes/b.txt']);
-    expect((await snapshots.changes()).changed).toEqual([]);
+    expect((await commitAll(await snapshots.changes(LIMIT))).changed).toEqual([]);
 
     await writeFile(path.join(folder, 'a.txt'), 'one, then more');
     await rm(path.join(folder, 'notes', 'b.txt'));
-    const second = await commitAll(await snapshots.changes());
+    const second = await commitAll(await snapshots.changes(LIMIT));
     expect(second.changed.map(({ file }) => [file.path, file.size])).toEqual([['a.txt', 14]]);
     expect(second.removed).toEqual(['notes/b.txt']);
   });
@@ -46,24 +50,30 @@ describe('FolderSnapshots', () => {
   it('does not store a file again that was only touched', async () => {
     const snapshots = new FolderSnapshots(folder, blobs);
     await writeFile(path.join(folder, 'a.txt'), 'same');
-    await commitAll(await snapshots.changes());
+    await commitAll(await snapshots.changes(LIMIT));
     const later = new Date(Date.now() + 5_000);
     await utimes(path.join(folder, 'a.txt'), later, later);
-    expect((await snapshots.changes()).changed).toEqual([]);
+    expect((await commitAll(await snapshots.changes(LIMIT))).changed).toEqual([]);
+  });
+
+  it('stages nothing when one step changed more files than a checkpoint takes', async () => {
+    for (let i = 0; i <= LIMIT; i++) await writeFile(path.join(folder, `f-${i}.txt`), String(i));
+    expect(await new FolderSnapshots(folder, blobs).changes(LIMIT)).toBe('tooMany');
+    expect(await readdir(path.join(root, 'blobs')).catch(() => [])).not.toContain('tmp');
   });
 
   it("never reads through a link: a file or a folder of the server's stays out", async () => {
     await symlink(path.join(outside, 'secret.txt'), path.join(folder, 'linked.txt'));
     await symlink(outside, path.join(folder, 'linked-folder'));
     await writeFile(path.join(folder, 'own.txt'), 'mine');
-    const changes = await commitAll(await new FolderSnapshots(folder, blobs).changes());
+    const changes = await commitAll(await new FolderSnapshots(folder, blobs).changes(LIMIT));
     expect(changes.changed.map(({ file }) => file.path)).toEqual(['own.txt']);
   });
 
   it('puts a checkpoint back into an empty folder, and refuses a path that leaves it', async () => {
     await mkdir(path.join(folder, 'deep', 'er'), { recursive: true });
     await writeFile(path.join(folder, 'deep', 'er', 'c.txt'), 'three');
-    const { changed } = await commitAll(await new FolderSnapshots(folder, blobs).changes());
+    const { changed } = await commitAll(await new FolderSnapshots(folder, blobs).changes(LIMIT));
     const files = changed.map(({ file }) => file);
     const fresh = path.join(root, 'fresh');
     await mkdir(fresh);
@@ -71,7 +81,7 @@ describe('FolderSnapshots', () => {
     expect(await readFile(path.join(fresh, 'deep', 'er', 'c.txt'), 'utf8')).toBe('three');
     // The restored folder reads as unchanged to a watcher that knows the checkpoint.
     const resumed = new FolderSnapshots(fresh, blobs, files);
-    expect((await resumed.changes()).changed).toEqual([]);
+    expect((await commitAll(await resumed.changes(LIMIT))).changed).toEqual([]);
 
     const escaping = [{ ...(files[0] as (typeof files)[0]), path: '../escaped.txt' }];
     await expect(restoreFiles(fresh, escaping, blobs)).rejects.toThrow('cannot be restored');
