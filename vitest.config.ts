@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { configDefaults, defineConfig } from 'vitest/config';
 
@@ -49,6 +50,10 @@ export default defineConfig(async () => {
     test: {
       testTimeout: 30_000,
       hookTimeout: 30_000,
+      // Vitest leaves a core free by default, which on the two cores CI has runs every file one
+      // after another (48 min). Files are written to share the machine; the two projects that
+      // are not (the browser's, and the faults' that starve the machine) run alone, below.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
       projects: [
         { extends: true as const, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
         {
@@ -72,6 +77,7 @@ export default defineConfig(async () => {
             globalSetup: ['test/e2e/global-setup.ts'],
             env: { TEST_DB: 'sqlite' },
             sequence: { groupOrder: 1 },
+            maxWorkers: 1,
             testTimeout: 90_000,
             retry: 1,
           },
@@ -90,13 +96,14 @@ export default defineConfig(async () => {
               {
                 extends: true as const,
                 // Connections cut and disks filled under a running service: the machine's
-                // PostgreSQL (and Redis, where a file needs it); after the others, since they
-                // kill and starve processes on purpose.
+                // PostgreSQL (and Redis, where a file needs it); last and one file at a time,
+                // since they kill and starve processes on purpose.
                 test: {
                   name: 'faults',
                   include: ['test/faults/**/*.test.ts'],
                   env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl },
-                  sequence: { groupOrder: 2 },
+                  sequence: { groupOrder: 3 },
+                  maxWorkers: 1,
                 },
               },
             ]
