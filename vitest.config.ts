@@ -114,10 +114,12 @@ export default defineConfig(async () => {
                 extends: true as const,
                 // The server-level suites again, every server in distributed mode (REDIS_URL,
                 // the run queue) on one node; last, so it does not crowd the timing-sensitive ones.
+                // The CLI's suites are not run a third time: the CLI is a client of the API,
+                // which the other suites cover in this mode.
                 test: {
                   name: 'distributed',
                   include: [...integration, 'test/security/**/*.test.ts'],
-                  exclude: [...configDefaults.exclude, ...postgresOnly],
+                  exclude: [...configDefaults.exclude, ...postgresOnly, 'test/integration/cli/**'],
                   env: { TEST_DB: 'sqlite', TEST_DISTRIBUTED: '1' },
                   sequence: { groupOrder: 2 },
                 },
