@@ -53,9 +53,22 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   // another application's tables elsewhere on the same server must not count as ours.
   const schema = await bookkeepingSchema(database);
   const migrator = new Migrator({ db: database.db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+    if (attempt < 5 && droppedUnderIntrospection(error)) continue;
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/**
+ * Kysely looks for its bookkeeping tables by listing every table of every schema on the
+ * server; a schema someone drops meanwhile (another application's, another test file's)
+ * fails that listing with "does not exist". Nothing was migrated then, and looking again works.
+ */
+function droppedUnderIntrospection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '42P01' || code === '3F000';
 }
 
 /** On PostgreSQL, the schema our tables go in: the configured one, or the connection's current one. */

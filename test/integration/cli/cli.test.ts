@@ -85,6 +85,7 @@ describe('skillet migrate', () => {
         '0016-password-resets',
         '0017-subscription-cancellations',
         '0018-uploaded-skills',
+        '0019-run-journal',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
