@@ -1,4 +1,3 @@
-import cookie from '@fastify/cookie';
 import formBody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -78,12 +77,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   for (const warning of warnings) app.log.warn(warning.fields, warning.message);
   ops.countControlSockets(() => app.websocketServer?.clients.size ?? 0);
-  // First, so that every answer carries it, refusals by the hooks after it included.
-  // Hooks that do not wait take a callback: an async hook costs a promise on every request.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-    done();
-  });
   // After the answer: the request (method, path, client), its status and how long it took.
   // Fastify's own pair of lines (received, completed) doubled what logging cost the hottest routes.
   // By default only answers of 400 and up: a line per successful request drowned what needs reading.
@@ -101,15 +94,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       // The route's pattern, never the URL: one series per route, not per execution id.
       metrics?.observeRequest(
         request.method,
-        request.routeOptions.url ?? 'unmatched',
+        request.routeConfig?.url ?? 'unmatched',
         reply.statusCode,
         reply.elapsedTime / 1000,
       );
       done();
     });
   }
-  // Before the plumbing's hook: the web app's session cookie is a credential.
-  await app.register(cookie);
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

@@ -26,20 +26,22 @@ const BEARER = /^Bearer +(\S+)$/i;
 
 /** The strategy that reads an `Authorization: Bearer` token on this route, if any does. */
 function bearerStrategy(request: FastifyRequest, authorization: string): { strategy: CredentialStrategy; token: string } | null {
-  const accepted = request.routeOptions.config?.bearer ?? DEFAULT_BEARER;
+  const accepted = request.routeConfig?.bearer ?? DEFAULT_BEARER;
   const token = BEARER.exec(authorization)?.[1];
   if (!token) return null;
   const strategy = CREDENTIAL_STRATEGIES.find((each) => accepted.includes(each.kind) && each.claimsBearer?.(token));
   return strategy ? { strategy, token } : null;
 }
 
-async function resolveWith(
-  ctx: CredentialReader,
-  request: FastifyRequest,
-  strategy: CredentialStrategy,
-  secret: string,
-): Promise<Caller> {
-  const caller = await strategy.resolve(ctx, secret, request.routeOptions.config?.oauthResource ?? 'api');
+/** A caller found at once (a cached credential) or, after a database read, in a promise. */
+type Found = Caller | Promise<Caller>;
+
+function resolveWith(ctx: CredentialReader, request: FastifyRequest, strategy: CredentialStrategy, secret: string): Found {
+  const resolved = strategy.resolve(ctx, secret, request.routeConfig?.oauthResource ?? 'api');
+  return resolved instanceof Promise ? resolved.then((caller) => known(caller, strategy)) : known(resolved, strategy);
+}
+
+function known(caller: Caller | null, strategy: CredentialStrategy): Caller {
   if (!caller) throw new Unauthorized(strategy.invalidMessage);
   return caller;
 }
@@ -49,7 +51,7 @@ async function resolveWith(
  * then a bearer token the route takes, then a header no strategy claims (refused), and
  * last the web app's session cookie.
  */
-async function callerFromHeaders(ctx: CredentialReader, request: FastifyRequest): Promise<Caller> {
+function callerFromHeaders(ctx: CredentialReader, request: FastifyRequest): Found {
   for (const strategy of CREDENTIAL_STRATEGIES) {
     const secret = strategy.header === undefined ? undefined : header(request, strategy.header);
     if (secret !== undefined) return resolveWith(ctx, request, strategy, secret);
@@ -70,21 +72,43 @@ async function callerFromHeaders(ctx: CredentialReader, request: FastifyRequest)
   throw new Unauthorized('Missing auth token');
 }
 
+/** A refused credential is kept for the route to judge; anything else is the server's failure. */
+function refuse(request: FastifyRequest, error: unknown): void {
+  if (!(error instanceof AppError)) throw error;
+  request.credentialError = error;
+}
+
+function actAs(ctx: CredentialReader, request: FastifyRequest, caller: Caller): Promise<void> | undefined {
+  request.caller = caller;
+  const workspaceId = header(request, 'x-workspace-id');
+  if (workspaceId === undefined) return undefined;
+  return inWorkspace(ctx, caller, workspaceId).then(
+    (acting) => {
+      request.caller = acting;
+    },
+    (error: unknown) => refuse(request, error),
+  );
+}
+
 /**
  * Fills request.caller (or request.credentialError) from the headers. Never throws for a
  * bad credential: whether that matters depends on the route, and the request must still be
- * counted by the rate limiter first.
+ * counted by the rate limiter first. Undefined when done at once (a cached credential, no
+ * workspace switch), else a promise of being done.
  */
-export async function resolveCaller(ctx: CredentialReader, request: FastifyRequest): Promise<void> {
+export function resolveCaller(ctx: CredentialReader, request: FastifyRequest): Promise<void> | undefined {
+  let found: Found;
   try {
-    const caller = await callerFromHeaders(ctx, request);
-    request.caller = caller;
-    const workspaceId = header(request, 'x-workspace-id');
-    if (workspaceId !== undefined) request.caller = await inWorkspace(ctx, caller, workspaceId);
+    found = callerFromHeaders(ctx, request);
   } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    request.credentialError = error;
+    refuse(request, error);
+    return undefined;
   }
+  if (!(found instanceof Promise)) return actAs(ctx, request, found);
+  return found.then(
+    (caller) => actAs(ctx, request, caller),
+    (error: unknown) => refuse(request, error),
+  );
 }
 
 /**

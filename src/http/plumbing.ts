@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, NotFound, Unauthorized } from '../errors.js';
 import { strategyOf } from '../identity/credential-strategies.js';
@@ -7,15 +7,17 @@ import { authChallenge } from './auth-challenge.js';
 import { resolveCaller } from './credentials.js';
 import { replySink, writeError } from './error-writer.js';
 import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
+import { REQUEST_ID_HEADER } from './request-id.js';
+import type { RouteConfig } from './route-config.js';
 
 /**
  * Every request passes the same gate, in this order: read the credential, count the
  * request against its limiter, then refuse it if the route needs a credential it lacks.
  */
-export function installPlumbing(
-  app: FastifyInstance,
-  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>,
-): void {
+type GateContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>;
+
+export function installPlumbing(app: FastifyInstance, ctx: GateContext): void {
+  app.decorateRequest('routeConfig', null);
   app.decorateRequest('caller', null);
   app.decorateRequest('credentialError', null);
 
@@ -28,23 +30,23 @@ export function installPlumbing(
     parseJson(request, text, (error, value) => done(error ? new InvalidInput('Request body is not valid JSON') : null, value));
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    const { auth: policy, rateLimit } = request.routeOptions.config;
-    if (policy !== 'public') await resolveCaller(ctx, request);
-    await limitRequest(ctx, request, reply, rateLimit ?? 'rest');
-    if (policy !== 'user' && policy !== 'session') return;
-    if (request.credentialError) throw request.credentialError;
-    const strategy = request.caller && strategyOf(request.caller.kind);
-    if (policy === 'session' && !strategy?.signedIn) {
-      throw new Forbidden(`This endpoint needs a signed-in person (x-auth-token), not ${strategy?.name ?? 'an API key'}`);
+  // A callback hook, not an async one: with a cached credential and an in-memory limiter,
+  // the cheapest requests pass without a promise.
+  app.addHook('onRequest', (request, reply, done) => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = gate(ctx, request, reply);
+    } catch (error) {
+      done(error as Error);
+      return;
     }
-    const needed = request.routeOptions.config.scope ?? scopeForMethod(request.method);
-    requireCallerScope(request.caller, needed, ctx.config.oauthEnforceScopes, strategy?.name);
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 
   app.setErrorHandler(async (error, request, reply) => {
     await ensureRateLimitHeaders(ctx, request, reply);
-    const config = request.routeOptions.config;
+    const config = request.routeConfig;
     const challenge: Record<string, string> =
       error instanceof Unauthorized ? { 'www-authenticate': authChallenge(request, error, ctx.config.publicUrl) } : {};
     const rendered = writeError(replySink(reply), error, config?.errorFamily ?? 'standard', challenge);
@@ -56,4 +58,40 @@ export function installPlumbing(
   app.setNotFoundHandler(async () => {
     throw new NotFound('There is nothing at this address. Check the link, or the address the client was configured with.');
   });
+}
+
+/** Whether the route takes the request: read its credential, count it, then judge both. */
+function gate(ctx: GateContext, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  const config = request.routeOptions.config;
+  request.routeConfig = config;
+  // A request through app.inject skips the HTTP server, which names every other (front-routes.ts).
+  if (!reply.raw.hasHeader(REQUEST_ID_HEADER)) reply.header(REQUEST_ID_HEADER, request.id);
+  const resolving = config.auth === 'public' ? undefined : resolveCaller(ctx, request);
+  if (resolving) return resolving.then(() => limitThenJudge(ctx, request, reply, config));
+  return limitThenJudge(ctx, request, reply, config);
+}
+
+function limitThenJudge(
+  ctx: GateContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  config: RouteConfig,
+): Promise<void> | undefined {
+  const limiting = limitRequest(ctx, request, reply, config.rateLimit ?? 'rest');
+  if (limiting) return limiting.then(() => judge(ctx, request, config));
+  judge(ctx, request, config);
+  return undefined;
+}
+
+/** Refuses a request the route's policy does not let in. */
+function judge(ctx: GateContext, request: FastifyRequest, config: RouteConfig): void {
+  const policy = config.auth;
+  if (policy !== 'user' && policy !== 'session') return;
+  if (request.credentialError) throw request.credentialError;
+  const strategy = request.caller && strategyOf(request.caller.kind);
+  if (policy === 'session' && !strategy?.signedIn) {
+    throw new Forbidden(`This endpoint needs a signed-in person (x-auth-token), not ${strategy?.name ?? 'an API key'}`);
+  }
+  const needed = config.scope ?? scopeForMethod(request.method);
+  requireCallerScope(request.caller, needed, ctx.config.oauthEnforceScopes, strategy?.name);
 }

@@ -31,8 +31,21 @@ function rateLimitHeaders(decision: RateDecision): Record<string, string> {
 }
 
 /** On every routed request: the headers go straight onto the reply, with nothing in between. */
-async function enforce(ctx: Limiter, reply: FastifyReply, key: string, rule: RateRule, message: string, hits = 1): Promise<void> {
-  const decision = await ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime(), hits);
+function enforce(
+  ctx: Limiter,
+  reply: FastifyReply,
+  key: string,
+  rule: RateRule,
+  message: string,
+  hits = 1,
+): Promise<void> | undefined {
+  const decision = ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime(), hits);
+  if (decision instanceof Promise) return decision.then((decided) => applyDecision(reply, decided, message));
+  applyDecision(reply, decision, message);
+  return undefined;
+}
+
+function applyDecision(reply: FastifyReply, decision: RateDecision, message: string): void {
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
   reply.header('x-ratelimit-reset', Math.ceil(decision.resetMs / 1000));
@@ -53,31 +66,35 @@ export async function limitAnonymousRequest(
   return { headers: rateLimitHeaders(decision), refusal: refusalOf(decision, REST_LIMIT_MESSAGE) };
 }
 
-/** onRequest: the REST limit, or the activation-creation limit per client IP. */
-export async function limitRequest(
+/**
+ * onRequest: the REST limit, or the activation-creation limit per client IP. Undefined when
+ * the limiter decided at once (it throws the refusal then), else a promise of its decision.
+ */
+export function limitRequest(
   ctx: Limiter,
   request: FastifyRequest,
   reply: FastifyReply,
   kind: RateLimitKind,
-): Promise<void> {
-  if (kind === 'activation-poll') return; // counted per code once the body is read
-  if (kind === 'webhook') return; // counted once the signature is verified
-  if (kind === 'static-asset' || kind === 'unlimited') return;
-  if (kind === 'mcp') {
-    await enforce(ctx, reply, mcpKey(request), rulesOf(ctx.config).mcp, MCP_LIMIT_MESSAGE);
-    return;
+): Promise<void> | undefined {
+  switch (kind) {
+    case 'activation-poll': // counted per code once the body is read
+    case 'webhook': // counted once the signature is verified
+    case 'static-asset':
+    case 'unlimited':
+      return undefined;
+    case 'mcp':
+      return enforce(ctx, reply, mcpKey(request), rulesOf(ctx.config).mcp, MCP_LIMIT_MESSAGE);
+    case 'activation-create':
+      return enforce(
+        ctx,
+        reply,
+        `activate:ip:${request.ip}`,
+        rulesOf(ctx.config).activationCreate,
+        'Too many activation requests; wait a few seconds',
+      );
+    default:
+      return enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, REST_LIMIT_MESSAGE);
   }
-  if (kind === 'activation-create') {
-    await enforce(
-      ctx,
-      reply,
-      `activate:ip:${request.ip}`,
-      rulesOf(ctx.config).activationCreate,
-      'Too many activation requests; wait a few seconds',
-    );
-    return;
-  }
-  await enforce(ctx, reply, restKey(request), rulesOf(ctx.config).rest, REST_LIMIT_MESSAGE);
 }
 
 /**
@@ -128,7 +145,7 @@ export async function limitWebhook(ctx: Limiter, request: FastifyRequest, reply:
 export async function ensureRateLimitHeaders(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (reply.hasHeader('x-ratelimit-limit')) return;
   const rules = rulesOf(ctx.config);
-  const kind = request.routeOptions.config?.rateLimit;
+  const kind = request.routeConfig?.rateLimit;
   const [key, rule] =
     kind === 'webhook'
       ? [webhookKey(request), rules.webhook]

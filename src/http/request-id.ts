@@ -17,24 +17,31 @@ export function requestIdFrom(given: string | readonly string[] | undefined): st
 
 /**
  * The id the server gave a request as it arrived. The HTTP server names each request once,
- * before the front routes or Fastify see it, so both log and answer with the same id.
+ * before the front routes or Fastify see it, so both log and answer with the same id. Kept
+ * on the request itself: a WeakMap entry per request cost the collector more.
  */
-const named = new WeakMap<IncomingMessage, string>();
+const NAME = Symbol('skillet.requestId');
+type NamedRequest = IncomingMessage & { [NAME]?: string };
 
 /** Names a request from its raw headers (never `request.headers`: see front-routes.ts) and answers with the name. */
 export function nameRequest(request: IncomingMessage, response: ServerResponse): string {
   const raw = request.rawHeaders;
-  const given: string[] = [];
+  let given: string | undefined;
+  let times = 0;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === REQUEST_ID_HEADER) given.push(raw[i + 1] as string);
+    const name = raw[i] as string;
+    if (name.length === REQUEST_ID_HEADER.length && name.toLowerCase() === REQUEST_ID_HEADER) {
+      given = raw[i + 1];
+      times++;
+    }
   }
-  const id = requestIdFrom(given.length === 0 ? undefined : given);
-  named.set(request, id);
+  const id = requestIdFrom(times === 1 ? given : undefined);
+  (request as NamedRequest)[NAME] = id;
   response.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }
 
 /** Fastify's genReqId: the server's name for the request, or (app.inject, no server) one made here. */
 export function requestIdOf(request: IncomingMessage): string {
-  return named.get(request) ?? requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+  return (request as NamedRequest)[NAME] ?? requestIdFrom(request.headers[REQUEST_ID_HEADER]);
 }

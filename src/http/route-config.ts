@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../errors.js';
 import type { Caller, CredentialKind } from '../identity/callers.js';
 import type { OAuthResource } from '../oauth/resources.js';
@@ -26,6 +27,9 @@ export type RateLimitKind = 'rest' | 'activation-create' | 'activation-poll' | '
 /** The error body a route family speaks: the usual envelope, or the artifacts' older shape. */
 export type ErrorFamily = 'standard' | 'artifact';
 
+/** A route's config as Fastify keeps it: ours, and its own method and URL pattern. */
+export type RouteConfig = FastifyRequest['routeOptions']['config'];
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthPolicy;
@@ -44,6 +48,11 @@ declare module 'fastify' {
     scope?: OAuthScope;
   }
   interface FastifyRequest {
+    /**
+     * The route's config, read once by the gate (plumbing.ts): Fastify's `routeOptions`
+     * builds a new object on every read.
+     */
+    routeConfig: RouteConfig | null;
     caller: Caller | null;
     /** Why the presented credential was refused; thrown only if the route needs one. */
     credentialError: AppError | null;

@@ -1,3 +1,4 @@
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 
@@ -12,8 +13,14 @@ export const APP_REQUEST_HEADER = 'x-skillet-app';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * Read only here, when no other credential came: a cookie plugin would parse every
+ * request's cookies, and add a hook to every answer, for the one cookie this service reads.
+ */
 export function sessionCookieOf(request: FastifyRequest): string | undefined {
-  const value = request.cookies?.[SESSION_COOKIE];
+  const header = request.headers.cookie;
+  if (header === undefined) return undefined;
+  const value = parseCookie(header)[SESSION_COOKIE];
   return value === undefined || value === '' ? undefined : value;
 }
 
@@ -32,9 +39,11 @@ function cookieOptions(config: Pick<Config, 'publicUrl'>) {
 }
 
 export function setSessionCookie(reply: FastifyReply, config: Pick<Config, 'publicUrl' | 'authTokenTtlDays'>, token: string) {
-  reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(config), maxAge: config.authTokenTtlDays * 24 * 60 * 60 });
+  const maxAge = config.authTokenTtlDays * 24 * 60 * 60;
+  reply.header('set-cookie', stringifySetCookie({ name: SESSION_COOKIE, value: token, ...cookieOptions(config), maxAge }));
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: Pick<Config, 'publicUrl'>) {
-  reply.clearCookie(SESSION_COOKIE, cookieOptions(config));
+  const expired = { name: SESSION_COOKIE, value: '', ...cookieOptions(config), expires: new Date(0), maxAge: 0 };
+  reply.header('set-cookie', stringifySetCookie(expired));
 }

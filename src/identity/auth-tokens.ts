@@ -51,13 +51,14 @@ export async function setActiveWorkspace(
 type CredentialReader = Pick<AppContext, 'db' | 'clock' | 'credentials'>;
 
 /** The session strategy's reading of `x-auth-token`; null when it names no live token. */
-export async function callerFromAuthToken(ctx: CredentialReader, token: string): Promise<Caller | null> {
+export function callerFromAuthToken(ctx: CredentialReader, token: string): Caller | null | Promise<Caller | null> {
   if (token.length > 200) return null;
   const hash = sha256Hex(token);
-  const now = ctx.clock.now();
-  const cached = ctx.credentials.get(hash, now.getTime());
-  if (cached) return cached;
+  return ctx.credentials.get(hash, ctx.clock.now().getTime()) ?? loadSessionCaller(ctx, hash);
+}
 
+async function loadSessionCaller(ctx: CredentialReader, hash: string): Promise<Caller | null> {
+  const now = ctx.clock.now();
   const row = await liveTokenByHash(ctx.db, hash, now.toISOString());
   if (!row) return null;
   // Removed from the workspace it had switched to: back to the personal one.

@@ -23,13 +23,13 @@ export interface CredentialStrategy {
   /**
    * The caller a presented secret stands for; null when it names no live credential.
    * `resource` is what the route serves (its config's `oauthResource`), for credentials
-   * bound to one audience.
+   * bound to one audience. A cached credential is answered at once, without a promise.
    */
   resolve(
     ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'config'>,
     secret: string,
     resource: OAuthResource,
-  ): Promise<Caller | null>;
+  ): Caller | null | Promise<Caller | null>;
   /** Whether the credential still stands, and still reaches the workspace it was bound to. */
   isLive(ctx: Pick<AppContext, 'db' | 'clock'>, ref: CredentialRef): Promise<boolean>;
   /** What its requests are counted under, within each limiter's prefix. */

@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { RunLimits } from '../skills/runtime.js';
 import { type SandboxKill, sandboxKills } from '../skills/script-runtime.js';
 import type { LedgerTotal } from './ops.store.js';
+import { RequestMetrics } from './request-metrics.js';
 
 /** What the metrics read at scrape time rather than count as it happens. */
 export interface ScrapedSources {
@@ -16,8 +17,6 @@ export interface ScrapedSources {
   databaseStatements(): number;
 }
 
-type RequestLabels = 'method' | 'route' | 'status_class';
-
 /**
  * One app's Prometheus metrics, in a registry of its own: tests build many apps in one
  * process, and the default global registry would mix them (and refuse a second metric of
@@ -25,19 +24,7 @@ type RequestLabels = 'method' | 'route' | 'status_class';
  */
 export class AppMetrics {
   readonly registry = new Registry();
-  readonly requests = new Counter<RequestLabels>({
-    name: 'skillet_http_requests_total',
-    help: 'HTTP requests answered, by route pattern and status class',
-    labelNames: ['method', 'route', 'status_class'],
-    registers: [this.registry],
-  });
-  readonly latency = new Histogram<RequestLabels>({
-    name: 'skillet_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request (an event stream: how long it stayed open)',
-    labelNames: ['method', 'route', 'status_class'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600],
-    registers: [this.registry],
-  });
+  readonly #requests = new RequestMetrics();
   readonly runs = new Counter<'status' | 'runtime'>({
     name: 'skillet_runs_finished_total',
     help: 'Runs this node executed to their end, by final status (completed, failed, stopped) and skill runtime',
@@ -150,25 +137,18 @@ export class AppMetrics {
     this.#stopListening = () => unsubscribe(sandboxKills.name, onKill);
   }
 
-  /**
-   * The series of each (method, route, status class), looked up once: prom-client hashes a
-   * label object on every call otherwise, a measurable share of the cheapest requests. The
-   * key space is bounded as the labels are (route patterns, never URLs).
-   */
-  readonly #requestSeries = new Map<string, { count: { inc(): void }; latency: { observe(value: number): void } }>();
-
   /** Records one answered request; `route` is the pattern, never the URL (unbounded label values). */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const statusClass = `${Math.floor(status / 100)}xx`;
-    const key = `${method} ${statusClass} ${route}`;
-    let series = this.#requestSeries.get(key);
-    if (!series) {
-      const labels = { method, route, status_class: statusClass };
-      series = { count: this.requests.labels(labels), latency: this.latency.labels(labels) };
-      this.#requestSeries.set(key, series);
-    }
-    series.count.inc();
-    series.latency.observe(seconds);
+    this.#requests.observe(method, route, status, seconds);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every metric in the text format, for a scrape. */
+  async exposition(): Promise<string> {
+    return `${await this.registry.metrics()}\n${this.#requests.render()}`;
   }
 
   close(): void {

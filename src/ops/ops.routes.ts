@@ -44,7 +44,7 @@ export function opsRoutes(parts: OpsRouteParts) {
       if (given === undefined || !tokenMatches(given, metricsToken)) {
         throw new Unauthorized('The metrics need the bearer token set in METRICS_TOKEN');
       }
-      return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+      return reply.header('content-type', metrics.contentType).send(await metrics.exposition());
     });
   };
 }

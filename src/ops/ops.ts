@@ -139,8 +139,8 @@ function opsServer(metrics: AppMetrics, readiness: () => Promise<Readiness>): Se
       response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: metrics are at /metrics\n');
       return;
     }
-    metrics.registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+    metrics.exposition().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text),
       () => response.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n'),
     );
   });

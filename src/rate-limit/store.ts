@@ -25,8 +25,10 @@ export interface RateLimitStore {
   /**
    * Counts `hits` (default 1) when all of them are within the rule, and none otherwise: a
    * request that stands for several (a JSON-RPC batch) is allowed whole or refused whole.
+   * A store that decides in memory answers at once: every request asks, and a promise
+   * each was a measurable share of the cheapest requests.
    */
-  consume(key: string, rule: RateRule, nowMs: number, hits?: number): Promise<RateDecision>;
+  consume(key: string, rule: RateRule, nowMs: number, hits?: number): RateDecision | Promise<RateDecision>;
   /** Reports what a hit would get, without counting one. */
   peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision>;
 }
@@ -39,7 +41,7 @@ export class MemoryRateLimitStore implements RateLimitStore {
   readonly #entries = new Map<string, Entry>();
   #lastSweep = 0;
 
-  async consume(key: string, rule: RateRule, nowMs: number, hits = 1): Promise<RateDecision> {
+  consume(key: string, rule: RateRule, nowMs: number, hits = 1): RateDecision {
     return this.#hit(key, rule, nowMs, hits, true);
   }
 
