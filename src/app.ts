@@ -70,8 +70,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // HTTP parser already caps a request line at 16 KiB.
     routerOptions: { maxParamLength: 16 * 1024 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-    // Fastify answers these two in its own shape unless told otherwise.
-    frameworkErrors: (error, _request, reply) => void writeError(replySink(reply), error, 'standard'),
+    // Fastify answers these two in its own shape unless told otherwise; they skip the gate,
+    // which gives every other answer its request id.
+    frameworkErrors: (error, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      writeError(replySink(reply), error, 'standard');
+    },
     clientErrorHandler: clientErrorWriter(log),
   }).withTypeProvider<TypeBoxTypeProvider>();
 

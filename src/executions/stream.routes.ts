@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
 import { clientAddress, type FrontRoute, headerValues, pathOf, sendError } from '../http/front-routes.js';
 import { limitAnonymousRequest } from '../http/rate-limit.js';
-import { REQUEST_ID_HEADER } from '../http/request-id.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
 import { requireResumePoint, serveEventStream } from './stream.js';
 import { verifyStreamSignature } from './stream-url.js';
 
@@ -57,6 +57,7 @@ export function streamRoute(ctx: AppContext): FrontRoute {
     const url = request.url ?? '';
     const match = request.method === 'GET' ? STREAM_PATH.exec(url) : null;
     if (!match) return false;
+    response.setHeader(REQUEST_ID_HEADER, requestIdOf(request));
     let headers: Record<string, string> = {};
     const open = async () => {
       const limit = await limitAnonymousRequest(ctx, clientAddress(request, ctx.config.trustProxy));

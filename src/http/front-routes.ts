@@ -99,7 +99,7 @@ export function serverWithFrontRoutes(
     };
     const server = createServer(options, (request, response) => {
       silent.spoke(request.socket);
-      nameRequest(request, response);
+      nameRequest(request);
       for (const route of routes) {
         if (!route(request, response)) continue;
         observe?.(request, response);

@@ -64,8 +64,8 @@ export function installPlumbing(app: FastifyInstance, ctx: GateContext): void {
 function gate(ctx: GateContext, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
   const config = request.routeOptions.config;
   request.routeConfig = config;
-  // A request through app.inject skips the HTTP server, which names every other (front-routes.ts).
-  if (!reply.raw.hasHeader(REQUEST_ID_HEADER)) reply.header(REQUEST_ID_HEADER, request.id);
+  // First, so that every answer carries it, refusals by the gate included.
+  reply.header(REQUEST_ID_HEADER, request.id);
   const resolving = config.auth === 'public' ? undefined : resolveCaller(ctx, request);
   if (resolving) return resolving.then(() => limitThenJudge(ctx, request, reply, config));
   return limitThenJudge(ctx, request, reply, config);

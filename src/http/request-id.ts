@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -23,8 +23,13 @@ export function requestIdFrom(given: string | readonly string[] | undefined): st
 const NAME = Symbol('skillet.requestId');
 type NamedRequest = IncomingMessage & { [NAME]?: string };
 
-/** Names a request from its raw headers (never `request.headers`: see front-routes.ts) and answers with the name. */
-export function nameRequest(request: IncomingMessage, response: ServerResponse): string {
+/**
+ * Names a request from its raw headers (never `request.headers`: see front-routes.ts). The
+ * answer carries the name from whatever answers it (the gate in plumbing.ts, a front
+ * route): a header set on the bare response here would send every Fastify answer down
+ * Node's slower path of merging headers.
+ */
+export function nameRequest(request: IncomingMessage): string {
   const raw = request.rawHeaders;
   let given: string | undefined;
   let times = 0;
@@ -37,7 +42,6 @@ export function nameRequest(request: IncomingMessage, response: ServerResponse):
   }
   const id = requestIdFrom(times === 1 ? given : undefined);
   (request as NamedRequest)[NAME] = id;
-  response.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }
 

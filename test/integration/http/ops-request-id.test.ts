@@ -41,6 +41,10 @@ describe('x-request-id', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('x-request-id')).toMatch(UUID);
     expect(missing.headers.get('x-request-id')).not.toBe(refused.headers.get('x-request-id'));
+    // A path the router cannot decode is answered before any hook runs.
+    const undecodable = await api.get('/api/v1/keys/%E0%A4%A');
+    expect(undecodable.status).toBe(400);
+    expect(undecodable.headers.get('x-request-id')).toMatch(UUID);
   });
 
   it("keeps a client's own well-formed id", async ({ api, server }) => {
