@@ -24,6 +24,7 @@ import { SilentConnections, serverWithFrontRoutes } from './http/front-routes.js
 import { openApiOptions } from './http/openapi.js';
 import { installPlumbing } from './http/plumbing.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
+import { requestLogger } from './http/request-logger.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The HTTP server names each request (a client's own well-formed x-request-id, else a
     // UUID); every log line of the request carries it as requestId.
     genReqId: requestIdOf,
+    childLoggerFactory: requestLogger,
     requestIdHeader: false,
     // One access line per answered request (the hook below), not Fastify's two.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
