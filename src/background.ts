@@ -6,7 +6,7 @@ import type { AppContext } from './context.js';
 import { startRunWorker } from './distributed/bull-run-queue.js';
 import { CLUSTER_TICK_MS, clusterTick } from './distributed/cluster.js';
 import { listenForRunStops } from './executions/remote-stop.js';
-import { failAbandonedRuns } from './executions/runner.js';
+import { failAbandonedRuns } from './executions/run-ending.js';
 import { sweepExpiredFiles } from './files/files.js';
 import { clearUploadLeftovers } from './files/run-uploads.js';
 import { sweepExpiredOAuthRecords } from './oauth/sweep.js';

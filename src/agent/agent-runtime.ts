@@ -77,16 +77,18 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         output: request.outputDir,
         ...(computer?.workspaceDir ? { workspace: computer.workspaceDir } : {}),
       });
+      // What the run holds, given back when it ends or cannot begin.
+      const letGo = async () => {
+        if (warm) return warm.release();
+        computer?.session.close();
+        await group?.remove();
+        await computer?.release();
+      };
       try {
         // A resumed run starts from the files its last checkpoint holds.
         if (request.journal?.resumedFrom) await request.journal.restore(folders());
       } catch (error) {
-        if (warm) await warm.release();
-        else {
-          computer?.session.close();
-          await group?.remove();
-          await computer?.release();
-        }
+        await letGo();
         throw new SkillRefused(`this worker could not put back the run's files (${(error as Error).message})`);
       }
       const overLimit = new AbortController();
@@ -141,12 +143,9 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         folders,
         signal,
         onMessage: request.onMessage,
-      }).finally(async () => {
+      }).finally(() => {
         clearTimeout(timer);
-        if (warm) return warm.release();
-        computer?.session.close();
-        await group?.remove();
-        await computer?.release();
+        return letGo();
       });
       return { finished };
     },

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
+import { failRunWithoutJob } from '../executions/run-ending.js';
 import { recoverLostRun } from '../executions/run-resume.js';
-import { failRunWithoutJob } from '../executions/runner.js';
 import { acquireLease, recordHeartbeat, runsOfSilentNodes, unownedRunsSince } from './cluster.store.js';
 
 /** How often a node of a cluster says it is alive and tries for the sweeping lease. */

@@ -21,8 +21,9 @@ import {
   takeQueuedRun,
 } from './executions.store.js';
 import { stopOnOwner } from './remote-stop.js';
+import { finishRun } from './run-ending.js';
 import type { RunQueue, RunTarget } from './run-queue.js';
-import { finishRun, launchRun } from './runner.js';
+import { launchRun } from './runner.js';
 
 const BUSY = 'An execution is already running in this workspace';
 

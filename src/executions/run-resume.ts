@@ -3,7 +3,7 @@ import { findSkill } from '../skills/workspace-skills.js';
 import { decodeFrame } from './event-codec.js';
 import { findExecution, latestRunStart } from './executions.store.js';
 import { handOnRun } from './hand-on.js';
-import { failRunOfLostNode } from './runner.js';
+import { failRunOfLostNode } from './run-ending.js';
 
 /** The text of a stored user.message frame. */
 function textOf(frame: string): string | undefined {
