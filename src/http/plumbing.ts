@@ -10,12 +10,12 @@ import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import type { RouteConfig } from './route-config.js';
 
+type GateContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>;
+
 /**
  * Every request passes the same gate, in this order: read the credential, count the
  * request against its limiter, then refuse it if the route needs a credential it lacks.
  */
-type GateContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>;
-
 export function installPlumbing(app: FastifyInstance, ctx: GateContext): void {
   app.decorateRequest('routeConfig', null);
   app.decorateRequest('caller', null);
