@@ -166,7 +166,9 @@ describe('an execution run again after an interrupt', () => {
       // The interrupt either came first (409: nothing was running) or stopped the new run.
       expect([200, 409], `round ${round}`).toContain(stop.status);
       if (stop.status === 409) expect((await interrupt(api, person, created.id)).status).toBe(200);
-      await expect.poll(() => statusOf(api, person, created.id)).toBe('idle');
+      // In a cluster the stop reaches the run's worker through Redis, and a run may still be
+      // on its way to a worker: a second of polling was too short on a loaded machine.
+      await expect.poll(() => statusOf(api, person, created.id), { timeout: 10_000 }).toBe('idle');
     }
     expect(await chargesOf(api, person, created.id)).toEqual(Array.from({ length: started }, () => -PRICE));
     expect(await balanceOf(api, person)).toMatchObject({ balance: 10 - started * PRICE });
@@ -175,7 +177,7 @@ describe('an execution run again after an interrupt', () => {
     // Every run the store holds ended once, with the interrupt's idle after its running.
     const stream = await streamOf(api, person, created.id);
     const idles = () => stream.events.filter((event) => event.type === 'session.status_idle').length;
-    await expect.poll(idles).toBe(started);
+    await expect.poll(idles, { timeout: 10_000 }).toBe(started);
     stream.close();
     const endings = stream.events.filter(
       (event) => event.type === 'session.status_idle' || event.type === 'session.status_running',
