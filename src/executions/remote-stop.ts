@@ -30,6 +30,21 @@ export async function stopOnOwner(
   ownerNode: string,
 ): Promise<boolean> {
   ctx.control.publish(nodeChannel(ownerNode), { type: 'stop-run', executionId, at: ctx.clock.now().toISOString() });
+  return stoppedInTime(ctx, executionId);
+}
+
+/**
+ * Stops a run this node owns but has not started yet (a worker took it from the queue and
+ * is still setting it up): the stop is kept for it, as one from another node is, and the run
+ * stops the moment it is added. False when it did not stop in time.
+ */
+export function stopOwnStartingRun(ctx: Pick<AppContext, 'runs' | 'db'>, executionId: string): Promise<boolean> {
+  ctx.runs.stopFromAnotherNode(executionId);
+  return stoppedInTime(ctx, executionId);
+}
+
+/** Waits until the store says the run is no longer working; false after REMOTE_STOP_WAIT_MS. */
+async function stoppedInTime(ctx: Pick<AppContext, 'db'>, executionId: string): Promise<boolean> {
   const deadline = Date.now() + REMOTE_STOP_WAIT_MS;
   while (Date.now() < deadline) {
     const row = await findExecution(ctx.db, executionId);

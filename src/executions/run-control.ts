@@ -20,7 +20,7 @@ import {
   hasWorkingExecution,
   takeQueuedRun,
 } from './executions.store.js';
-import { stopOnOwner } from './remote-stop.js';
+import { stopOnOwner, stopOwnStartingRun } from './remote-stop.js';
 import { finishRun } from './run-ending.js';
 import type { RunQueue, RunTarget } from './run-queue.js';
 import { launchRun } from './runner.js';
@@ -159,7 +159,11 @@ async function stopRun(ctx: AppContext, target: RunTarget & { ownerNode: string 
     // A worker took it between our read and now: stop it there.
     owner = (await findExecution(ctx.db, executionId))?.owner_node ?? null;
   }
-  if (owner !== null && owner !== ctx.config.nodeId && (await stopOnOwner(ctx, executionId, owner))) return true;
+  if (owner === ctx.config.nodeId) {
+    // This node took the run and is still starting it: a stop closed in the store now would
+    // be lost, and the run would go on to its end.
+    if (await stopOwnStartingRun(ctx, executionId)) return true;
+  } else if (owner !== null && (await stopOnOwner(ctx, executionId, owner))) return true;
   await finishRun(ctx, target, resultWithoutRun({ kind: 'stopped' }));
   return false;
 }
