@@ -1,19 +1,12 @@
 import { RunOutput } from '../artifacts/run-output.js';
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
-import { isConnectionLost, retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
+import { isConnectionLost, retryOnConnectionLoss } from '../db/connection-loss.js';
 import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
-import { closeRunJournals, openRunJournal } from '../journal/run-journal.js';
+import { openRunJournal } from '../journal/run-journal.js';
 import { signalExecution } from '../realtime/control-messages.js';
 import type { Skill } from '../skills/registry.js';
-import {
-  type RunMessage,
-  type RunResult,
-  type RunUploads,
-  resultWithoutRun,
-  SkillRefused,
-  type StartedRun,
-} from '../skills/runtime.js';
+import { type RunMessage, type RunUploads, resultWithoutRun, SkillRefused, type StartedRun } from '../skills/runtime.js';
 import { runtimeFor } from '../skills/runtimes.js';
 import { UPLOADS_FOLDER } from '../skills/skill-command.js';
 import type { ActiveRun, StopCause } from './active-runs.js';
