@@ -5,7 +5,7 @@ import type { Skill } from '../skills/registry.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { BoundedFolder } from '../skills/run-space.js';
 import type { RunUploads, WarmComputer } from '../skills/runtime.js';
-import { releasedOnce, WarmPool, type WarmPoolDeps } from '../skills/warm-pool.js';
+import { WarmPool, type WarmPoolDeps } from '../skills/warm-pool.js';
 import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
 import type { RunComputer } from './computer-session.js';
@@ -65,7 +65,10 @@ export class ComputerPool extends WarmPool<Warm> {
       output: warm.output,
       group: warm.group,
       computer: warm.computer,
-      release: releasedOnce(() => releaseParts(warm)),
+      release: this.releaseOf(
+        () => stopComputer(warm),
+        () => releaseParts(warm),
+      ),
     };
   }
 
@@ -114,6 +117,11 @@ export class ComputerPool extends WarmPool<Warm> {
       this.deps.log.warn({ err: error }, 'a warm computer could not be cleared away; the next start clears it');
     }
   }
+}
+
+/** Ends everything that runs in the computer: its supervisor and, where there is one, every process of its group. */
+async function stopComputer(warm: Warm): Promise<void> {
+  await Promise.all([warm.computer.session.end(), warm.group?.kill()]);
 }
 
 /** Ends the computer and removes its group and folders: all of it but the output, which the run's output owns. */

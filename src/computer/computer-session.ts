@@ -165,6 +165,8 @@ interface Pending {
 class Machine {
   readonly child: ChildProcessWithoutNullStreams;
   readonly ready: Promise<void>;
+  /** Settles once the supervisor's process has ended (or never started). */
+  readonly exited: Promise<void>;
   /** Whether it said it was ready (and has not ended since: see `alive`). */
   isReady = false;
   #pending = new Map<number, Pending>();
@@ -177,6 +179,10 @@ class Machine {
     this.child = spawn(command.file, command.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.resume(); // the supervisor's own complaints are not the model's business
     this.child.stdin.on('error', () => undefined);
+    this.exited = new Promise<void>((resolve) => {
+      this.child.once('exit', () => resolve());
+      this.child.once('error', () => resolve());
+    });
     let markReady: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -334,5 +340,11 @@ export class ComputerSession {
   close(): void {
     this.#closed = true;
     this.#machine?.kill();
+  }
+
+  /** Ends the sandbox, settling once its supervisor, process 1 of everything in it, has ended. */
+  async end(): Promise<void> {
+    this.close();
+    await this.#machine?.exited;
   }
 }

@@ -39,7 +39,11 @@ const RUNS_FOLDER = 'skillet-runs';
 const KILL_ROUNDS = 200;
 const KILL_PAUSE_MS = 5;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The wait before the next look: a killed process is usually gone within a millisecond, and a
+ * run's end waits for this, so the first looks come soon and later ones back off.
+ */
+const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, Math.min(round, KILL_PAUSE_MS)));
 
 async function readText(file: string): Promise<string> {
   return readFile(file, 'utf8').catch(() => '');
@@ -74,7 +78,7 @@ async function killListed(procsFile: string): Promise<void> {
         // gone already
       }
     }
-    await pause(KILL_PAUSE_MS);
+    await pause(round);
   }
 }
 
@@ -86,7 +90,7 @@ async function removeFolder(dir: string): Promise<void> {
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      await pause(KILL_PAUSE_MS);
+      await pause(round);
     }
   }
 }

@@ -9,7 +9,7 @@ import type { RunGroup } from './run-cgroup.js';
 import type { BoundedFolder } from './run-space.js';
 import type { RunUploads, WarmScript } from './runtime.js';
 import { skillCommand } from './skill-command.js';
-import { releasedOnce, WarmPool, type WarmPoolDeps } from './warm-pool.js';
+import { WarmPool, type WarmPoolDeps } from './warm-pool.js';
 import { groupLimits, spawnInGroup } from './watched-child.js';
 
 /** A skill folder of more entries than this runs the usual way, in a sandbox started for it. */
@@ -62,7 +62,10 @@ export class ScriptPool extends WarmPool<Warm> {
       child: warm.child,
       closed: warm.closed,
       entry: path.join(shelved, skill.entry ?? ''),
-      release: releasedOnce(() => releaseParts(warm)),
+      release: this.releaseOf(
+        () => stopScript(warm),
+        () => releaseParts(warm),
+      ),
     };
   }
 
@@ -113,6 +116,12 @@ export class ScriptPool extends WarmPool<Warm> {
       this.deps.log.warn({ err: error }, 'a warm script sandbox could not be cleared away; the next start clears it');
     }
   }
+}
+
+/** Kills what is left of the script and, where there is one, every process of its group. */
+async function stopScript(warm: Warm): Promise<void> {
+  if (isRunning(warm.child)) warm.child.kill('SIGKILL');
+  await Promise.all([warm.closed, warm.group?.kill()]);
 }
 
 /** Kills what is left and removes its group and the placed skill: all of it but the output, which the run's output owns. */

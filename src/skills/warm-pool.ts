@@ -24,15 +24,6 @@ const TEND_EVERY_MS = 15_000;
 const REFILL_DELAY_MS = 250;
 const MIB = 1024 * 1024;
 
-/** `release`, run once however often the returned function is called: a warm sandbox's release is asked for by its runtime and again by the runner. */
-export function releasedOnce(release: () => Promise<void>): () => Promise<void> {
-  let released: Promise<void> | undefined;
-  return () => {
-    released ??= release();
-    return released;
-  };
-}
-
 export interface WarmPoolDeps {
   sandbox: SkillSandbox;
   config: Pick<Config, 'dataDir' | 'executions' | 'webhooks'>;
@@ -65,6 +56,8 @@ export abstract class WarmPool<Item> {
   /** The refill due after a take: a pause for the processor's sake, so a real timer, not the clock's. */
   #refill: NodeJS.Timeout | undefined;
   #closed = false;
+  /** What is left of sandboxes whose runs let go of them, being cleared away: close waits for it. */
+  readonly #clearing = new Set<Promise<void>>();
 
   constructor(deps: WarmPoolDeps, name: string, size: number) {
     this.deps = deps;
@@ -85,6 +78,41 @@ export abstract class WarmPool<Item> {
     const limits = config.executions;
     const space = outputSpace({ outputBytes: limits.outputLimitBytes, outputFiles: limits.outputFileLimit });
     return openBoundedFolder(sandbox.boundedSpace, path.join(config.dataDir, 'scratch', randomUUID()), space);
+  }
+
+  /**
+   * The release a taken sandbox's run calls, once however often asked (its runtime asks, and
+   * the runner again): the run's end waits for `stop`, which ends everything that runs in
+   * it, so nothing writes to the run's output once it is counted; `clear` then removes the
+   * rest (its group, mounts and folders) while the run's end goes on. close waits for it.
+   */
+  protected releaseOf(stop: () => Promise<void>, clear: () => Promise<void>): () => Promise<void> {
+    let released: Promise<void> | undefined;
+    const release = async () => {
+      try {
+        await stop();
+      } finally {
+        this.#clearLater(clear);
+      }
+    };
+    return () => {
+      released ??= release();
+      return released;
+    };
+  }
+
+  #clearLater(clear: () => Promise<void>): void {
+    const clearing: Promise<void> = clear()
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: error }, `a used warm ${this.#name} could not be cleared away; the next start clears it`),
+      )
+      .finally(() => this.#clearing.delete(clearing));
+    this.#clearing.add(clearing);
+  }
+
+  /** Resolves once what is left of every sandbox let go of so far is cleared away. */
+  async cleared(): Promise<void> {
+    await Promise.all(this.#clearing);
   }
 
   /** How many are ready now. */
@@ -126,6 +154,7 @@ export abstract class WarmPool<Item> {
     clearTimeout(this.#refill);
     await this.#filling;
     await Promise.all(this.#ready.splice(0).map((held) => this.discard(held.item)));
+    await this.cleared();
   }
 
   #fresh(held: { item: Item; madeAt: number }): boolean {

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -202,12 +203,27 @@ describe.runIf(CAN_POOL)('the warm computer pool', () => {
     const pool = newPool();
     await pool.tend();
     const warm = await pool.takeFor(skill, undefined, 'run-1');
-    expect(warm).toBeDefined();
-    await warm?.release();
-    await warm?.output.release();
+    if (!warm) throw new Error('the pool held no computer');
+    // A process the run left going, detached from the shell, that would write on into the output.
+    const marker = `left-behind-${randomUUID()}`;
+    await bash(
+      warm,
+      `(setsid sh -c 'while :; do date +%s%N > /mnt/session/outputs/${marker}; sleep 0.01; done' &) ; echo started`,
+    );
+    await expect.poll(() => readFile(path.join(warm.output.dir, marker), 'utf8').catch(() => '')).not.toBe('');
+    await warm.release();
+    // The run's end waits only for everything in the computer to stop (nothing writes to the
+    // output after it); the pool clears its group and folders after.
+    const written = await readFile(path.join(warm.output.dir, marker), 'utf8');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await readFile(path.join(warm.output.dir, marker), 'utf8')).toBe(written);
+    expect(sandboxesUnder(warm.output.dir)).toEqual([]);
+    expect(execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' })).not.toContain(marker);
+    await warm.output.release();
+    await pool.cleared();
     const mountinfo = await readFile('/proc/self/mountinfo', 'utf8');
-    expect(runMountsUnder(mountinfo, dataDir).filter((mount) => mount.startsWith(warm?.output.dir ?? '-'))).toEqual([]);
-    const itsOwn = path.basename(warm?.output.dir ?? '-');
+    expect(runMountsUnder(mountinfo, dataDir).filter((mount) => mount.startsWith(warm.output.dir))).toEqual([]);
+    const itsOwn = path.basename(warm.output.dir);
     expect((await readdir(path.join(dataDir, 'scratch'))).filter((name) => name.startsWith(itsOwn))).toEqual([]);
     await pool.close();
     expect(sandboxesUnder(dataDir)).toEqual([]);
