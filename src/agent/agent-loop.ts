@@ -29,6 +29,7 @@ export interface AgentRun {
 }
 
 const SUMMARY_CHARS = 280;
+const SPENT_REASON = 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.';
 
 /** The abort reason of a run that went over one of its limits (time, or what the kernel holds it to), as opposed to one a person stopped. */
 export class RunOverLimit extends Error {}
@@ -102,7 +103,11 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
   const { turns } = replayed;
   const budget = await ModelBudget.open(settings, route, account, replayed.usages);
   let last = replayed.last;
+  // The charge of the latest answer, committing while its tools run (see below).
+  let charging: Promise<boolean> | undefined;
   const end = async (outcome: RunOutcome): Promise<RunResult> => {
+    // The run's cost is read at its end: its last charge is in it.
+    await charging;
     await queue.drained();
     return { outcome, tokenUsage: budget.used, summary: outcome.kind === 'completed' ? summaryOf(last) : '' };
   };
@@ -113,8 +118,9 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
   let pending = replayed.pending;
   for (let call = replayed.modelCalls + 1; ; call++) {
     if (pending) {
-      const results = await answerTools(run, pending, queue);
+      const results = await answerTools(run, pending, queue, charging);
       if (!results) return end(abortedOutcome(signal));
+      if (await charging) return end({ kind: 'limit_reached', reason: SPENT_REASON });
       turns.push({ role: 'tool', results });
     }
     if (call > settings.maxTurns) {
@@ -143,16 +149,18 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
     if (step.kind === 'failed') return end(modelCallFailure(step.error, route, call));
     const { reply } = step;
     queue.push({ type: 'model_call', usage: reply.usage });
-    if (await budget.settle(reply.usage, { kind: 'model_reply', content: reply.content, usage: reply.usage })) {
-      return end({
-        kind: 'limit_reached',
-        reason: 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.',
-      });
-    }
+    // The call is charged (and journaled) while its tools run: its hold already covers the
+    // most it can cost, and the next call's hold waits for the charge. A tool is journaled,
+    // or started when its effects reach outside, only once the charge is in.
+    charging = budget.settle(reply.usage, { kind: 'model_reply', content: reply.content, usage: reply.usage });
+    charging.catch(() => undefined); // awaited below or at the end; this keeps a failure from going unhandled meanwhile
     last = reply.content;
     turns.push({ role: 'assistant', content: reply.content });
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-    if (calls.length === 0) return end({ kind: 'completed' });
+    if (calls.length === 0) {
+      if (await charging) return end({ kind: 'limit_reached', reason: SPENT_REASON });
+      return end({ kind: 'completed' });
+    }
     pending = { calls, results: [], started: new Set() };
   }
 }
@@ -161,8 +169,15 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
  * Runs the tool calls of the latest answer that have no result yet, journaling each; those
  * with outside effects are journaled as they start. One that started on a lost worker is
  * not run again: the model hears that it may have happened. Undefined once the run is stopped.
+ * `charged`: the answer's charge (true when the balance could not cover it), which journals
+ * the answer, so nothing of its tools is journaled before it.
  */
-async function answerTools(run: AgentRun, pending: PendingTools, queue: MessageQueue): Promise<ToolResult[] | undefined> {
+async function answerTools(
+  run: AgentRun,
+  pending: PendingTools,
+  queue: MessageQueue,
+  charged: Promise<boolean> | undefined,
+): Promise<ToolResult[] | undefined> {
   const results = [...pending.results];
   const answered = new Set(results.map((result) => result.callId));
   for (const toolCall of pending.calls) {
@@ -176,10 +191,15 @@ async function answerTools(run: AgentRun, pending: PendingTools, queue: MessageQ
       result = { callId: toolCall.id, name: toolCall.name, output: LOST_CALL_RESULT, isError: true };
     } else {
       queue.push({ type: 'tool_call', id: toolCall.id, name: toolCall.name, label: toolLabel(toolCall) });
-      if (run.outsideEffects.includes(toolCall.name)) await run.journal?.toolStarted(toolCall.id, toolCall.name);
+      if (run.outsideEffects.includes(toolCall.name)) {
+        // Nothing reaches outside once the balance is spent: the loop ends the run on it.
+        if (await charged) return results;
+        await run.journal?.toolStarted(toolCall.id, toolCall.name);
+      }
       result = { callId: toolCall.id, name: toolCall.name, ...(await runAgentTool(toolCall, run.toolContext)) };
     }
     if (run.signal.aborted) return undefined;
+    await charged;
     await run.journal?.toolAnswered(result, run.folders());
     results.push(result);
   }
