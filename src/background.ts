@@ -120,6 +120,7 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
       // After the runs, which own the sandboxes they took: the pools' are only warm.
       await ctx.computers?.close();
       await ctx.scripts?.close();
+      await ctx.clearings.settled();
       // After the runs: their last webhooks are queued by then, and the ones under way finish.
       await ctx.webhooks.close();
       for (const close of closeLast) await close();

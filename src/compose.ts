@@ -17,6 +17,7 @@ import type { RunQueue } from './executions/run-queue.js';
 import { pathOf } from './http/front-routes.js';
 import { CredentialCache } from './identity/credential-cache.js';
 import { smtpMailer } from './mail/mailer.js';
+import { Clearings } from './ops/clearings.js';
 import { createOps, type Ops } from './ops/ops.js';
 import { BUILTIN_SKILLS_DIR } from './paths.js';
 import type { RateLimitStore } from './rate-limit/store.js';
@@ -74,6 +75,7 @@ export function createAppContext(parts: ContextParts): AppContext {
     sandbox,
     computers: computerMissing(sandbox) ? undefined : new ComputerPool({ sandbox, config, log, clock: parts.clock }),
     scripts: sandbox.kind === 'bwrap' ? new ScriptPool({ sandbox, config, log, clock: parts.clock }) : undefined,
+    clearings: new Clearings(log),
     bus: parts.bus ?? new InProcessChannels(),
     control: parts.control ?? new InProcessChannels(),
     runs: parts.runs ?? new ActiveRuns(),

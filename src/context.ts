@@ -11,6 +11,7 @@ import type { ActiveRuns } from './executions/active-runs.js';
 import type { RunQueue } from './executions/run-queue.js';
 import type { CredentialCache } from './identity/credential-cache.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Clearings } from './ops/clearings.js';
 import type { RateLimitStore } from './rate-limit/store.js';
 import type { Channels, EventBus } from './realtime/bus.js';
 import type { ControlMessage } from './realtime/control-messages.js';
@@ -41,6 +42,8 @@ export interface AppContext {
   computers: ComputerPool | undefined;
   /** Script-skill sandboxes started ahead of need; absent without bubblewrap. */
   scripts: ScriptPool | undefined;
+  /** What ended runs leave to clear away (their scratch folders), cleared after their ends are stored. */
+  clearings: Clearings;
   bus: EventBus;
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;

@@ -87,7 +87,7 @@ async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | unde
 }
 
 /** What a run's output uses: its files go to the blob store, its row to the database. */
-type OutputDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'sandbox'>;
+type OutputDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'sandbox' | 'clearings'>;
 
 /**
  * The files one run writes, on their way to becoming its artifact. The skill writes into a
@@ -204,7 +204,8 @@ export class RunOutput {
         throw error;
       }
     } finally {
-      await this.#removeScratch();
+      // Its files are staged by now (or the run fails), so the run's end need not wait for the unmount.
+      this.#ctx.clearings.start("a run's output folder", () => this.#removeScratch());
     }
   }
 

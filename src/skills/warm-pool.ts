@@ -3,6 +3,7 @@ import { freemem } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { Clearings } from '../ops/clearings.js';
 import { type BoundedFolder, openBoundedFolder, outputSpace } from './run-space.js';
 import type { SkillSandbox } from './sandbox.js';
 
@@ -57,12 +58,13 @@ export abstract class WarmPool<Item> {
   #refill: NodeJS.Timeout | undefined;
   #closed = false;
   /** What is left of sandboxes whose runs let go of them, being cleared away: close waits for it. */
-  readonly #clearing = new Set<Promise<void>>();
+  readonly #clearings: Clearings;
 
   constructor(deps: WarmPoolDeps, name: string, size: number) {
     this.deps = deps;
     this.#name = name;
     this.#size = size;
+    this.#clearings = new Clearings(deps.log);
   }
 
   protected abstract make(): Promise<Item>;
@@ -92,7 +94,7 @@ export abstract class WarmPool<Item> {
       try {
         await stop();
       } finally {
-        this.#clearLater(clear);
+        this.#clearings.start(`a used warm ${this.#name}`, clear);
       }
     };
     return () => {
@@ -101,18 +103,9 @@ export abstract class WarmPool<Item> {
     };
   }
 
-  #clearLater(clear: () => Promise<void>): void {
-    const clearing: Promise<void> = clear()
-      .catch((error: unknown) =>
-        this.deps.log.warn({ err: error }, `a used warm ${this.#name} could not be cleared away; the next start clears it`),
-      )
-      .finally(() => this.#clearing.delete(clearing));
-    this.#clearing.add(clearing);
-  }
-
   /** Resolves once what is left of every sandbox let go of so far is cleared away. */
-  async cleared(): Promise<void> {
-    await Promise.all(this.#clearing);
+  cleared(): Promise<void> {
+    return this.#clearings.settled();
   }
 
   /** How many are ready now. */

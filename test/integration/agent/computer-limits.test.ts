@@ -115,8 +115,11 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('the
     const dataDir = await mkdtemp(path.join(tmpdir(), 'computer-leftovers-'));
     try {
       await runCommandsOn({ anthropic, ownServer }, { DATA_DIR: dataDir }, 'echo hi > /workspace/x');
-      expect(runMountsUnder(await readFile('/proc/self/mountinfo', 'utf8'), dataDir)).toEqual([]);
-      expect(await readdir(path.join(dataDir, 'scratch')).catch(() => [])).toEqual([]);
+      // Cleared just after the run's end is stored, not before it.
+      await expect
+        .poll(async () => runMountsUnder(await readFile('/proc/self/mountinfo', 'utf8'), dataDir), { timeout: 5000 })
+        .toEqual([]);
+      await expect.poll(() => readdir(path.join(dataDir, 'scratch')).catch(() => []), { timeout: 5000 }).toEqual([]);
     } finally {
       await removeDataFolder(dataDir);
     }
