@@ -151,11 +151,12 @@ export async function listing(root: string, prefix: string): Promise<string[]> {
     .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .map((entry) => ({ entry, rel: path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/') }))
     .sort((a, b) => a.rel.localeCompare(b.rel));
-  const lines: string[] = [];
-  for (const { entry, rel } of shown.slice(0, LISTED_PER_FOLDER)) {
-    const size = entry.isSymbolicLink() ? 'symbolic link' : `${await sizeOf(path.join(root, rel))} bytes`;
-    lines.push(`${prefix}/${rel} (${size})`);
-  }
+  const lines = await Promise.all(
+    shown.slice(0, LISTED_PER_FOLDER).map(async ({ entry, rel }) => {
+      const size = entry.isSymbolicLink() ? 'symbolic link' : `${await sizeOf(path.join(root, rel))} bytes`;
+      return `${prefix}/${rel} (${size})`;
+    }),
+  );
   if (shown.length > LISTED_PER_FOLDER) lines.push(`… and ${shown.length - LISTED_PER_FOLDER} more files`);
   return lines.length > 0 ? lines : ['(none)'];
 }

@@ -201,8 +201,12 @@ async function writeFileTool(input: Record<string, unknown>, context: ToolContex
 }
 
 async function listFilesTool(_input: Record<string, unknown>, context: ToolContext): Promise<string> {
-  const skill = await listing(await realpath(context.skillDir), 'skill');
-  const output = await listing(await realpath(context.outputDir).catch(() => context.outputDir), 'output');
+  const [skill, output] = await Promise.all([
+    realpath(context.skillDir).then((root) => listing(root, 'skill')),
+    realpath(context.outputDir)
+      .catch(() => context.outputDir)
+      .then((root) => listing(root, 'output')),
+  ]);
   return ["The skill's folder (read only):", ...skill, '', "The run's output folder:", ...output].join('\n');
 }
 
