@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { Clearings } from '../ops/clearings.js';
+import { settlesWithin } from '../ops/settles-within.js';
 import { type BoundedFolder, openBoundedFolder, outputSpace } from './run-space.js';
 import type { SkillSandbox } from './sandbox.js';
 
@@ -24,6 +25,8 @@ const TEND_EVERY_MS = 15_000;
 /** After a take, the next is started this much later, so the run's own start has the processor first. */
 const REFILL_DELAY_MS = 250;
 const MIB = 1024 * 1024;
+/** How long a run's end waits for its released sandbox to stop. */
+const STOP_WAIT_MS = 2000;
 
 export interface WarmPoolDeps {
   sandbox: SkillSandbox;
@@ -92,7 +95,13 @@ export abstract class WarmPool<Item> {
     let released: Promise<void> | undefined;
     const release = async () => {
       try {
-        await stop();
+        // Bounded, as the kill rounds are: a process the kernel cannot end at once must not hold up the run's end for ever.
+        if (!(await settlesWithin(stop(), STOP_WAIT_MS))) {
+          this.deps.log.warn(
+            {},
+            `a released warm ${this.#name} did not stop within ${STOP_WAIT_MS} ms; it is cleared away when it does`,
+          );
+        }
       } finally {
         this.#clearings.start(`a used warm ${this.#name}`, clear);
       }
