@@ -85,11 +85,13 @@ export class ActiveRuns {
   }
 
   /**
-   * Stops a run another node was asked to stop. One still being started here (its sandbox,
-   * its folders) is not in the map yet: the stop waits for it rather than being lost, which
-   * left the run going while the asking node closed it in the store.
+   * Stops a run now, or as soon as it is added when it is still being started here (its
+   * sandbox, its folders) and not in the map yet: the stop waits for it rather than being
+   * lost, which left the run going while the asking node closed it in the store. For a stop
+   * another node was asked for, and for one of a run this node took from the queue but has
+   * not started yet.
    */
-  stopFromAnotherNode(executionId: string): void {
+  stopWhenAdded(executionId: string): void {
     const run = this.#runs.get(executionId);
     if (run) {
       run.stop();

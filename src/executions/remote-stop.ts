@@ -13,7 +13,7 @@ const STORE_CHECK_MS = 50;
 export function listenForRunStops(ctx: Pick<AppContext, 'control' | 'runs' | 'config'>): () => void {
   const channel = nodeChannel(ctx.config.nodeId);
   const listener = (message: ControlMessage) => {
-    if (message.type === 'stop-run') ctx.runs.stopFromAnotherNode(message.executionId);
+    if (message.type === 'stop-run') ctx.runs.stopWhenAdded(message.executionId);
   };
   ctx.control.subscribe(channel, listener);
   return () => ctx.control.unsubscribe(channel, listener);
@@ -39,7 +39,7 @@ export async function stopOnOwner(
  * stops the moment it is added. False when it did not stop in time.
  */
 export function stopOwnStartingRun(ctx: Pick<AppContext, 'runs' | 'db'>, executionId: string): Promise<boolean> {
-  ctx.runs.stopFromAnotherNode(executionId);
+  ctx.runs.stopWhenAdded(executionId);
   return stoppedInTime(ctx, executionId);
 }
 

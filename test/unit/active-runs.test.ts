@@ -21,13 +21,13 @@ describe('a stop from another node', () => {
     const runs = new ActiveRuns();
     const run = fakeRun();
     runs.add('e1', run);
-    runs.stopFromAnotherNode('e1');
+    runs.stopWhenAdded('e1');
     expect(run.stops).toBe(1);
   });
 
   it('waits for a run still being started here, and stops it the moment it is added', () => {
     const runs = new ActiveRuns();
-    runs.stopFromAnotherNode('e1');
+    runs.stopWhenAdded('e1');
     const run = fakeRun();
     runs.add('e1', run);
     expect(run.stops).toBe(1);
@@ -41,7 +41,7 @@ describe('a stop from another node', () => {
   it('is forgotten after the asking node has given up waiting, so a later run is left alone', () => {
     vi.useFakeTimers();
     const runs = new ActiveRuns();
-    runs.stopFromAnotherNode('e1');
+    runs.stopWhenAdded('e1');
     vi.advanceTimersByTime(10_001);
     const run = fakeRun();
     runs.add('e1', run);
