@@ -62,13 +62,19 @@ async function announceSomething(api: Client, person: TestUser, hearers: Listene
   });
 }
 
-/** The messages about one execution, once its last one has the given type. */
+/**
+ * The messages about one execution, once its last one has the given type. A run of a loaded
+ * machine (in a cluster, through Redis) can take longer than vi.waitFor's default second.
+ */
 async function heardUntil(listener: Listener, executionId: string, type: string): Promise<Record<string, unknown>[]> {
-  return vi.waitFor(() => {
-    const about = listener.messages.filter((message) => message.executionId === executionId);
-    expect(about.at(-1)).toMatchObject({ type });
-    return about;
-  });
+  return vi.waitFor(
+    () => {
+      const about = listener.messages.filter((message) => message.executionId === executionId);
+      expect(about.at(-1)).toMatchObject({ type });
+      return about;
+    },
+    { timeout: 10_000 },
+  );
 }
 
 /** The HTTP status a refused upgrade answers with. */
