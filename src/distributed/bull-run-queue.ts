@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { takeQueuedRun } from '../executions/executions.store.js';
 import type { QueuedRun, RunQueue } from '../executions/run-queue.js';
-import { recoverLostRun } from '../executions/run-resume.js';
+import { type LostAttempt, recoverLostRun } from '../executions/run-resume.js';
 import { launchRun } from '../executions/runner.js';
 import type { ChannelsLog } from '../realtime/redis-channels.js';
 import { findSkill } from '../skills/workspace-skills.js';
@@ -16,8 +16,10 @@ function jobIdOf(run: QueuedRun): string {
   return `${run.executionId}_${run.startSequence}${run.resumes ? `_${run.resumes}` : ''}`;
 }
 
-function executionIdOfJob(jobId: string): string {
-  return jobId.split('_')[0] as string;
+/** The run and attempt a job id names (see jobIdOf). */
+function attemptOfJob(jobId: string): { executionId: string } & LostAttempt {
+  const [executionId = '', runStart = '0', resumes = '0'] = jobId.split('_');
+  return { executionId, runStart: Number(runStart), resumes: Number(resumes) };
 }
 
 export function bullPrefix(redisPrefix: string): string {
@@ -68,7 +70,7 @@ export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: s
     maxStalledCount: 0,
   });
   worker.on('stalled', (jobId) => {
-    recoverStalledRun(ctx, executionIdOfJob(jobId)).catch((error: unknown) =>
+    recoverStalledRun(ctx, attemptOfJob(jobId)).catch((error: unknown) =>
       ctx.log.error({ err: error, jobId }, 'a stalled run could not be ended'),
     );
   });
@@ -99,8 +101,12 @@ async function runQueuedJob(ctx: AppContext, run: QueuedRun): Promise<void> {
   await ctx.runs.get(run.executionId)?.settled;
 }
 
-/** A job whose lock lapsed: its run goes on elsewhere, or ends, unless this very process still runs it. */
-async function recoverStalledRun(ctx: AppContext, executionId: string): Promise<void> {
+/**
+ * A job whose lock lapsed: its run goes on elsewhere, or ends, unless this very process still
+ * runs it or the run has been handed on since that job's attempt.
+ */
+async function recoverStalledRun(ctx: AppContext, stalled: { executionId: string } & LostAttempt): Promise<void> {
+  const { executionId, ...attempt } = stalled;
   if (ctx.runs.get(executionId)) return;
-  await recoverLostRun(ctx, executionId);
+  await recoverLostRun(ctx, executionId, attempt);
 }
