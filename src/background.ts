@@ -60,16 +60,21 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
   const startClusterTick = async () => {
     let sweptAt = 0;
     let blobsSweptAt = 0;
+    const unqueuedBefore = new Set<string>();
     const tick = () =>
-      clusterTick(ctx, async () => {
-        if (Date.now() - sweptAt < SWEEP_INTERVAL_MS) return;
-        sweptAt = Date.now();
-        await sweep();
-        // It lists every old blob (a whole bucket, with S3): not every minute.
-        if (Date.now() - blobsSweptAt < BLOB_SWEEP_INTERVAL_MS) return;
-        blobsSweptAt = Date.now();
-        await sweepOrphanBlobs(ctx).catch((error: unknown) => log.error({ err: error }, 'blob sweep failed'));
-      })
+      clusterTick(
+        ctx,
+        async () => {
+          if (Date.now() - sweptAt < SWEEP_INTERVAL_MS) return;
+          sweptAt = Date.now();
+          await sweep();
+          // It lists every old blob (a whole bucket, with S3): not every minute.
+          if (Date.now() - blobsSweptAt < BLOB_SWEEP_INTERVAL_MS) return;
+          blobsSweptAt = Date.now();
+          await sweepOrphanBlobs(ctx).catch((error: unknown) => log.error({ err: error }, 'blob sweep failed'));
+        },
+        unqueuedBefore,
+      )
         .then((outcome) => outcome?.lostRuns && log.warn({ lostRuns: outcome.lostRuns }, 'ended runs of a silent node'))
         .catch((error: unknown) => log.error({ err: error }, 'cluster tick failed'));
     await tick();

@@ -13,7 +13,12 @@ const SWEEP_LEASE = 'sweeps';
  * once for the whole cluster). The lease outlives two beats, so a holder that dies hands it
  * on soon after. Returns how many lost runs were handed on or ended, or null without the lease.
  */
-export async function clusterTick(ctx: AppContext, sweeps: () => Promise<void>): Promise<{ lostRuns: number } | null> {
+export async function clusterTick(
+  ctx: AppContext,
+  sweeps: () => Promise<void>,
+  /** The runs the last tick found lost from the queue (the caller keeps it from tick to tick). */
+  unqueuedBefore: Set<string> = new Set(),
+): Promise<{ lostRuns: number } | null> {
   const now = ctx.clock.now();
   await recordHeartbeat(ctx.db, ctx.config.nodeId, now.toISOString());
   const held = await acquireLease(ctx.db, {
@@ -26,12 +31,18 @@ export async function clusterTick(ctx: AppContext, sweeps: () => Promise<void>):
   const cutoff = new Date(now.getTime() - ctx.config.nodeTimeoutMs).toISOString();
   const lost = await runsOfSilentNodes(ctx.db, ctx.config.nodeId, cutoff);
   for (const run of lost) await recoverLostRun(ctx, run.execution_id);
+  // A hand-on lets go of its run a moment before it queues it again (longer while the
+  // database keeps dropping connections): a run is taken for lost from the queue only when
+  // two ticks in a row find it so.
   const unqueued = await runsLostFromQueue(ctx, cutoff);
-  for (const run of unqueued) {
+  const confirmed = unqueued.filter((run) => unqueuedBefore.has(run.execution_id));
+  unqueuedBefore.clear();
+  for (const run of unqueued) unqueuedBefore.add(run.execution_id);
+  for (const run of confirmed) {
     await failRunWithoutJob(ctx, { executionId: run.execution_id, workspaceId: run.workspace_id });
   }
   await sweeps();
-  return { lostRuns: lost.length + unqueued.length };
+  return { lostRuns: lost.length + confirmed.length };
 }
 
 /**

@@ -100,7 +100,7 @@ describe('a cluster tick', () => {
 });
 
 describe('runs waiting in the queue', () => {
-  it('are ended once claimed longer ago than the node timeout with no job left for them; queued and recent ones wait', async ({
+  it('are ended once claimed longer ago than the node timeout with no job left for them at two ticks in a row; queued and recent ones wait', async ({
     ctx,
     domain,
   }) => {
@@ -122,8 +122,12 @@ describe('runs waiting in the queue', () => {
       .where('execution_id', '=', recent.execution_id)
       .execute();
 
+    // A hand-on lets go of a run just before it queues it again: one tick finding it unqueued ends nothing.
+    const unqueuedBefore = new Set<string>();
+    await clusterTick(withQueue, noSweeps, unqueuedBefore);
+    expect((await statusOf(ctx, lost.execution_id)).status).toBe('working');
     // Earlier tests of the file left unowned runs of their own: they count as lost too.
-    expect((await clusterTick(withQueue, noSweeps))?.lostRuns).toBeGreaterThanOrEqual(1);
+    expect((await clusterTick(withQueue, noSweeps, unqueuedBefore))?.lostRuns).toBeGreaterThanOrEqual(1);
     expect(await statusOf(ctx, lost.execution_id)).toEqual({ status: 'failed', stop_reason: 'error' });
     for (const kept of [queued, recent]) expect((await statusOf(ctx, kept.execution_id)).status).toBe('working');
     // Never started, so never charged: its closing events say what happened.
