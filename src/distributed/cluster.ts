@@ -17,7 +17,7 @@ export async function clusterTick(
   ctx: AppContext,
   sweeps: () => Promise<void>,
   /** The runs the last tick found lost from the queue (the caller keeps it from tick to tick). */
-  unqueuedBefore: Set<string> = new Set(),
+  unqueuedBefore: Set<string>,
 ): Promise<{ lostRuns: number } | null> {
   const now = ctx.clock.now();
   await recordHeartbeat(ctx.db, ctx.config.nodeId, now.toISOString());

@@ -69,7 +69,7 @@ describe('a cluster tick', () => {
     // Nodes A and B beat at 20 s and at 35 s; node C's only beat was at 0, past the 30 s timeout.
     for (const step of [20_000, CLUSTER_TICK_MS * 3]) {
       domain.clock.advance(step);
-      const outcomes = [await clusterTick(ctx, noSweeps), await clusterTick(b, noSweeps)];
+      const outcomes = [await clusterTick(ctx, noSweeps, new Set()), await clusterTick(b, noSweeps, new Set())];
       expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(1);
     }
 
@@ -93,7 +93,7 @@ describe('a cluster tick', () => {
     const count = async () => {
       sweeps += 1;
     };
-    const [first, second] = [await clusterTick(ctx, count), await clusterTick(b, count)];
+    const [first, second] = [await clusterTick(ctx, count, new Set()), await clusterTick(b, count, new Set())];
     expect([first, second].filter((outcome) => outcome !== null)).toHaveLength(1);
     expect(sweeps).toBe(1);
   });

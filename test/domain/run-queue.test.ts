@@ -197,7 +197,7 @@ describe.each(placements)('where a claimed run goes: %s', (_name, open) => {
     expect([null, placement.claimer.config.nodeId]).toContain(claimed.owner_node);
 
     domain.clock.advance(ctx.config.nodeTimeoutMs + 1000);
-    await clusterTick(placement.claimer, async () => undefined);
+    await clusterTick(placement.claimer, async () => undefined, new Set());
     const afterSweep = await rowOf(ctx, run.executionId);
     expect(afterSweep.status).not.toBe('failed');
     expect((await placement.reported()).has(run.executionId)).toBe(afterSweep.owner_node === null);
