@@ -23,3 +23,14 @@ export function lockingRead<DB, TB extends keyof DB, O>(
 ): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(trx) === 'postgres' ? query.forNoKeyUpdate() : query;
 }
+
+/**
+ * A read whose rows cannot change until the transaction ends, while other readers may hold
+ * them the same way (FOR SHARE): a check that what the transaction commits still holds.
+ */
+export function sharedRead<DB, TB extends keyof DB, O>(
+  trx: Kysely<Tables>,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialectOf(trx) === 'postgres' ? query.forShare() : query;
+}

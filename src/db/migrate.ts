@@ -20,6 +20,7 @@ import { passwordResetsMigration } from './migrations/0016-password-resets.js';
 import { subscriptionCancellationsMigration } from './migrations/0017-subscription-cancellations.js';
 import { uploadedSkillsMigration } from './migrations/0018-uploaded-skills.js';
 import { runJournalMigration } from './migrations/0019-run-journal.js';
+import { runOwnerAttemptMigration } from './migrations/0020-run-owner-attempt.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -44,6 +45,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0017-subscription-cancellations': subscriptionCancellationsMigration(types),
     '0018-uploaded-skills': uploadedSkillsMigration,
     '0019-run-journal': runJournalMigration(types),
+    '0020-run-owner-attempt': runOwnerAttemptMigration,
   };
 }
 

@@ -187,6 +187,8 @@ export interface ExecutionsTable {
   completed_at: string | null;
   /** The node running it, or that last ran it (config.nodeId). */
   owner_node: string | null;
+  /** Which of its owner's attempts at the queued run holds it (executions.store `RunOwner`); null outside the queue. */
+  owner_attempt: string | null;
 }
 
 export interface ExecutionEventsTable {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
@@ -94,9 +95,9 @@ export function startRunWorker(ctx: AppContext, redisUrl: string, redisPrefix: s
 
 async function runQueuedJob(ctx: AppContext, run: QueuedRun): Promise<void> {
   // Stopped while it waited, or already taken: nothing to do.
-  if (!(await takeQueuedRun(ctx.db, run.executionId, ctx.config.nodeId))) return;
+  const attempt = { runStart: run.startSequence, resumes: run.resumes ?? 0, id: randomUUID() };
+  if (!(await takeQueuedRun(ctx.db, run.executionId, { node: ctx.config.nodeId, attempt: attempt.id }))) return;
   const skill = await findSkill(ctx, run.workspaceId, run.skillSlug);
-  const attempt = { runStart: run.startSequence, resumes: run.resumes ?? 0 };
   await launchRun(ctx, { executionId: run.executionId, workspaceId: run.workspaceId }, skill, run.text, attempt);
   await ctx.runs.get(run.executionId)?.settled;
 }

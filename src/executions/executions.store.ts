@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { sharedRead } from '../db/locks.js';
 import type { ExecutionStatus, ExecutionsTable, Tables } from '../db/tables.js';
 
 export type ExecutionRow = Selectable<ExecutionsTable>;
@@ -76,7 +77,14 @@ export async function claimIdleExecution(
 ): Promise<boolean> {
   const claimed = await db
     .updateTable('executions')
-    .set({ status: 'working', started_at: claim.nowIso, completed_at: null, stop_reason: null, owner_node: claim.nodeId })
+    .set({
+      status: 'working',
+      started_at: claim.nowIso,
+      completed_at: null,
+      stop_reason: null,
+      owner_node: claim.nodeId,
+      owner_attempt: null,
+    })
     .where('execution_id', '=', executionId)
     .where('status', '=', 'idle')
     .executeTakeFirst();
@@ -112,13 +120,23 @@ export function workingExecutionsOf(db: Kysely<Tables>, nodeId: string, clustere
 }
 
 /**
- * Makes a node the owner of a queued run; false when the run was stopped while it waited or
- * another node took it first. The one statement is what keeps two takers apart.
+ * Who holds a working run: a node, and (a run taken from the cluster's queue) which of that
+ * node's attempts at it. One node can be handed the same run twice, when the cluster took it
+ * for silent while its first attempt still ran; the attempt tells the two apart.
  */
-export async function takeQueuedRun(db: Kysely<Tables>, executionId: string, nodeId: string): Promise<boolean> {
+export interface RunOwner {
+  node: string;
+  attempt: string | null;
+}
+
+/**
+ * Makes a node's attempt the owner of a queued run; false when the run was stopped while it
+ * waited or another node took it first. The one statement is what keeps two takers apart.
+ */
+export async function takeQueuedRun(db: Kysely<Tables>, executionId: string, owner: RunOwner): Promise<boolean> {
   const taken = await db
     .updateTable('executions')
-    .set({ owner_node: nodeId })
+    .set({ owner_node: owner.node, owner_attempt: owner.attempt })
     .where('execution_id', '=', executionId)
     .where('status', '=', 'working')
     .where('owner_node', 'is', null)
@@ -164,23 +182,50 @@ export function latestRunStart(
     .executeTakeFirst();
 }
 
-/**
- * Lets go of a run whose owner was lost, so a worker can take it from the queue again; false
- * when the run has ended or another node already did.
- */
-export async function releaseLostRun(db: Kysely<Tables>, executionId: string, lostOwner: string): Promise<boolean> {
-  const released = await db
-    .updateTable('executions')
-    .set({ owner_node: null })
+/** The owner a working run has now: null when it has ended, or waits in the queue. */
+export async function ownerOf(db: Kysely<Tables>, executionId: string): Promise<RunOwner | null> {
+  const row = await db
+    .selectFrom('executions')
+    .select(['owner_node', 'owner_attempt'])
     .where('execution_id', '=', executionId)
     .where('status', '=', 'working')
-    .where('owner_node', '=', lostOwner)
+    .executeTakeFirst();
+  return row?.owner_node ? { node: row.owner_node, attempt: row.owner_attempt } : null;
+}
+
+/**
+ * Lets go of a run whose owner was lost, so a worker can take it from the queue again; false
+ * when the run has ended, or another node or a later attempt holds it. On PostgreSQL this
+ * waits for a charge the lost owner has in flight (ownsRun, held): the next attempt's journal
+ * then shows that call as paid for, and does not make it again.
+ */
+export async function releaseLostRun(db: Kysely<Tables>, executionId: string, lost: RunOwner): Promise<boolean> {
+  const released = await db
+    .updateTable('executions')
+    .set({ owner_node: null, owner_attempt: null })
+    .where('execution_id', '=', executionId)
+    .where('status', '=', 'working')
+    .where('owner_node', '=', lost.node)
+    .where((attempt) =>
+      lost.attempt === null ? attempt('owner_attempt', 'is', null) : attempt('owner_attempt', '=', lost.attempt),
+    )
     .executeTakeFirst();
   return Number(released.numUpdatedRows) === 1;
 }
 
-/** Whether a node still owns an execution's run: false once the run was handed on (or ended and taken again). */
-export async function ownsRun(db: Kysely<Tables>, executionId: string, nodeId: string): Promise<boolean> {
-  const row = await db.selectFrom('executions').select('owner_node').where('execution_id', '=', executionId).executeTakeFirst();
-  return row?.owner_node === nodeId;
+/**
+ * Whether an attempt still owns an execution's run: false once the run was handed on (or
+ * ended and taken again), to another node or to a later attempt of the same one. `held`: the
+ * caller's transaction is about to commit what only the owner may (a model call's charge),
+ * and the run is kept from being released until it has.
+ */
+export async function ownsRun(
+  db: Kysely<Tables>,
+  executionId: string,
+  owner: RunOwner,
+  options: { held?: boolean } = {},
+): Promise<boolean> {
+  const read = db.selectFrom('executions').select(['owner_node', 'owner_attempt']).where('execution_id', '=', executionId);
+  const row = await (options.held ? sharedRead(db, read) : read).executeTakeFirst();
+  return row?.owner_node === owner.node && row.owner_attempt === owner.attempt;
 }

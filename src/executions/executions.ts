@@ -123,6 +123,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
       started_at: null,
       completed_at: null,
       owner_node: null,
+      owner_attempt: null,
     };
     const created = files
       ? await ctx.db.transaction().execute(async (trx) => {

@@ -155,7 +155,9 @@ async function stopRun(ctx: AppContext, target: RunTarget & { ownerNode: string 
     return true;
   }
   let owner = ownerNode;
-  if (owner === null && ctx.runQueue && !(await takeQueuedRun(ctx.db, executionId, ctx.config.nodeId))) {
+  // Taken by no attempt: nothing will run it here, and it is ended below.
+  const taker = { node: ctx.config.nodeId, attempt: null };
+  if (owner === null && ctx.runQueue && !(await takeQueuedRun(ctx.db, executionId, taker))) {
     // A worker took it between our read and now: stop it there.
     owner = (await findExecution(ctx.db, executionId))?.owner_node ?? null;
   }

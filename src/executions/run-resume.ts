@@ -38,8 +38,8 @@ export async function recoverLostRun(
   lost?: LostAttempt,
 ): Promise<'resumed' | 'failed' | 'gone'> {
   const execution = await findExecution(ctx.db, executionId);
-  const lostOwner = execution?.owner_node;
-  if (execution?.status !== 'working' || !lostOwner) return 'gone';
+  if (execution?.status !== 'working' || !execution.owner_node) return 'gone';
+  const lostOwner = { node: execution.owner_node, attempt: execution.owner_attempt };
   const target = { executionId, workspaceId: execution.workspace_id };
   const start = await latestRunStart(ctx.db, executionId);
   if (

@@ -13,7 +13,7 @@ import type { ActiveRun, StopCause } from './active-runs.js';
 import { BatchedEventWriter } from './event-batches.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
-import { ownsRun } from './executions.store.js';
+import { ownsRun, type RunOwner } from './executions.store.js';
 import { handOnRun } from './hand-on.js';
 import { failWithoutRun, finishRun } from './run-ending.js';
 import type { RunTarget } from './run-queue.js';
@@ -44,6 +44,8 @@ function eventOf(message: RunMessage): NewEvent {
 export interface RunAttempt {
   runStart: number;
   resumes: number;
+  /** This attempt's name in the run's owner, given as its worker took the run. */
+  id: string;
 }
 
 const RESTARTED =
@@ -108,7 +110,11 @@ export async function launchRun(
     });
     const journal =
       attempt && skill.runtime === 'agent'
-        ? await openRunJournal(ctx, { executionId, runStart: attempt.runStart }, attempt.resumes > 0)
+        ? await openRunJournal(
+            ctx,
+            { executionId, runStart: attempt.runStart },
+            { owner: ownerFor(ctx, attempt), resuming: attempt.resumes > 0 },
+          )
         : undefined;
     journaled = journal !== undefined;
     if (attempt && attempt.resumes > 0 && !journal) await events.add({ type: 'agent.info', payload: { message: RESTARTED } });
@@ -159,7 +165,7 @@ export async function launchRun(
         await warm?.release();
         await clearUploads();
         // A run handed to another worker while this one was cut off is that worker's to end.
-        if (attempt && !(await retryOnConnectionLoss(() => ownsRun(ctx.db, executionId, ctx.config.nodeId)))) {
+        if (attempt && !(await retryOnConnectionLoss(() => ownsRun(ctx.db, executionId, ownerFor(ctx, attempt))))) {
           ctx.log.warn({ executionId }, 'left the end of a run handed to another worker to it');
           await output.fail();
           return;
@@ -197,8 +203,12 @@ function handOnLostAttempt(
   attempt: RunAttempt,
 ): Promise<boolean> {
   const run = { ...target, skillSlug: skill.slug, text, startSequence: attempt.runStart };
-  return handOnRun(ctx, run, ctx.config.nodeId).catch((error: unknown) => {
+  return handOnRun(ctx, run, ownerFor(ctx, attempt)).catch((error: unknown) => {
     ctx.log.error({ err: error, executionId: target.executionId }, 'a run that lost its database could not be handed on');
     return false;
   });
+}
+
+function ownerFor(ctx: AppContext, attempt: RunAttempt): RunOwner {
+  return { node: ctx.config.nodeId, attempt: attempt.id };
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { removeOrphans } from '../artifacts/blob-collection.js';
 import type { AppContext } from '../context.js';
 import type { CheckpointArea, Tables } from '../db/tables.js';
-import { ownsRun } from '../executions/executions.store.js';
+import { ownsRun, type RunOwner } from '../executions/executions.store.js';
 import type { JournalStep, RunFolders, RunJournal } from '../skills/run-journal.js';
 import { type CheckpointFile, type FolderChanges, FolderSnapshots, restoreFiles } from './checkpoint-files.js';
 import { appendStep, checkpointOf, countSteps, dropJournals, type JournalKey, saveCheckpoint, stepsOf } from './journal.store.js';
@@ -32,11 +32,16 @@ export interface OpenJournal extends RunJournal {
 }
 
 /**
- * Opens the journal of one run (issue 30). A first attempt starts empty; a resumed one
- * (`resuming`) reads what its earlier attempts completed and the files of their latest
- * checkpoint, which it puts back before it goes on.
+ * Opens the journal of one run (issue 30) for the attempt `owner`. A first attempt starts
+ * empty; a resumed one (`resuming`) reads what its earlier attempts completed and the files
+ * of their latest checkpoint, which it puts back before it goes on.
  */
-export async function openRunJournal(ctx: JournalDeps, key: JournalKey, resuming: boolean): Promise<OpenJournal> {
+export async function openRunJournal(
+  ctx: JournalDeps,
+  key: JournalKey,
+  attempt: { owner: RunOwner; resuming: boolean },
+): Promise<OpenJournal> {
+  const { owner, resuming } = attempt;
   const rows = resuming ? await stepsOf(ctx.db, key) : [];
   const steps = rows.map((row) => JSON.parse(row.body) as JournalStep);
   const checkpoints = new Map<CheckpointArea, CheckpointFile[]>();
@@ -55,10 +60,12 @@ export async function openRunJournal(ctx: JournalDeps, key: JournalKey, resuming
     snapshots.set(area, { root, snapshots: fresh });
     return fresh;
   };
-  // A node cut off from the cluster may still be running a run that was handed on: its steps
-  // (and the charges they commit with) are refused, which ends its attempt.
+  // A node cut off from the cluster may still be running a run that was handed on, perhaps
+  // back to this very node: the old attempt's steps (and the charges they commit with) are
+  // refused, which ends it. The owner is held until the step commits, so a hand-on cannot
+  // slip in between the check and the charge.
   const writeIn = async (trx: Kysely<Tables>, step: JournalStep) => {
-    if (!(await ownsRun(trx, key.executionId, ctx.config.nodeId))) throw new RunHandedOn();
+    if (!(await ownsRun(trx, key.executionId, owner, { held: true }))) throw new RunHandedOn();
     await appendStep(trx, key, { kind: step.kind, body: JSON.stringify(step), created_at: ctx.clock.now().toISOString() });
   };
 

@@ -143,10 +143,12 @@ describe('runs waiting in the queue', () => {
   it('go to exactly one of several workers taking them at once, every time; a stopped one to none', async ({ ctx }) => {
     for (let round = 0; round < 20; round++) {
       const run = await anExecution(ctx.db, { status: 'working' });
-      const taken = await Promise.all(['w1', 'w2', 'w3', 'w4'].map((node) => takeQueuedRun(ctx.db, run.execution_id, node)));
+      const taken = await Promise.all(
+        ['w1', 'w2', 'w3', 'w4'].map((node) => takeQueuedRun(ctx.db, run.execution_id, { node, attempt: `${node}-1` })),
+      );
       expect(taken.filter(Boolean)).toHaveLength(1);
     }
     const stopped = await anExecution(ctx.db, { status: 'idle' });
-    expect(await takeQueuedRun(ctx.db, stopped.execution_id, 'w1')).toBe(false);
+    expect(await takeQueuedRun(ctx.db, stopped.execution_id, { node: 'w1', attempt: 'w1-1' })).toBe(false);
   });
 });

@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { describe, expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
+import { dialectOf } from '../../src/db/database.js';
+import { type RunOwner, releaseLostRun, takeQueuedRun } from '../../src/executions/executions.store.js';
 import {
   CHECKPOINT_MAX_FILES,
   closeRunJournals,
@@ -27,17 +30,27 @@ const reply = (n: number): JournalStep => ({
 });
 const result = (n: number) => ({ callId: `call-${n}`, name: 'bash', output: `step ${n} done`, isError: false });
 
-/** A working run this node owns, and an empty folder for its output. */
-async function ownedRun(ctx: AppContext, owner = ctx.config.nodeId) {
-  const execution = await anExecution(ctx.db, { status: 'working', ownerNode: owner });
+/** This node's attempt at a run, as its worker names it on taking the run. */
+const attemptOf = (ctx: AppContext, attempt = 'attempt-1'): RunOwner => ({ node: ctx.config.nodeId, attempt });
+
+/** A working run owned by `owner` (this node's first attempt by default), and an empty folder for its output. */
+async function ownedRun(ctx: AppContext, owner: RunOwner = attemptOf(ctx)) {
+  const execution = await anExecution(ctx.db, {
+    status: 'working',
+    ownerNode: owner.node,
+    ownerAttempt: owner.attempt ?? undefined,
+  });
   const output = await mkdtemp(path.join(tmpdir(), 'skillet-journal-output-'));
   return { key: { executionId: execution.execution_id, runStart: 1 }, output };
 }
 
+const asFirstAttempt = (ctx: AppContext) => ({ owner: attemptOf(ctx), resuming: false });
+const asResumedAttempt = (ctx: AppContext) => ({ owner: attemptOf(ctx), resuming: true });
+
 describe("a run's journal", () => {
   it('gives a resumed attempt exactly the steps and files the lost one completed', async ({ ctx, domain }) => {
     const { key, output } = await ownedRun(ctx);
-    const journal = await openRunJournal(ctx, key, false);
+    const journal = await openRunJournal(ctx, key, asFirstAttempt(ctx));
     expect(journal.steps).toEqual([]);
     expect(journal.resumedFrom).toBeUndefined();
     await ctx.db.transaction().execute((trx) => journal.writeIn(trx, reply(1)));
@@ -49,7 +62,7 @@ describe("a run's journal", () => {
     await writeFile(path.join(output, 'notes', 'log.txt'), '1\n2\n');
     domain.clock.advance(7_000);
 
-    const resumed = await openRunJournal(ctx, key, true);
+    const resumed = await openRunJournal(ctx, key, asResumedAttempt(ctx));
     expect(resumed.steps).toEqual([
       reply(1),
       { kind: 'tool_result', result: result(1) },
@@ -66,17 +79,58 @@ describe("a run's journal", () => {
   });
 
   it("refuses the steps of a node the run was taken from, so a cut-off node's charges do not commit", async ({ ctx }) => {
-    const { key, output } = await ownedRun(ctx, 'another-node');
-    const journal = await openRunJournal(ctx, key, false);
+    const { key, output } = await ownedRun(ctx, { node: 'another-node', attempt: 'attempt-1' });
+    const journal = await openRunJournal(ctx, key, asFirstAttempt(ctx));
     await expect(ctx.db.transaction().execute((trx) => journal.writeIn(trx, reply(1)))).rejects.toBeInstanceOf(RunHandedOn);
     await expect(journal.toolAnswered(result(1), { output })).rejects.toBeInstanceOf(RunHandedOn);
-    expect((await openRunJournal(ctx, key, true)).steps).toEqual([]);
+    expect((await openRunJournal(ctx, key, asResumedAttempt(ctx))).steps).toEqual([]);
+    await rm(output, { recursive: true });
+  });
+
+  it("refuses an earlier attempt's steps once the run was handed back to the same node", async ({ ctx }) => {
+    const { key, output } = await ownedRun(ctx);
+    const earlier = await openRunJournal(ctx, key, asFirstAttempt(ctx));
+    await ctx.db.transaction().execute((trx) => earlier.writeIn(trx, reply(1)));
+    // The cluster took this node for silent and handed the run on; this node's worker took it again.
+    expect(await releaseLostRun(ctx.db, key.executionId, attemptOf(ctx))).toBe(true);
+    expect(await takeQueuedRun(ctx.db, key.executionId, attemptOf(ctx, 'attempt-2'))).toBe(true);
+    const later = await openRunJournal(ctx, key, { owner: attemptOf(ctx, 'attempt-2'), resuming: true });
+    await expect(ctx.db.transaction().execute((trx) => earlier.writeIn(trx, reply(2)))).rejects.toBeInstanceOf(RunHandedOn);
+    await ctx.db.transaction().execute((trx) => later.writeIn(trx, reply(2)));
+    // Releasing the lost attempt again does not let go of the later one.
+    expect(await releaseLostRun(ctx.db, key.executionId, attemptOf(ctx))).toBe(false);
+    expect((await openRunJournal(ctx, key, { owner: attemptOf(ctx, 'attempt-2'), resuming: true })).steps).toEqual([
+      reply(1),
+      reply(2),
+    ]);
+    await rm(output, { recursive: true });
+  });
+
+  it('makes a hand-on wait for a step the lost attempt is committing, so the next attempt sees it', async ({ ctx }) => {
+    const { key, output } = await ownedRun(ctx);
+    const journal = await openRunJournal(ctx, key, asFirstAttempt(ctx));
+    let committing = true;
+    let releasedDuringStep = false;
+    let release: Promise<boolean> | undefined;
+    await ctx.db.transaction().execute(async (trx) => {
+      await journal.writeIn(trx, reply(1));
+      release = releaseLostRun(ctx.db, key.executionId, attemptOf(ctx)).then((released) => {
+        releasedDuringStep = committing;
+        return released;
+      });
+      // The rest of a charge's transaction, taking its time (PostgreSQL; SQLite runs one writer at a time anyway).
+      if (dialectOf(ctx.db) === 'postgres') await sql`select pg_sleep(0.3)`.execute(trx);
+      committing = false;
+    });
+    expect(await release).toBe(true);
+    expect(releasedDuringStep).toBe(false);
+    expect((await openRunJournal(ctx, key, asResumedAttempt(ctx))).steps).toEqual([reply(1)]);
     await rm(output, { recursive: true });
   });
 
   it('is dropped once the run has ended, with the checkpoint blobs nothing else names', async ({ ctx }) => {
     const { key, output } = await ownedRun(ctx);
-    const journal = await openRunJournal(ctx, key, false);
+    const journal = await openRunJournal(ctx, key, asFirstAttempt(ctx));
     await writeFile(path.join(output, 'only-here.txt'), `kept until the run ends ${key.executionId}`);
     await journal.toolAnswered(result(1), { output });
     const [file] = await ctx.db
@@ -87,7 +141,7 @@ describe("a run's journal", () => {
     const blob = ctx.blobs.pathOf?.(file?.sha256 ?? '') ?? '';
     expect(existsSync(blob)).toBe(true);
     await closeRunJournals(ctx, key.executionId);
-    expect((await openRunJournal(ctx, key, true)).steps).toEqual([]);
+    expect((await openRunJournal(ctx, key, asResumedAttempt(ctx))).steps).toEqual([]);
     expect(
       await ctx.db.selectFrom('run_checkpoint_files').selectAll().where('execution_id', '=', key.executionId).execute(),
     ).toEqual([]);
@@ -99,11 +153,11 @@ describe("a run's journal", () => {
     ctx,
   }) => {
     const { key, output } = await ownedRun(ctx);
-    const journal = await openRunJournal(ctx, key, false);
+    const journal = await openRunJournal(ctx, key, asFirstAttempt(ctx));
     for (let i = 0; i <= CHECKPOINT_MAX_FILES; i++) await writeFile(path.join(output, `f-${i}.txt`), String(i));
     await journal.toolAnswered(result(1), { output });
     expect(await filesTracked(ctx, key)).toBe(false);
-    expect((await openRunJournal(ctx, key, true)).steps).toEqual([
+    expect((await openRunJournal(ctx, key, asResumedAttempt(ctx))).steps).toEqual([
       { kind: 'files_untracked' },
       { kind: 'tool_result', result: result(1) },
     ]);

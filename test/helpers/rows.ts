@@ -68,6 +68,7 @@ export async function anExecution(
     skill?: string;
     input?: string;
     ownerNode?: string;
+    ownerAttempt?: string;
   } = {},
 ): Promise<ExecutionRow> {
   const user = options.user ?? (await aUser(db));
@@ -94,6 +95,7 @@ export async function anExecution(
     started_at: status === 'idle' ? null : EPOCH,
     completed_at: finished ? EPOCH : null,
     owner_node: options.ownerNode ?? null,
+    owner_attempt: options.ownerAttempt ?? null,
   });
 }
 

@@ -86,6 +86,7 @@ describe('skillet migrate', () => {
         '0017-subscription-cancellations',
         '0018-uploaded-skills',
         '0019-run-journal',
+        '0020-run-owner-attempt',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
