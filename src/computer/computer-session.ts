@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -6,6 +5,7 @@ import { ToolRefused } from '../agent/confined-files.js';
 import { systemViewArgs } from '../agent/system-folders.js';
 import { PROJECT_ROOT } from '../paths.js';
 import { SANDBOX_PYTHON } from '../skills/computer-software.js';
+import { type RelayedProcess, startRelayed } from '../skills/relayed-process.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
 import { NETWORK_INSIDE } from './computer-network.js';
@@ -163,26 +163,19 @@ interface Pending {
 
 /** One started sandbox: the supervisor process and its answers, matched to requests by id. */
 class Machine {
-  readonly child: ChildProcessWithoutNullStreams;
   readonly ready: Promise<void>;
   /** Settles once the supervisor's process has ended (or never started). */
   readonly exited: Promise<void>;
   /** Whether it said it was ready (and has not ended since: see `alive`). */
   isReady = false;
+  #process: RelayedProcess | undefined;
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #gone: Error | undefined;
   /** Fails the start, when the machine ends before it said it was ready. */
   #onEnd: (error: Error) => void = () => undefined;
 
-  constructor(command: { file: string; args: string[] }, env: NodeJS.ProcessEnv) {
-    this.child = spawn(command.file, command.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr.resume(); // the supervisor's own complaints are not the model's business
-    this.child.stdin.on('error', () => undefined);
-    this.exited = new Promise<void>((resolve) => {
-      this.child.once('exit', () => resolve());
-      this.child.once('error', () => resolve());
-    });
+  constructor(command: { file: string; args: string[] }, env: Record<string, string>) {
     let markReady: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -190,36 +183,50 @@ class Machine {
       failStart = reject;
     });
     const startTimer = setTimeout(() => this.#end(new Error('the computer did not start in time')), START_TIMEOUT_MS);
-    readLines(this.child.stdout, MAX_ANSWER_BYTES, (line) => {
-      if (line === undefined) {
-        this.#end(new Error('the computer sent an answer larger than any it may send'));
-        return;
-      }
-      let answer: ComputerAnswer;
-      try {
-        answer = JSON.parse(line) as ComputerAnswer;
-      } catch {
-        return;
-      }
-      if (answer.ready === true) {
-        clearTimeout(startTimer);
-        this.isReady = true;
-        markReady();
-        return;
-      }
-      const pending = this.#pending.get(Number(answer.id));
-      if (!pending) return;
-      this.#pending.delete(Number(answer.id));
-      clearTimeout(pending.timer);
-      pending.resolve(answer);
-    });
-    this.child.once('error', (error) => this.#end(error));
-    this.child.once('exit', () => this.#end(new Error('the computer stopped')));
     this.#onEnd = (error) => {
       clearTimeout(startTimer);
       failStart(error);
     };
     this.ready.catch(() => undefined);
+    const launched = startRelayed(command, env).then(
+      (started) => {
+        this.#process = started;
+        if (this.#gone) started.kill();
+        return started;
+      },
+      (error: unknown) => {
+        this.#end(error instanceof Error ? error : new Error(String(error)));
+        return undefined;
+      },
+    );
+    this.exited = launched.then((started) => started?.exited);
+    void launched.then((started) => {
+      if (!started) return;
+      started.exited.then(() => this.#end(new Error('the computer stopped')));
+      readLines(started.stdout, MAX_ANSWER_BYTES, (line) => {
+        if (line === undefined) {
+          this.#end(new Error('the computer sent an answer larger than any it may send'));
+          return;
+        }
+        let answer: ComputerAnswer;
+        try {
+          answer = JSON.parse(line) as ComputerAnswer;
+        } catch {
+          return;
+        }
+        if (answer.ready === true) {
+          clearTimeout(startTimer);
+          this.isReady = true;
+          markReady();
+          return;
+        }
+        const pending = this.#pending.get(Number(answer.id));
+        if (!pending) return;
+        this.#pending.delete(Number(answer.id));
+        clearTimeout(pending.timer);
+        pending.resolve(answer);
+      });
+    });
   }
 
   get alive(): boolean {
@@ -238,17 +245,20 @@ class Machine {
     this.kill();
   }
 
+  /** Kills the supervisor, or, while it is still being started, kills it as soon as it has started. */
   kill(): void {
-    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    if (!this.#gone) this.#end(new Error('the computer was stopped'));
+    this.#process?.kill();
   }
 
   request(body: Record<string, unknown>, answerWithinMs: number): Promise<ComputerAnswer> {
-    if (this.#gone) return Promise.reject(this.#gone);
+    const started = this.#process;
+    if (this.#gone || !started) return Promise.reject(this.#gone ?? new Error('the computer has not started'));
     const id = this.#nextId++;
     return new Promise<ComputerAnswer>((resolve, reject) => {
       const timer = setTimeout(() => this.#end(new Error('the computer stopped answering')), answerWithinMs);
       this.#pending.set(id, { resolve, reject, timer });
-      this.child.stdin.write(`${JSON.stringify({ ...body, id })}\n`);
+      started.stdin.write(`${JSON.stringify({ ...body, id })}\n`);
     });
   }
 }

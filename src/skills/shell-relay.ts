@@ -14,7 +14,7 @@ export class RelayedCommandFailed extends Error {
 interface Pending {
   command: string;
   output: string[];
-  resolve(): void;
+  resolve(printed: string): void;
   reject(error: Error): void;
 }
 
@@ -32,32 +32,40 @@ export function shellQuote(arg: string): string {
  * the server's thread. The shell ends when its stdin closes, so it never outlives the server,
  * however the server ends.
  */
-class ShellRelay {
+export class ShellRelay {
   #shell: ChildProcessWithoutNullStreams | undefined;
   /** Ends each command's output: random, so no output can pass for it. */
   readonly #marker = `skillet-relay-${randomBytes(12).toString('hex')}`;
   readonly #pending: Pending[] = [];
   #partial = '';
 
-  exec(file: string, args: string[], timeoutMs: number): Promise<void> {
-    const command = [file, ...args].map(shellQuote).join(' ');
+  /** Runs one command; resolves once it exited 0. */
+  async exec(file: string, args: string[], timeoutMs: number): Promise<void> {
+    await this.run([file, ...args].map(shellQuote).join(' '), file, timeoutMs);
+  }
+
+  /**
+   * Runs a line of shell (its words quoted by the caller with shellQuote) and resolves with
+   * what it printed, once it exited 0. `name` stands for it in errors.
+   */
+  run(script: string, name: string, timeoutMs: number): Promise<string> {
     const shell = this.#started();
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       // Holds the process open while the command runs, as the shell itself does not.
-      const timer = setTimeout(() => this.#abandon(shell, `${file} took over ${timeoutMs} ms`), timeoutMs);
+      const timer = setTimeout(() => this.#abandon(shell, `${name} took over ${timeoutMs} ms`), timeoutMs);
       this.#pending.push({
-        command: file,
+        command: name,
         output: [],
-        resolve: () => {
+        resolve: (printed) => {
           clearTimeout(timer);
-          resolve();
+          resolve(printed);
         },
         reject: (error) => {
           clearTimeout(timer);
           reject(error);
         },
       });
-      shell.stdin.write(`${command} </dev/null 2>&1; echo "${this.#marker} $?"\n`);
+      shell.stdin.write(`{ ${script}\n} </dev/null 2>&1; echo "${this.#marker} $?"\n`);
     });
   }
 
@@ -93,7 +101,7 @@ class ShellRelay {
       this.#pending.shift();
       const code = Number(line.slice(this.#marker.length + 1));
       const printed = head.output.join('\n');
-      if (code === 0) head.resolve();
+      if (code === 0) head.resolve(printed);
       else head.reject(new RelayedCommandFailed(`${head.command} exited with ${code}: ${printed}`, printed));
     }
   }
@@ -114,5 +122,12 @@ class ShellRelay {
   }
 }
 
-/** This process's relay: one shell, whoever mounts. */
+/** This process's relay for short commands: one shell, whoever mounts. */
 export const shellRelay = new ShellRelay();
+
+/**
+ * The shell that starts this process's long-lived sandboxes (relayed-process.ts). It is their
+ * parent, and a sandbox dies with its parent (bubblewrap's --die-with-parent), so it is kept
+ * apart from `shellRelay`, whose shell is killed when a mount hangs.
+ */
+export const launchRelay = new ShellRelay();

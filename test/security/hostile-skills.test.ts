@@ -68,19 +68,26 @@ async function residentBytes(pid: number): Promise<number> {
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) * 1024;
 }
 
+/**
+ * Every file under `dir` with its size and time, but the database (it changes with every
+ * request) and scratch/ (runs write there, and a run's folders are cleared just after it
+ * ends: a walk into it can find a folder gone).
+ */
+async function filesUnder(dir: string): Promise<string[]> {
+  const listing: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (/skillet\.db/.test(entry.name) || (entry.name === 'scratch' && dir === servers.dataDir)) continue;
+    if (entry.isDirectory()) listing.push(...(await filesUnder(file)));
+    const info = await stat(file);
+    listing.push(`${file} ${info.size} ${info.mtimeMs}`);
+  }
+  return listing;
+}
+
 /** Every file under the places a skill must not touch, with its size and time. */
 async function filesOutsideRuns(): Promise<string[]> {
-  const listing: string[] = [];
-  for (const root of [HOSTILE_SKILLS, servers.dataDir]) {
-    for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-      const file = path.join(entry.parentPath, entry.name);
-      // The database changes with every request, and runs write into scratch/.
-      if (/skillet\.db|[/\\]scratch([/\\]|$)/.test(file)) continue;
-      const info = await stat(file);
-      listing.push(`${file} ${info.size} ${info.mtimeMs}`);
-    }
-  }
-  return listing.sort();
+  return [...(await filesUnder(HOSTILE_SKILLS)), ...(await filesUnder(servers.dataDir))].sort();
 }
 
 async function attack(slug: string, input: object = {}, user = person) {
