@@ -60,13 +60,14 @@ export class ComputerPool extends WarmPool<Warm> {
       await this.discard(warm);
       return undefined;
     }
+    const callsAtTake = warm.computer.session.calls;
     return {
       kind: 'computer',
       output: warm.output,
       group: warm.group,
       computer: warm.computer,
       release: this.releaseOf(
-        () => stopComputer(warm),
+        () => stopComputer(warm, callsAtTake),
         () => releaseParts(warm),
       ),
     };
@@ -119,8 +120,17 @@ export class ComputerPool extends WarmPool<Warm> {
   }
 }
 
-/** Ends everything that runs in the computer: its supervisor and, where there is one, every process of its group. */
-async function stopComputer(warm: Warm): Promise<void> {
+/**
+ * Ends everything that runs in the computer: its supervisor and, where there is one, every
+ * process of its group. A run that never called its computer ran nothing in it: only the
+ * pool's supervisor and its idle shell are there, and neither writes to the output, so the
+ * run's end need not wait for them to go (clearing the computer away still does).
+ */
+async function stopComputer(warm: Warm, callsAtTake: number): Promise<void> {
+  if (warm.computer.session.calls === callsAtTake) {
+    warm.computer.session.close();
+    return;
+  }
   await Promise.all([warm.computer.session.end(), warm.group?.kill()]);
 }
 

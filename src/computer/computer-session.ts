@@ -273,6 +273,7 @@ export class ComputerSession {
   readonly #options: ComputerOptions;
   #machine: Machine | undefined;
   #starts = 0;
+  #calls = 0;
   #closed = false;
 
   constructor(options: ComputerOptions) {
@@ -330,8 +331,14 @@ export class ComputerSession {
     return { machine, restarted };
   }
 
+  /** How many operations were sent to it so far: none since a moment means nothing but the supervisor has run in it since. */
+  get calls(): number {
+    return this.#calls;
+  }
+
   /** Sends one operation to the supervisor; a computer that died is started again, and the answer says so. */
   async call(body: Record<string, unknown>, answerWithinMs: number): Promise<ComputerAnswer> {
+    this.#calls += 1;
     const { machine, restarted } = await this.#current();
     let answer: ComputerAnswer;
     try {

@@ -230,6 +230,23 @@ describe.runIf(CAN_POOL)('the warm computer pool', () => {
     expect(runMountsUnder(await readFile('/proc/self/mountinfo', 'utf8'), dataDir)).toEqual([]);
     expect(await readdir(path.join(dataDir, 'scratch'))).toEqual([]);
   });
+
+  it('lets go at once of a computer its run never called, and still clears all of it away', async () => {
+    const pool = newPool();
+    await pool.tend();
+    const warm = await pool.takeFor(skill, undefined, 'run-1');
+    if (!warm) throw new Error('the pool held no computer');
+    await warm.release();
+    expect(warm.computer.session.ready).toBe(false);
+    await warm.output.release();
+    await pool.cleared();
+    expect(sandboxesUnder(warm.output.dir)).toEqual([]);
+    expect(
+      runMountsUnder(await readFile('/proc/self/mountinfo', 'utf8'), dataDir).filter((m) => m.startsWith(warm.output.dir)),
+    ).toEqual([]);
+    const itsOwn = path.basename(warm.output.dir);
+    expect((await readdir(path.join(dataDir, 'scratch'))).filter((name) => name.startsWith(itsOwn))).toEqual([]);
+  });
 });
 
 describe('placing a skill’s folder', () => {
