@@ -282,16 +282,21 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     for (let round = 0; round < 3; round++) {
       const [a, b] = [api('api-a'), api('api-b')];
       const person = await signUp(a);
-      const executions = await Promise.all(Array.from({ length: 10 }, () => createExecution(a, person, 'ticker', '3 20')));
+      // A run that outlasts every start: a short one could end (on a loaded machine) before
+      // the last start arrived, and a start after it is rightly let through.
+      const input = '600 50';
+      const executions = await Promise.all(Array.from({ length: 10 }, () => createExecution(a, person, 'ticker', input)));
       const replies = await Promise.all(
-        executions.map((execution, i) => sendMessage(i % 2 ? a : b, person, execution.id, '3 20')),
+        executions.map((execution, i) => sendMessage(i % 2 ? a : b, person, execution.id, input)),
       );
       expect(replies.filter((reply) => reply.status === 200).map((reply) => reply.status)).toEqual([200]);
       for (const reply of replies.filter((each) => each.status !== 200)) {
         expect(reply.body).toEqual({ error: 'EXECUTION_RUNNING', message: expect.any(String) });
       }
       const winner = executions[replies.findIndex((reply) => reply.status === 200)] as { id: string };
-      await (await streamOf(b, person, winner.id)).ended;
+      const stream = await streamOf(b, person, winner.id);
+      expect((await a.post(`/api/v1/executions/${winner.id}/cancel`, { headers: session(person) })).status).toBe(200);
+      await stream.ended;
     }
   }, 60_000);
 

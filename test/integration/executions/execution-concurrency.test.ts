@@ -14,8 +14,11 @@ describe('one running execution per workspace', () => {
   it('of 10 simultaneous starts in one workspace exactly one runs and nine get the 429 shape, 5 times over', async ({ api }) => {
     for (let round = 0; round < 5; round++) {
       const owner = await signUp(api);
-      const executions = await Promise.all(Array.from({ length: 10 }, () => createExecution(api, owner, 'ticker', '3 20')));
-      const replies = await Promise.all(executions.map((execution) => sendMessage(api, owner, execution.id, '3 20')));
+      // A run that outlasts every start: a short one could end (on a loaded machine) before
+      // the last start arrived, and a start after it is rightly let through.
+      const input = '600 50';
+      const executions = await Promise.all(Array.from({ length: 10 }, () => createExecution(api, owner, 'ticker', input)));
+      const replies = await Promise.all(executions.map((execution) => sendMessage(api, owner, execution.id, input)));
       expect(
         replies.filter((reply) => reply.status === 200),
         `round ${round}`,
@@ -25,7 +28,9 @@ describe('one running execution per workspace', () => {
         expect(reply.body).toEqual({ error: 'EXECUTION_RUNNING', message: expect.any(String) });
       }
       const winner = executions[replies.findIndex((reply) => reply.status === 200)];
-      await (await streamOf(api, owner, winner?.id ?? '')).ended;
+      const stream = await streamOf(api, owner, winner?.id ?? '');
+      expect((await api.post(`/api/v1/executions/${winner?.id}/cancel`, { headers: session(owner) })).status).toBe(200);
+      await stream.ended;
     }
   });
 
