@@ -1,13 +1,12 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { ToolRefused } from '../agent/confined-files.js';
 import { systemViewArgs } from '../agent/system-folders.js';
 import { PROJECT_ROOT } from '../paths.js';
 import { SANDBOX_PYTHON } from '../skills/computer-software.js';
-import { type RelayedProcess, startRelayed } from '../skills/relayed-process.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
+import { type ComputerAnswer, Machine } from './computer-machine.js';
 import { NETWORK_INSIDE } from './computer-network.js';
 import { COMPUTER_PATHS } from './computer-paths.js';
 
@@ -17,7 +16,6 @@ const COMPUTER_CODE_INSIDE = '/opt/skillet';
 const SUPERVISOR_INSIDE = `${COMPUTER_CODE_INSIDE}/supervisor.py`;
 /** How long the supervisor may take to answer beyond a command's own time limit before the computer counts as hung. */
 const ANSWER_GRACE_MS = 10_000;
-const START_TIMEOUT_MS = 15_000;
 /** A computer that keeps dying is not restarted for ever within one run. */
 const MAX_STARTS = 4;
 /**
@@ -64,8 +62,6 @@ export interface ComputerOptions {
   /** Extra environment for the shell (the egress proxy's variables). */
   env: Record<string, string>;
 }
-
-export type ComputerAnswer = Record<string, unknown>;
 
 /** A run's computer with what it stands on: its bounded space and its network. */
 export interface RunComputer {
@@ -123,144 +119,6 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
   ];
   const runtime = sandbox.runtimeFiles.map((file) => realpathSync(file));
   return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), '--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];
-}
-
-/**
- * The largest answer line the supervisor sends: an image read (5 MB as base64) with room to
- * spare. Anything larger is not the supervisor's, and ends the computer before it can grow
- * the server's memory.
- */
-const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
-
-/** Calls `onLine` with each line of `stream`, or once with undefined when a line passes `maxBytes`. */
-function readLines(stream: Readable, maxBytes: number, onLine: (line: string | undefined) => void): void {
-  let kept: Buffer[] = [];
-  let keptBytes = 0;
-  stream.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      kept.push(chunk.subarray(start, end));
-      onLine(Buffer.concat(kept).toString('utf8'));
-      kept = [];
-      keptBytes = 0;
-      start = end + 1;
-    }
-    keptBytes += chunk.length - start;
-    if (keptBytes > maxBytes) {
-      stream.destroy();
-      onLine(undefined);
-      return;
-    }
-    if (start < chunk.length) kept.push(chunk.subarray(start));
-  });
-}
-
-interface Pending {
-  resolve(answer: ComputerAnswer): void;
-  reject(error: Error): void;
-  timer: NodeJS.Timeout;
-}
-
-/** One started sandbox: the supervisor process and its answers, matched to requests by id. */
-class Machine {
-  readonly ready: Promise<void>;
-  /** Settles once the supervisor's process has ended (or never started). */
-  readonly exited: Promise<void>;
-  /** Whether it said it was ready (and has not ended since: see `alive`). */
-  isReady = false;
-  #process: RelayedProcess | undefined;
-  #pending = new Map<number, Pending>();
-  #nextId = 1;
-  #gone: Error | undefined;
-  /** Fails the start, when the machine ends before it said it was ready. */
-  #onEnd: (error: Error) => void = () => undefined;
-
-  constructor(command: { file: string; args: string[] }, env: Record<string, string>) {
-    let markReady: () => void = () => undefined;
-    let failStart: (error: Error) => void = () => undefined;
-    this.ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve;
-      failStart = reject;
-    });
-    const startTimer = setTimeout(() => this.#end(new Error('the computer did not start in time')), START_TIMEOUT_MS);
-    this.#onEnd = (error) => {
-      clearTimeout(startTimer);
-      failStart(error);
-    };
-    this.ready.catch(() => undefined);
-    const launched = startRelayed(command, env).then(
-      (started) => {
-        this.#process = started;
-        if (this.#gone) started.kill();
-        return started;
-      },
-      (error: unknown) => {
-        this.#end(error instanceof Error ? error : new Error(String(error)));
-        return undefined;
-      },
-    );
-    this.exited = launched.then((started) => started?.exited);
-    void launched.then((started) => {
-      if (!started) return;
-      started.exited.then(() => this.#end(new Error('the computer stopped')));
-      readLines(started.stdout, MAX_ANSWER_BYTES, (line) => {
-        if (line === undefined) {
-          this.#end(new Error('the computer sent an answer larger than any it may send'));
-          return;
-        }
-        let answer: ComputerAnswer;
-        try {
-          answer = JSON.parse(line) as ComputerAnswer;
-        } catch {
-          return;
-        }
-        if (answer.ready === true) {
-          clearTimeout(startTimer);
-          this.isReady = true;
-          markReady();
-          return;
-        }
-        const pending = this.#pending.get(Number(answer.id));
-        if (!pending) return;
-        this.#pending.delete(Number(answer.id));
-        clearTimeout(pending.timer);
-        pending.resolve(answer);
-      });
-    });
-  }
-
-  get alive(): boolean {
-    return this.#gone === undefined;
-  }
-
-  #end(error: Error): void {
-    if (this.#gone) return;
-    this.#gone = error;
-    this.#onEnd(error);
-    for (const pending of this.#pending.values()) {
-      clearTimeout(pending.timer);
-      pending.reject(error);
-    }
-    this.#pending.clear();
-    this.kill();
-  }
-
-  /** Kills the supervisor, or, while it is still being started, kills it as soon as it has started. */
-  kill(): void {
-    if (!this.#gone) this.#end(new Error('the computer was stopped'));
-    this.#process?.kill();
-  }
-
-  request(body: Record<string, unknown>, answerWithinMs: number): Promise<ComputerAnswer> {
-    const started = this.#process;
-    if (this.#gone || !started) return Promise.reject(this.#gone ?? new Error('the computer has not started'));
-    const id = this.#nextId++;
-    return new Promise<ComputerAnswer>((resolve, reject) => {
-      const timer = setTimeout(() => this.#end(new Error('the computer stopped answering')), answerWithinMs);
-      this.#pending.set(id, { resolve, reject, timer });
-      started.stdin.write(`${JSON.stringify({ ...body, id })}\n`);
-    });
-  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ToolRefused } from '../agent/confined-files.js';
 import type { ToolImage, ToolSpec } from '../agent/conversation.js';
-import type { ComputerAnswer, ComputerSession } from './computer-session.js';
+import type { ComputerAnswer } from './computer-machine.js';
+import type { ComputerSession } from './computer-session.js';
 
 /** A bash result is cut to this many characters, with a note, before the model sees it. */
 const RESULT_CAP = 30 * 1024;
