@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedWrite } from '../db/prepared-lookup.js';
 import type { Tables } from '../db/tables.js';
 
 /**
@@ -20,29 +21,50 @@ export interface NewHold {
   expiresIso: string;
 }
 
+// Each model call takes a hold and lets it go: built and compiled once (prepared-lookup.ts).
+const addHeldWhenCovered = preparedWrite((db, userId: string, amount: number, covered: number) =>
+  db
+    .updateTable('users')
+    .set((eb) => ({ held: eb('held', '+', amount) }))
+    .where('id', '=', userId)
+    .where((eb) => eb(eb('balance', '-', eb.ref('held')), '>=', covered)),
+);
+
+const insertHold = preparedWrite(
+  (db, id: string, userId: string, amount: number, owner: string, nodeId: string, expiresAt: string, createdAt: string) =>
+    db.insertInto('credit_holds').values({
+      id,
+      user_id: userId,
+      amount,
+      owner,
+      node_id: nodeId,
+      expires_at: expiresAt,
+      created_at: createdAt,
+    }),
+);
+
+const deleteHold = preparedWrite((db, holdId: string) =>
+  db.deleteFrom('credit_holds').where('id', '=', holdId).returning(['user_id', 'amount']),
+);
+
+const subtractHeld = preparedWrite((db, userId: string, amount: number) =>
+  db
+    .updateTable('users')
+    .set((eb) => ({ held: eb('held', '-', amount) }))
+    .where('id', '=', userId),
+);
+
+const expiredHoldsOf = preparedWrite((db, userId: string, nowIso: string) =>
+  db.selectFrom('credit_holds').select('id').where('user_id', '=', userId).where('expires_at', '<', nowIso),
+);
+
 /** Holds `amount` of the user's credits; false (nothing changed) when the balance less what is held cannot cover it. */
 export async function takeHold(trx: Kysely<Tables>, hold: NewHold): Promise<boolean> {
   if (!(hold.amount > 0)) throw new Error('a hold must be positive');
   await releaseExpiredHolds(trx, hold.userId, hold.nowIso);
-  const taken = await trx
-    .updateTable('users')
-    .set((eb) => ({ held: eb('held', '+', hold.amount) }))
-    .where('id', '=', hold.userId)
-    .where((eb) => eb(eb('balance', '-', eb.ref('held')), '>=', hold.amount))
-    .executeTakeFirst();
-  if (Number(taken.numUpdatedRows) !== 1) return false;
-  await trx
-    .insertInto('credit_holds')
-    .values({
-      id: hold.id,
-      user_id: hold.userId,
-      amount: hold.amount,
-      owner: hold.owner,
-      node_id: hold.nodeId,
-      expires_at: hold.expiresIso,
-      created_at: hold.nowIso,
-    })
-    .execute();
+  const taken = await addHeldWhenCovered(trx, hold.userId, hold.amount, hold.amount);
+  if (Number(taken.numAffectedRows) !== 1) return false;
+  await insertHold(trx, hold.id, hold.userId, hold.amount, hold.owner, hold.nodeId, hold.expiresIso, hold.nowIso);
   return true;
 }
 
@@ -53,17 +75,13 @@ export async function takeHold(trx: Kysely<Tables>, hold: NewHold): Promise<bool
  * give the amount back twice.
  */
 export async function takeOutHold(trx: Kysely<Tables>, holdId: string): Promise<{ userId: string; amount: number } | undefined> {
-  const row = await trx.deleteFrom('credit_holds').where('id', '=', holdId).returning(['user_id', 'amount']).executeTakeFirst();
+  const [row] = (await deleteHold(trx, holdId)).rows;
   return row && { userId: row.user_id, amount: row.amount };
 }
 
 /** Lowers a user's `held` by a hold taken out of credit_holds. */
 export async function lowerHeld(trx: Kysely<Tables>, hold: { userId: string; amount: number }): Promise<void> {
-  await trx
-    .updateTable('users')
-    .set((eb) => ({ held: eb('held', '-', hold.amount) }))
-    .where('id', '=', hold.userId)
-    .execute();
+  await subtractHeld(trx, hold.userId, hold.amount);
 }
 
 /** Lets a hold go; nothing when it is gone already. */
@@ -74,12 +92,7 @@ export async function releaseHold(trx: Kysely<Tables>, holdId: string): Promise<
 
 /** Lets go of the user's holds whose calls can no longer be waiting on them. */
 async function releaseExpiredHolds(trx: Kysely<Tables>, userId: string, nowIso: string): Promise<void> {
-  const expired = await trx
-    .selectFrom('credit_holds')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('expires_at', '<', nowIso)
-    .execute();
+  const expired = (await expiredHoldsOf(trx, userId, nowIso)).rows;
   for (const { id } of expired) await releaseHold(trx, id);
 }
 

@@ -135,6 +135,40 @@ export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number
   return taken;
 }
 
+// A model call's charge runs these: built and compiled once (prepared-lookup.ts).
+const lockedBalanceOf = preparedWrite((db, userId: string) =>
+  lockingRead(db, db.selectFrom('users').select('balance').where('id', '=', userId)),
+);
+
+const debitBalance = preparedWrite((db, userId: string, taken: number, spent: number, releasing: number) =>
+  db
+    .updateTable('users')
+    .set((eb) => ({
+      balance: eb('balance', '-', taken),
+      total_spent: eb('total_spent', '+', spent),
+      held: eb('held', '-', releasing),
+    }))
+    .where('id', '=', userId),
+);
+
+/** One past the execution's last numbered charge is read by the insert itself. */
+const insertModelCallCharge = preparedWrite(
+  (db, userId: string, amount: number, description: string, executionId: string, nowIso: string, sameExecutionId: string) =>
+    db.insertInto('transactions').values((eb) => ({
+      user_id: userId,
+      amount,
+      type: 'usage',
+      description,
+      execution_id: executionId,
+      payment_session_id: null,
+      created_at: nowIso,
+      model_call: eb
+        .selectFrom('transactions')
+        .select(sql<number>`coalesce(max(model_call), 0) + 1`.as('next'))
+        .where('execution_id', '=', sameExecutionId),
+    })),
+);
+
 /**
  * Takes up to `due` Ds off a balance, never below zero, under a lock on the user's row;
  * returns what was taken. Spending counts towards `total_spent`; a refund taken back does not.
@@ -148,19 +182,11 @@ async function debitUpTo(
   kind: 'spent' | 'refund',
   releasing = 0,
 ): Promise<number> {
-  const query = trx.selectFrom('users').select('balance').where('id', '=', userId);
-  const { balance } = await lockingRead(trx, query).executeTakeFirstOrThrow();
-  const taken = Math.max(0, Math.min(balance, due));
+  const [row] = (await lockedBalanceOf(trx, userId)).rows;
+  if (!row) throw new Error(`user ${userId} is gone`);
+  const taken = Math.max(0, Math.min(row.balance, due));
   if (taken === 0 && releasing === 0) return 0;
-  await trx
-    .updateTable('users')
-    .set((eb) => ({
-      balance: eb('balance', '-', taken),
-      ...(kind === 'spent' ? { total_spent: eb('total_spent', '+', taken) } : {}),
-      ...(releasing > 0 ? { held: eb('held', '-', releasing) } : {}),
-    }))
-    .where('id', '=', userId)
-    .execute();
+  await debitBalance(trx, userId, taken, kind === 'spent' ? taken : 0, releasing);
   return taken;
 }
 
@@ -190,23 +216,8 @@ export async function chargeModelCall(
   // The user's row is locked first, so no other charge of theirs takes the same number.
   const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent', entry.releasing);
   if (taken === 0) return 0;
-  await trx
-    .insertInto('transactions')
-    .values((eb) => ({
-      user_id: entry.userId,
-      amount: -taken,
-      type: 'usage',
-      description: entry.description,
-      execution_id: entry.executionId,
-      payment_session_id: null,
-      created_at: entry.nowIso,
-      // One past the execution's last numbered charge, read by the insert itself.
-      model_call: eb
-        .selectFrom('transactions')
-        .select(sql<number>`coalesce(max(model_call), 0) + 1`.as('next'))
-        .where('execution_id', '=', entry.executionId),
-    }))
-    .execute();
+  const { userId, description, executionId, nowIso } = entry;
+  await insertModelCallCharge(trx, userId, -taken, description, executionId, nowIso, executionId);
   return taken;
 }
 

@@ -28,6 +28,10 @@ function prepare<Args extends Argument[], Row>(build: (db: Kysely<Tables>, ...ar
     const query = build(db, ...markers).compile();
     const slots = markers.map((marker) => query.parameters.indexOf(marker));
     if (slots.some((slot) => slot < 0)) throw new Error('prepared query: every argument must become a query parameter');
+    // Only its first place would take later arguments: the others would keep the marker.
+    if (markers.some((marker, i) => query.parameters.lastIndexOf(marker) !== slots[i])) {
+      throw new Error('prepared query: an argument may become only one query parameter; pass it again for each use');
+    }
     return { query, slots };
   }
 
