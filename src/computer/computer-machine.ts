@@ -123,13 +123,13 @@ export class Machine {
       pending.reject(error);
     }
     this.#pending.clear();
-    this.kill();
+    // Still being started: it is killed as soon as it has started (see the constructor).
+    this.#process?.kill();
   }
 
   /** Kills the supervisor, or, while it is still being started, kills it as soon as it has started. */
   kill(): void {
-    if (!this.#gone) this.#end(new Error('the computer was stopped'));
-    this.#process?.kill();
+    this.#end(new Error('the computer was stopped'));
   }
 
   request(body: Record<string, unknown>, answerWithinMs: number): Promise<ComputerAnswer> {
