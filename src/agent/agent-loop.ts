@@ -29,7 +29,10 @@ export interface AgentRun {
 }
 
 const SUMMARY_CHARS = 280;
-const SPENT_REASON = 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.';
+const SPENT: RunOutcome = {
+  kind: 'limit_reached',
+  reason: 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.',
+};
 
 /** The abort reason of a run that went over one of its limits (time, or what the kernel holds it to), as opposed to one a person stopped. */
 export class RunOverLimit extends Error {}
@@ -115,28 +118,37 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
     queue.push({ type: 'info', message: resumedInfo(journal.resumedFrom.pauseSeconds, replayed.modelCalls) });
   if (replayed.finished) return end({ kind: 'completed' });
 
+  // A spent balance ends the run before any other reason to stop does.
+  const unlessSpent = async (outcome: RunOutcome) => ((await charging) ? SPENT : outcome);
   let pending = replayed.pending;
   for (let call = replayed.modelCalls + 1; ; call++) {
     if (pending) {
       const results = await answerTools(run, pending, queue, charging);
       if (!results) return end(abortedOutcome(signal));
-      if (await charging) return end({ kind: 'limit_reached', reason: SPENT_REASON });
       turns.push({ role: 'tool', results });
     }
     if (call > settings.maxTurns) {
-      return end({ kind: 'failed', reason: `the run reached its limit of ${settings.maxTurns} model calls (AGENT_MAX_TURNS)` });
+      return end(
+        await unlessSpent({
+          kind: 'failed',
+          reason: `the run reached its limit of ${settings.maxTurns} model calls (AGENT_MAX_TURNS)`,
+        }),
+      );
     }
-    if (signal.aborted) return end(abortedOutcome(signal));
-    const step = await budget.call(run.client, {
+    if (signal.aborted) return end(await unlessSpent(abortedOutcome(signal)));
+    const request = {
       system: run.system,
       turns,
       tools: run.tools,
       signal,
-      onBlock: (block) => {
+      onBlock: (block: ContentBlock) => {
         const message = blockMessage(block);
         if (message) queue.push(message);
       },
-    });
+    };
+    // The next call's hold goes in beside the last call's charge, which it waits for.
+    const step = await budget.call(run.client, request, charging);
+    if (step.kind === 'spent') return end(SPENT);
     if (step.kind === 'refused') {
       const { refusal } = step;
       if (refusal.kind === 'credits') return end({ kind: 'limit_reached', reason: outOfCreditsReason(refusal) });
@@ -150,17 +162,14 @@ export async function runAgent(run: AgentRun): Promise<RunResult> {
     const { reply } = step;
     queue.push({ type: 'model_call', usage: reply.usage });
     // The call is charged (and journaled) while its tools run: its hold already covers the
-    // most it can cost, and the next call's hold waits for the charge. A tool is journaled,
-    // or started when its effects reach outside, only once the charge is in.
+    // most it can cost, and the next call is made only once the charge is in. A tool is
+    // journaled, or started when its effects reach outside, only once the charge is in too.
     charging = budget.settle(reply.usage, { kind: 'model_reply', content: reply.content, usage: reply.usage });
     charging.catch(() => undefined); // awaited below or at the end; this keeps a failure from going unhandled meanwhile
     last = reply.content;
     turns.push({ role: 'assistant', content: reply.content });
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-    if (calls.length === 0) {
-      if (await charging) return end({ kind: 'limit_reached', reason: SPENT_REASON });
-      return end({ kind: 'completed' });
-    }
+    if (calls.length === 0) return end(await unlessSpent({ kind: 'completed' }));
     pending = { calls, results: [], started: new Set() };
   }
 }
@@ -199,8 +208,11 @@ async function answerTools(
       result = { callId: toolCall.id, name: toolCall.name, ...(await runAgentTool(toolCall, run.toolContext)) };
     }
     if (run.signal.aborted) return undefined;
-    await charged;
-    await run.journal?.toolAnswered(result, run.folders());
+    if (run.journal) {
+      // The answer is journaled by its charge: its tools' results come after it.
+      await charged;
+      await run.journal.toolAnswered(result, run.folders());
+    }
     results.push(result);
   }
   return results;

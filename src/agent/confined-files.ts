@@ -1,5 +1,5 @@
-import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, unlink } from 'node:fs/promises';
+import { constants, type Dir, lstatSync, opendirSync, type Stats } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readlink, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A request a tool turns down; its message is written for the model and names no server path. */
@@ -139,24 +139,64 @@ export async function openForWrite(root: string, plan: WritePlan, shown: string)
   }
 }
 
-const sizeOf = (file: string): Promise<number> =>
-  lstat(file).then(
-    (info) => info.size,
-    () => 0,
-  );
+/** Entries one listing reads at most: a folder a skill filled with files cannot hold the server up. */
+const WALKED_PER_LISTING = 10_000;
 
-export async function listing(root: string, prefix: string): Promise<string[]> {
-  const entries = await readdir(root, { withFileTypes: true, recursive: true }).catch(() => []);
-  const shown = entries
-    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
-    .map((entry) => ({ entry, rel: path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/') }))
-    .sort((a, b) => a.rel.localeCompare(b.rel));
-  const lines = await Promise.all(
-    shown.slice(0, LISTED_PER_FOLDER).map(async ({ entry, rel }) => {
-      const size = entry.isSymbolicLink() ? 'symbolic link' : `${await sizeOf(path.join(root, rel))} bytes`;
-      return `${prefix}/${rel} (${size})`;
-    }),
-  );
-  if (shown.length > LISTED_PER_FOLDER) lines.push(`… and ${shown.length - LISTED_PER_FOLDER} more files`);
+interface Listed {
+  rel: string;
+  /** A file's size in bytes; undefined for a symbolic link, which is never followed. */
+  size?: number;
+}
+
+/**
+ * The files and symbolic links under `root` (its real path), sorted, with whether the walk
+ * stopped at WALKED_PER_LISTING. Folders are entered only when they are folders themselves.
+ * The walk is synchronous: a folder a run writes is a handful of local system calls, which
+ * the thread pool would turn into as many rounds of a busy event loop, each waiting behind
+ * the database work of every run (most of what listing a run's files took). The bound keeps
+ * a walk to a few milliseconds.
+ */
+function walk(root: string): { files: Listed[]; cut: boolean } {
+  const files: Listed[] = [];
+  const folders = [''];
+  let walked = 0;
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    let dir: Dir;
+    try {
+      dir = opendirSync(path.join(root, folder));
+    } catch {
+      continue; // gone, or not a folder any more
+    }
+    try {
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if (++walked > WALKED_PER_LISTING) return { files: sorted(files), cut: true };
+        const rel = folder === '' ? entry.name : `${folder}/${entry.name}`;
+        if (entry.isDirectory()) folders.push(rel);
+        else if (entry.isSymbolicLink()) files.push({ rel });
+        else if (entry.isFile()) files.push({ rel, size: sizeOf(path.join(root, rel)) });
+      }
+    } finally {
+      dir.closeSync();
+    }
+  }
+  return { files: sorted(files), cut: false };
+}
+
+function sizeOf(file: string): number {
+  return lstatSync(file, { throwIfNoEntry: false })?.size ?? 0;
+}
+
+function sorted(files: Listed[]): Listed[] {
+  return files.sort((a, b) => a.rel.localeCompare(b.rel));
+}
+
+export function listing(root: string, prefix: string): string[] {
+  const { files, cut } = walk(root);
+  const lines = files
+    .slice(0, LISTED_PER_FOLDER)
+    .map(({ rel, size }) => `${prefix}/${rel} (${size === undefined ? 'symbolic link' : `${size} bytes`})`);
+  const more = files.length - Math.min(files.length, LISTED_PER_FOLDER);
+  if (cut) lines.push(`… and more files: the listing stopped after ${WALKED_PER_LISTING} entries`);
+  else if (more > 0) lines.push(`… and ${more} more files`);
   return lines.length > 0 ? lines : ['(none)'];
 }

@@ -23,9 +23,13 @@ export interface CallRequest {
 /** Why a call may not be made: the run's token cap, or credits (with what the call needed and what was free). */
 export type Refusal = { kind: 'tokens' } | { kind: 'credits'; needed: number; free: number };
 
-/** How one budgeted call went: not made, stopped by the signal, failed at the vendor, or answered (not yet settled). */
+/**
+ * How one budgeted call went: not made (refused, or `spent`: the previous call's charge took
+ * the rest of the balance), stopped by the signal, failed at the vendor, or answered (not yet settled).
+ */
 export type BudgetedCall =
   | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'spent' }
   | { kind: 'aborted' }
   | { kind: 'failed'; error: ModelCallFailed }
   | { kind: 'answered'; reply: ModelReply };
@@ -101,9 +105,19 @@ export class ModelBudget {
   /**
    * One model call of a run's or a turn's loop: held first, and let go if it fails or is
    * stopped. An answered call is the caller's to `settle` once it has handed on the answer.
+   * `afterCharge`, the previous call's settling: its hold is taken beside that charge (on
+   * SQLite, in the same commit), and the call is made only once the charge is in and left
+   * something; a hold refused before the charge let the previous hold go is asked for again.
    */
-  async call(client: ModelClient, request: LoopCallRequest): Promise<BudgetedCall> {
-    const refusal = await this.reserve(request);
+  call(client: ModelClient, request: LoopCallRequest): Promise<Exclude<BudgetedCall, { kind: 'spent' }>>;
+  call(client: ModelClient, request: LoopCallRequest, afterCharge: Promise<boolean> | undefined): Promise<BudgetedCall>;
+  async call(client: ModelClient, request: LoopCallRequest, afterCharge?: Promise<boolean>): Promise<BudgetedCall> {
+    const [spent, early] = await Promise.all([afterCharge, this.reserve(request)]);
+    if (spent) {
+      await this.release();
+      return { kind: 'spent' };
+    }
+    const refusal = early && afterCharge ? await this.reserve(request) : early;
     if (refusal) return { kind: 'refused', refusal };
     try {
       const reply = await client.call({

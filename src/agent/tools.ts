@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import {
   COMPUTER_TOOL_NAMES,
@@ -200,13 +201,18 @@ async function writeFileTool(input: Record<string, unknown>, context: ToolContex
   return `Wrote ${bytes} bytes to output/${shown}.`;
 }
 
+function realOrGiven(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder; // not made yet: the listing finds nothing there
+  }
+}
+
 async function listFilesTool(_input: Record<string, unknown>, context: ToolContext): Promise<string> {
-  const [skill, output] = await Promise.all([
-    realpath(context.skillDir).then((root) => listing(root, 'skill')),
-    realpath(context.outputDir)
-      .catch(() => context.outputDir)
-      .then((root) => listing(root, 'output')),
-  ]);
+  // Synchronous, like the walks (see listing): a few local system calls, not rounds of the event loop.
+  const skill = listing(realpathSync(context.skillDir), 'skill');
+  const output = listing(realOrGiven(context.outputDir), 'output');
   return ["The skill's folder (read only):", ...skill, '', "The run's output folder:", ...output].join('\n');
 }
 

@@ -57,6 +57,7 @@ export class GroupCommit {
   }
 
   async #commit(batch: Queued[]): Promise<void> {
+    if (batch.length === 1) return this.#commitAlone(batch[0] as Queued);
     const answers: (() => void)[] = [];
     try {
       await this.#db.transaction().execute(async (trx) => {
@@ -77,6 +78,15 @@ export class GroupCommit {
       return;
     }
     for (const answer of answers) answer();
+  }
+
+  /** A lone piece needs no savepoint: its failure rolls back a transaction that holds nothing else. */
+  async #commitAlone({ work, resolve, reject }: Queued): Promise<void> {
+    try {
+      resolve(await this.#db.transaction().execute(work));
+    } catch (error) {
+      reject(error);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
+import { inGroupedTransaction } from '../db/group-commit.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import type { ExecutionEvent, NewEvent, TextBlock } from './event-codec.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
@@ -19,7 +20,7 @@ export async function recordEvents(
   const nowIso = ctx.clock.now().toISOString();
   // A lost connection rolls the transaction back, events and counter together: write them again.
   const stored = await retryOnConnectionLoss(() =>
-    ctx.db.transaction().execute(async (trx) => {
+    inGroupedTransaction(ctx.db, async (trx) => {
       const appended = await appendEvents(trx, executionId, events, nowIso, change);
       await alsoWithin?.(trx);
       return appended;

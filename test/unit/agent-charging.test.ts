@@ -37,20 +37,30 @@ function scriptedModel(...answers: ContentBlock[][]): ModelClient & { calls: num
  * A paying account whose charges take `chargeMs` to commit and report `short` Ds they could
  * not take; everything the loop does to it and to the journal, in order.
  */
-function slowAccount(chargeMs: number, short = 0) {
+function slowAccount(chargeMs: number, short = 0, options: { refuseHoldsWhileCharging?: boolean } = {}) {
   const log: string[] = [];
+  let charging = 0;
   const account: RunAccount = {
     ownModelKey: async () => undefined,
     isCharged: async () => true,
     spendable: async () => 1000,
     hold: async () => {
+      // As PostgreSQL may: the previous call's hold still counts until its charge lets it go.
+      if (options.refuseHoldsWhileCharging && charging > 0) {
+        log.push('hold refused');
+        return undefined;
+      }
       log.push('hold');
       return 'hold-1';
     },
-    release: async () => undefined,
+    release: async () => {
+      log.push('release');
+    },
     charge: async (_due, _hold, step?: JournalStep) => {
       log.push(`charge started (${step?.kind})`);
+      charging += 1;
       await new Promise((resolve) => setTimeout(resolve, chargeMs));
+      charging -= 1;
       log.push('charge committed');
       return short;
     },
@@ -68,7 +78,7 @@ function slowAccount(chargeMs: number, short = 0) {
   return { account, journal, log };
 }
 
-async function run(client: ModelClient, parts: ReturnType<typeof slowAccount>) {
+async function run(client: ModelClient, parts: ReturnType<typeof slowAccount>, journaled = true) {
   const config = await loadConfig({ DATA_DIR: dir, MODEL_PRICES: JSON.stringify({ 'claude-test': { input: 1, output: 1 } }) });
   return runAgent({
     client,
@@ -92,7 +102,7 @@ async function run(client: ModelClient, parts: ReturnType<typeof slowAccount>) {
       signal: new AbortController().signal,
     },
     account: parts.account,
-    journal: parts.journal,
+    ...(journaled ? { journal: parts.journal } : {}),
     outsideEffects: ['web_fetch'],
     folders: () => ({ output: dir }),
     signal: new AbortController().signal,
@@ -124,17 +134,53 @@ describe("an agent run's charges, committing while the call's tools run", () => 
       kind: 'limit_reached',
       reason: 'Out of credits: this run used the rest of your balance. Buy a credit pack to go on.',
     });
-    expect(parts.log).toEqual(['hold', 'charge started (model_reply)', 'charge committed']);
+    // The next call's hold is asked for beside the charge, and let go when the charge fell short.
+    expect(parts.log).toEqual(['hold', 'charge started (model_reply)', 'charge committed', 'hold', 'release']);
     expect(model.calls).toBe(1);
   });
 
   it('ends the run on a short charge after tools that stay inside, without calling the model again', async () => {
-    const parts = slowAccount(10, 1);
+    for (const journaled of [true, false]) {
+      const parts = slowAccount(10, 1);
+      const model = scriptedModel([listCall]);
+      const result = await run(model, parts, journaled);
+      expect(result.outcome.kind).toBe('limit_reached');
+      expect(model.calls).toBe(1);
+      expect(parts.log.filter((entry) => entry === 'hold')).toHaveLength(2);
+      expect(parts.log.at(-1)).toBe('release');
+    }
+  });
+
+  it("takes the next call's hold while an unjournaled run's charge commits, and calls only once it is in", async () => {
+    const parts = slowAccount(30);
     const model = scriptedModel([listCall]);
-    const result = await run(model, parts);
-    expect(result.outcome.kind).toBe('limit_reached');
-    expect(model.calls).toBe(1);
-    expect(parts.log.filter((entry) => entry === 'hold')).toHaveLength(1);
+    const result = await run(model, parts, false);
+    expect(result.outcome).toEqual({ kind: 'completed' });
+    expect(parts.log).toEqual([
+      'hold',
+      'charge started (model_reply)',
+      'hold',
+      'charge committed',
+      'charge started (model_reply)',
+      'charge committed',
+    ]);
+    expect(model.calls).toBe(2);
+  });
+
+  it('asks again for a hold refused before the charge let the previous one go', async () => {
+    const parts = slowAccount(30, 0, { refuseHoldsWhileCharging: true });
+    const model = scriptedModel([listCall]);
+    const result = await run(model, parts, false);
+    expect(result.outcome).toEqual({ kind: 'completed' });
+    expect(parts.log).toEqual([
+      'hold',
+      'charge started (model_reply)',
+      'hold refused',
+      'charge committed',
+      'hold',
+      'charge started (model_reply)',
+      'charge committed',
+    ]);
   });
 
   it('returns only once the last charge is in', async () => {
