@@ -1,0 +1,54 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listing } from '../../src/agent/confined-files.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'skillet-listing-'));
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+describe("the list_files tool's listing of a folder", () => {
+  it('lists files in nested folders, sorted, with their sizes, and names links without following them', async () => {
+    await mkdir(path.join(root, 'b', 'c'), { recursive: true });
+    await writeFile(path.join(root, 'b', 'c', 'deep.txt'), 'four');
+    await writeFile(path.join(root, 'a.txt'), 'hello');
+    await mkdir(path.join(root, 'elsewhere'));
+    await writeFile(path.join(root, 'elsewhere', 'secret.txt'), 'not through the link');
+    await symlink(path.join(root, 'elsewhere'), path.join(root, 'b', 'link'));
+    await symlink('/etc', path.join(root, 'etc-link'));
+    expect(listing(root, 'output')).toEqual([
+      'output/a.txt (5 bytes)',
+      'output/b/c/deep.txt (4 bytes)',
+      'output/b/link (symbolic link)',
+      'output/elsewhere/secret.txt (20 bytes)',
+      'output/etc-link (symbolic link)',
+    ]);
+  });
+
+  it('says (none) for an empty folder and for one that does not exist', async () => {
+    expect(listing(root, 'output')).toEqual(['(none)']);
+    expect(listing(path.join(root, 'missing'), 'output')).toEqual(['(none)']);
+  });
+
+  it('shows the first 500 files and counts the rest', async () => {
+    await Promise.all(Array.from({ length: 520 }, (_, i) => writeFile(path.join(root, `f${String(i).padStart(3, '0')}`), '')));
+    const lines = listing(root, 'output');
+    expect(lines).toHaveLength(501);
+    expect(lines[0]).toBe('output/f000 (0 bytes)');
+    expect(lines.at(-1)).toBe('… and 20 more files');
+  });
+
+  it('stops a walk of a folder a skill filled after 10,000 entries, and says so', async () => {
+    for (let folder = 0; folder < 11; folder++) {
+      const dir = path.join(root, `d${folder}`);
+      await mkdir(dir);
+      await Promise.all(Array.from({ length: 1000 }, (_, i) => writeFile(path.join(dir, `f${i}`), '')));
+    }
+    const lines = listing(root, 'output');
+    expect(lines).toHaveLength(501);
+    expect(lines.at(-1)).toBe('… and more files: the listing stopped after 10000 entries');
+  });
+});
