@@ -1,4 +1,4 @@
-import { constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,11 +16,12 @@ export interface RelayedProcess {
   /** Its standard output. */
   readonly stdout: Socket;
   /**
-   * Settles once its standard output has closed: the process has ended, and so has anything
-   * it started that held the pipe (in a sandbox with a PID namespace, everything inside).
+   * Settles once its standard output has closed (the process has ended, and so has anything
+   * it started that held the pipe: in a sandbox with a PID namespace, everything inside) and
+   * its pipes' folder is gone.
    */
   readonly exited: Promise<void>;
-  /** Whether `exited` has settled. */
+  /** Whether its standard output has closed. */
   readonly ended: boolean;
   /** SIGKILLs it, unless it has ended (its PID may be someone else's by then). */
   kill(): void;
@@ -62,15 +63,14 @@ export async function startRelayed(
   const stdin = new Socket({ fd: openSync(input, constants.O_RDWR | constants.O_NONBLOCK), readable: false, writable: true });
   const stdout = new Socket({ fd: openSync(output, constants.O_RDONLY | constants.O_NONBLOCK), readable: true, writable: false });
   let ended = false;
-  const removePipes = () => void rm(dir, { recursive: true, force: true });
+  const removePipes = () => rm(dir, { recursive: true, force: true });
   // Its first output means it has opened both pipes (the input first): the names can go.
-  stdout.once('data', removePipes);
+  stdout.once('data', () => void removePipes());
   const exited = new Promise<void>((resolve) => {
     stdout.once('close', () => {
       ended = true;
       stdin.destroy();
-      removePipes();
-      resolve();
+      void removePipes().finally(resolve);
     });
   });
   stdout.on('error', () => stdout.destroy());
@@ -89,6 +89,14 @@ export async function startRelayed(
         process.kill(pid, 'SIGKILL');
       } catch {
         // Gone already.
+      }
+      // Killed before it opened its output, it never will, and Linux reports no end to a pipe
+      // no writer has come to: one comes and goes here, so the end is seen all the same.
+      // (Once it has opened it, the name is gone, or its own end follows this one's.)
+      try {
+        closeSync(openSync(output, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // Removed: it opened its output, whose end it reports itself.
       }
     },
   };

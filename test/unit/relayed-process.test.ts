@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,6 +59,16 @@ describe('a process started through the launch relay', () => {
     await started.exited;
     expect(started.ended).toBe(true);
     started.kill(); // a second kill of an ended process does nothing
+  });
+
+  it('ends, leaving no pipes behind, when killed before it has opened them', async () => {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const started = await startRelayed({ file: '/bin/sh', args: ['-c', 'echo up; exec sleep 60'] }, {});
+      started.kill();
+      await started.exited;
+      expect(started.ended).toBe(true);
+    }
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('skillet-pipes-'))).toEqual([]);
   });
 
   it('ends when what it runs cannot start', async () => {
