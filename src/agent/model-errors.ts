@@ -105,15 +105,28 @@ export async function streamedCall<T, E extends ApiFailure>(
   how: VendorFailures<E>,
   call: (signal: AbortSignal, onBlock: ModelRequest['onBlock']) => Promise<T>,
 ): Promise<T> {
-  const deadline = AbortSignal.timeout(endpoint.timeoutMs);
-  const signal = AbortSignal.any([request.signal, deadline]);
+  // A controller of the call's own, its timer and listener gone when the call ends:
+  // AbortSignal.timeout and AbortSignal.any would leave a timer and weak references behind
+  // each call for as long as the timeout, which the collector then walks on every pass.
+  const stop = new AbortController();
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    stop.abort();
+  }, endpoint.timeoutMs);
+  const abort = () => stop.abort(request.signal.reason);
+  if (request.signal.aborted) abort();
+  else request.signal.addEventListener('abort', abort, { once: true });
   try {
-    return await call(signal, handing(request.onBlock));
+    return await call(stop.signal, handing(request.onBlock));
   } catch (error) {
     if (error instanceof BlockHandlerFailed) throw error.cause;
     if (request.signal.aborted) throw request.signal.reason ?? new DOMException('The model call was aborted', 'AbortError');
-    if (deadline.aborted) throw new ModelCallFailed(`${how.vendor} did not finish its answer within ${endpoint.timeoutMs} ms`);
+    if (timedOut) throw new ModelCallFailed(`${how.vendor} did not finish its answer within ${endpoint.timeoutMs} ms`);
     throw describeFailure(error, endpoint, how);
+  } finally {
+    clearTimeout(deadline);
+    request.signal.removeEventListener('abort', abort);
   }
 }
 

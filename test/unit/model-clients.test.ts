@@ -147,6 +147,29 @@ describe.each(vendors)('$name client, either vendor alike', ({ start, client, au
     expect(await fake.requests[0]?.ended).toBe('client_closed');
   });
 
+  it('leaves no timer and no listener on the run’s signal behind a finished call', async () => {
+    const fake = await start({ kind: 'reply', blocks: [text('Done.')] });
+    const run = new AbortController();
+    const listeners: string[] = [];
+    const watched = new Proxy(run.signal, {
+      get(target, key) {
+        if (key === 'addEventListener' || key === 'removeEventListener') {
+          return (type: string, listener: () => void, options?: { once?: boolean }) => {
+            listeners.push(`${String(key)} ${type}`);
+            Reflect.apply(target[key], target, [type, listener, options]);
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    await callOn(fake, { timeoutMs: 600_000 }).call(ask({ signal: watched }).request);
+    expect(timers()).toBe(before);
+    expect(listeners).toEqual(['addEventListener abort', 'removeEventListener abort']);
+  });
+
   it('lets an error thrown by onBlock through unchanged', async () => {
     const fake = await start({ kind: 'reply', blocks: [text('Hi')] });
     const bug = new TypeError('a bug in the caller');
