@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
-import { inGroupedTransaction } from '../db/group-commit.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
@@ -107,7 +106,7 @@ export async function chargeModelTokens(
 ): Promise<number> {
   const { holdId, alsoIn } = options;
   if (due <= 0 && holdId === undefined && !alsoIn) return 0;
-  return inGroupedTransaction(ctx.db, async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     await alsoIn?.(trx);
     const releasing = await takeOutCallHold(trx, userId, holdId);
     if (due <= 0) {
@@ -143,7 +142,7 @@ export async function chargeThreadModelTokens(
 ): Promise<number> {
   if (due <= 0 && holdId === undefined) return 0;
   const named = label === undefined ? threadRowId : `${label} (${threadRowId})`;
-  return inGroupedTransaction(ctx.db, async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     const releasing = await takeOutCallHold(trx, userId, holdId);
     if (due <= 0) {
       if (releasing > 0) await lowerHeld(trx, { userId, amount: releasing });
