@@ -1,4 +1,4 @@
-import { constants, type Dir, lstatSync, opendirSync, type Stats } from 'node:fs';
+import { closeSync, constants, type Dir, lstatSync, opendirSync, openSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -141,6 +141,8 @@ export async function openForWrite(root: string, plan: WritePlan, shown: string)
 
 /** Entries one listing reads at most: a folder a skill filled with files cannot hold the server up. */
 const WALKED_PER_LISTING = 10_000;
+/** Folders deeper than this are not entered: each one entered holds two descriptors until it is read. */
+const LISTED_DEPTH = 64;
 
 interface Listed {
   rel: string;
@@ -148,46 +150,78 @@ interface Listed {
   size?: number;
 }
 
+/** A folder being read, held open: its entries are reached through the descriptor, never by name from the root. */
+interface OpenFolder {
+  fd: number;
+  dir: Dir;
+  rel: string;
+}
+
+/** A folder opened by its descriptor's path, refusing a symbolic link; undefined if it is not a folder (any more). */
+function openFolder(at: string, rel: string): OpenFolder | undefined {
+  let fd: number;
+  try {
+    fd = openSync(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined; // gone, or swapped for a link or a file since it was read
+  }
+  try {
+    return { fd, dir: opendirSync(`/proc/self/fd/${fd}`), rel };
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
+function closeFolder(folder: OpenFolder): void {
+  folder.dir.closeSync();
+  closeSync(folder.fd);
+}
+
 /**
- * The files and symbolic links under `root` (its real path), sorted, with whether the walk
- * stopped at WALKED_PER_LISTING. Folders are entered only when they are folders themselves.
+ * The files and symbolic links under `root` (its real path), sorted, and why the walk
+ * stopped early, if it did. Each folder is held open while it is read, and what is in it is
+ * reached through /proc/self/fd, so a run that swaps a folder for a link mid-walk cannot
+ * lead the walk outside; links are named, never followed.
  * The walk is synchronous: a folder a run writes is a handful of local system calls, which
  * the thread pool would turn into as many rounds of a busy event loop, each waiting behind
- * the database work of every run (most of what listing a run's files took). The bound keeps
+ * the database work of every run (most of what listing a run's files took). The bounds keep
  * a walk to a few milliseconds.
  */
-function walk(root: string): { files: Listed[]; cut: boolean } {
+function walk(root: string): { files: Listed[]; cut?: 'entries' | 'depth' } {
   const files: Listed[] = [];
-  const folders = [''];
+  const top = openFolder(root, '');
+  const open = top ? [top] : [];
   let walked = 0;
-  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-    let dir: Dir;
-    try {
-      dir = opendirSync(path.join(root, folder));
-    } catch {
-      continue; // gone, or not a folder any more
-    }
-    try {
-      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-        if (++walked > WALKED_PER_LISTING) return { files: sorted(files), cut: true };
-        const rel = folder === '' ? entry.name : `${folder}/${entry.name}`;
-        if (entry.isDirectory()) folders.push(rel);
-        else if (entry.isSymbolicLink()) files.push({ rel });
-        else if (entry.isFile()) files.push({ rel, size: sizeOf(path.join(root, rel)) });
+  let cut: 'entries' | 'depth' | undefined;
+  try {
+    for (let folder = open.at(-1); folder; folder = open.at(-1)) {
+      const entry = folder.dir.readSync();
+      if (entry === null) {
+        closeFolder(folder);
+        open.pop();
+        continue;
       }
-    } finally {
-      dir.closeSync();
+      if (++walked > WALKED_PER_LISTING) {
+        cut = 'entries';
+        break;
+      }
+      const rel = folder.rel === '' ? entry.name : `${folder.rel}/${entry.name}`;
+      const at = `/proc/self/fd/${folder.fd}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (open.length >= LISTED_DEPTH) cut ??= 'depth';
+        else {
+          const inner = openFolder(at, rel);
+          if (inner) open.push(inner);
+        }
+      } else if (entry.isSymbolicLink()) files.push({ rel });
+      else if (entry.isFile()) files.push({ rel, size: lstatSync(at, { throwIfNoEntry: false })?.size ?? 0 });
     }
+  } finally {
+    for (const folder of open) closeFolder(folder);
   }
-  return { files: sorted(files), cut: false };
-}
-
-function sizeOf(file: string): number {
-  return lstatSync(file, { throwIfNoEntry: false })?.size ?? 0;
-}
-
-function sorted(files: Listed[]): Listed[] {
-  return files.sort((a, b) => a.rel.localeCompare(b.rel));
+  files.sort((a, b) => a.rel.localeCompare(b.rel));
+  return cut ? { files, cut } : { files };
 }
 
 export function listing(root: string, prefix: string): string[] {
@@ -196,7 +230,8 @@ export function listing(root: string, prefix: string): string[] {
     .slice(0, LISTED_PER_FOLDER)
     .map(({ rel, size }) => `${prefix}/${rel} (${size === undefined ? 'symbolic link' : `${size} bytes`})`);
   const more = files.length - Math.min(files.length, LISTED_PER_FOLDER);
-  if (cut) lines.push(`… and more files: the listing stopped after ${WALKED_PER_LISTING} entries`);
+  if (cut === 'entries') lines.push(`… and more files: the listing stopped after ${WALKED_PER_LISTING} entries`);
   else if (more > 0) lines.push(`… and ${more} more files`);
+  if (cut === 'depth') lines.push(`… and what is in folders more than ${LISTED_DEPTH} deep, not listed`);
   return lines.length > 0 ? lines : ['(none)'];
 }

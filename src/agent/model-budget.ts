@@ -105,8 +105,8 @@ export class ModelBudget {
   /**
    * One model call of a run's or a turn's loop: held first, and let go if it fails or is
    * stopped. An answered call is the caller's to `settle` once it has handed on the answer.
-   * `afterCharge`, the previous call's settling: its hold is taken beside that charge (on
-   * SQLite, in the same commit), and the call is made only once the charge is in and left
+   * `afterCharge`, the previous call's settling: the hold is asked for beside that charge
+   * rather than after it, and the call is made only once the charge is in and left
    * something; a hold refused before the charge let the previous hold go is asked for again.
    */
   call(client: ModelClient, request: LoopCallRequest): Promise<Exclude<BudgetedCall, { kind: 'spent' }>>;

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,6 +40,36 @@ describe("the list_files tool's listing of a folder", () => {
     expect(lines).toHaveLength(501);
     expect(lines[0]).toBe('output/f000 (0 bytes)');
     expect(lines.at(-1)).toBe('… and 20 more files');
+  });
+
+  it('is not led outside by a folder swapped for a link while it walks', async () => {
+    await mkdir(path.join(root, 'sub'));
+    await writeFile(path.join(root, 'sub', 'inside.txt'), 'x');
+    // What a hostile run may do in its output folder while the model lists it.
+    const swapper = spawn('sh', ['-c', 'while :; do mv sub sub.d && ln -s /etc sub && rm sub && mv sub.d sub; done'], {
+      cwd: root,
+      stdio: 'ignore',
+    });
+    try {
+      const seen = new Set<string>();
+      for (let round = 0; round < 400; round++) for (const line of listing(root, 'output')) seen.add(line);
+      expect(
+        [...seen].filter((line) => !/^output\/(sub|sub\.d)(\/inside\.txt \(1 bytes\)| \(symbolic link\))$/.test(line)),
+      ).toEqual([]);
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  });
+
+  it('does not enter folders more than 64 deep, and says so', async () => {
+    const deep = path.join(root, ...Array.from({ length: 70 }, () => 'd'));
+    await mkdir(deep, { recursive: true });
+    await writeFile(path.join(root, 'd', 'top.txt'), '');
+    await writeFile(path.join(deep, 'bottom.txt'), '');
+    expect(listing(root, 'output')).toEqual([
+      'output/d/top.txt (0 bytes)',
+      '… and what is in folders more than 64 deep, not listed',
+    ]);
   });
 
   it('stops a walk of a folder a skill filled after 10,000 entries, and says so', async () => {
