@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type RelayedProcess, startRelayed } from '../../src/skills/relayed-process.js';
 import { shellRelay } from '../../src/skills/shell-relay.js';
 
@@ -62,13 +62,21 @@ describe('a process started through the launch relay', () => {
   });
 
   it('ends, leaving no pipes behind, when killed before it has opened them', async () => {
+    // Its pipes go in a folder of this test's own: other test files start computers alongside.
+    const pipes = await mkdtemp(path.join(dir, 'tmp-'));
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = pipes;
+    onTestFinished(() => {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    });
     for (let attempt = 0; attempt < 20; attempt++) {
       const started = await startRelayed({ file: '/bin/sh', args: ['-c', 'echo up; exec sleep 60'] }, {});
       started.kill();
       await started.exited;
       expect(started.ended).toBe(true);
     }
-    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('skillet-pipes-'))).toEqual([]);
+    expect(readdirSync(pipes)).toEqual([]);
   });
 
   it('ends when what it runs cannot start', async () => {
