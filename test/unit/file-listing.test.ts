@@ -53,9 +53,9 @@ describe("the list_files tool's listing of a folder", () => {
     try {
       const seen = new Set<string>();
       for (let round = 0; round < 400; round++) for (const line of listing(root, 'output')) seen.add(line);
-      expect(
-        [...seen].filter((line) => !/^output\/(sub|sub\.d)(\/inside\.txt \(1 bytes\)| \(symbolic link\))$/.test(line)),
-      ).toEqual([]);
+      // A folder read while an entry is renamed may miss it, so a round may list nothing ("(none)").
+      const allowed = /^(\(none\)|output\/(sub|sub\.d)(\/inside\.txt \(1 bytes\)| \(symbolic link\)))$/;
+      expect([...seen].filter((line) => !allowed.test(line))).toEqual([]);
     } finally {
       swapper.kill('SIGKILL');
     }
