@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { computerMissing } from '../computer/computer-availability.js';
 import { computerPrompt } from '../computer/computer-prompt.js';
 import type { RunComputer } from '../computer/computer-session.js';
-import { openRunComputer } from '../computer/run-computer.js';
+import { openRunComputer, stopRunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
 import { egressPolicyOf } from '../skills/egress-policy.js';
 import { breachReason } from '../skills/limit-breach.js';
@@ -77,12 +77,17 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         output: request.outputDir,
         ...(computer?.workspaceDir ? { workspace: computer.workspaceDir } : {}),
       });
-      // What the run holds, given back when it ends or cannot begin.
+      // What the run holds, given back when it ends or cannot begin. The end waits only for
+      // what runs in its computer to stop; the group and folders are cleared away behind it.
       const letGo = async () => {
         if (warm) return warm.release();
-        computer?.session.close();
-        await group?.remove();
-        await computer?.release();
+        if (!computer) return group?.remove();
+        const opened = computer;
+        await stopRunComputer(opened, group, 0);
+        services.clearings.start("a run's computer", async () => {
+          await group?.remove();
+          await opened.release();
+        });
       };
       try {
         // A resumed run starts from the files its last checkpoint holds.

@@ -10,6 +10,7 @@ import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
 import type { RunComputer } from './computer-session.js';
 import { openComputer } from './open-computer.js';
+import { stopRunComputer } from './run-computer.js';
 import { chooseToolset } from './toolset.js';
 
 /** A skill folder (or a run's files) of more entries than this is shown the usual way, by a computer started for it. */
@@ -67,7 +68,7 @@ export class ComputerPool extends WarmPool<Warm> {
       group: warm.group,
       computer: warm.computer,
       release: this.releaseOf(
-        () => stopComputer(warm, callsAtTake),
+        () => stopRunComputer(warm.computer, warm.group, callsAtTake),
         () => releaseParts(warm),
       ),
     };
@@ -118,20 +119,6 @@ export class ComputerPool extends WarmPool<Warm> {
       this.deps.log.warn({ err: error }, 'a warm computer could not be cleared away; the next start clears it');
     }
   }
-}
-
-/**
- * Ends everything that runs in the computer: its supervisor and, where there is one, every
- * process of its group. A run that never called its computer ran nothing in it: only the
- * pool's supervisor and its idle shell are there, and neither writes to the output, so the
- * run's end need not wait for them to go (clearing the computer away still does).
- */
-async function stopComputer(warm: Warm, callsAtTake: number): Promise<void> {
-  if (warm.computer.session.calls === callsAtTake) {
-    warm.computer.session.close();
-    return;
-  }
-  await Promise.all([warm.computer.session.end(), warm.group?.kill()]);
 }
 
 /** Ends the computer and removes its group and folders: all of it but the output, which the run's output owns. */

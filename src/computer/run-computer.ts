@@ -31,3 +31,17 @@ export async function openRunComputer(
   computer.session.warmUp();
   return computer;
 }
+
+/**
+ * Ends everything that runs in a run's computer: its supervisor and, where there is one,
+ * every process of its group. A computer no call reached since the run took it (its count
+ * still `callsAtTake`) ran nothing but its supervisor and idle shell, and neither writes to
+ * the output, so the run's end need not wait for them to go (clearing it away still does).
+ */
+export async function stopRunComputer(computer: RunComputer, group: RunGroup | undefined, callsAtTake: number): Promise<void> {
+  if (computer.session.calls === callsAtTake) {
+    computer.session.close();
+    return;
+  }
+  await Promise.all([computer.session.end(), group?.kill()]);
+}

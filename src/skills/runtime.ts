@@ -2,6 +2,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { RunComputer } from '../computer/computer-session.js';
 import type { AgentSettings } from '../config.js';
 import type { ModelProvider, TokenUsage } from '../language-models.js';
+import type { Clearings } from '../ops/clearings.js';
 import type { SkillMessage } from './protocol.js';
 import type { Skill } from './registry.js';
 import type { RunGroup } from './run-cgroup.js';
@@ -159,6 +160,8 @@ export interface RuntimeServices {
   };
   /** For what a run does outside a request: its network's connection log. */
   log: { info(fields: Record<string, unknown>, message: string): void };
+  /** What a run's end leaves to be cleared away behind it (its computer's group and folders). */
+  clearings: Clearings;
 }
 
 /**
