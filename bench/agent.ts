@@ -11,7 +11,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { type AnthropicPlan, type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../test/fakes/anthropic.js';
-import { json, median, percentile, type Server, seedUser, startServer, stop } from './processes.js';
+import { json, median, percentile, pinning, type Server, seedUser, startServerOnEveryCore, stop } from './processes.js';
 
 const TOOL_TURNS = 20;
 const CALLS = TOOL_TURNS + 1;
@@ -235,7 +235,8 @@ export async function agentRuntime(): Promise<void> {
   const client = vendorClient(fake);
   let ours: Server | undefined;
   try {
-    ours = await startServer(
+    // Every core: the server's computers and thread pool share them with it, as deployed.
+    ours = await startServerOnEveryCore(
       'skillet',
       JSON.stringify({
         ANTHROPIC_API_KEY: HOUSE_KEY,
@@ -263,7 +264,8 @@ export async function agentRuntime(): Promise<void> {
     console.log(
       `\nAgent runtime: a skill whose fake model makes ${CALLS} calls (${TOOL_TURNS} list_files turns, then text) vs the same SDK ` +
         `making the same calls from this process; ${WARM_UP_ROUNDS} warm-up then ${ROUNDS} alternating rounds, and ` +
-        `${LATENCY_RUNS} single-answer runs for the first agent.message; medians\n`,
+        `${LATENCY_RUNS} single-answer runs for the first agent.message; ` +
+        `${pinning ? 'this process on core 0, the server and its computers on every core' : 'unpinned'}; medians\n`,
     );
     console.table([
       {

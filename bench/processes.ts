@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 
@@ -53,10 +53,26 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
  */
 const serverNodeFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 
-export async function startServer(mode: ServerMode, ...modeArgs: string[]): Promise<Server> {
+/** A server on a core of its own, beside the load generator's. */
+export function startServer(mode: ServerMode, ...modeArgs: string[]): Promise<Server> {
+  return startPlaced('1', mode, modeArgs);
+}
+
+/**
+ * A server free to use every core, as in a deployment, for suites whose server starts
+ * processes of its own (sandboxes, the shells that launch them) and leans on its thread pool
+ * for files: pinned, those inherit its one core and take their turns on it from the server's
+ * event loop, which no deployment does. This process stays on core 0, so the server's
+ * children must be given every core back explicitly.
+ */
+export function startServerOnEveryCore(mode: ServerMode, ...modeArgs: string[]): Promise<Server> {
+  return startPlaced(`0-${cpus().length - 1}`, mode, modeArgs);
+}
+
+async function startPlaced(cores: string, mode: ServerMode, modeArgs: string[]): Promise<Server> {
   const script = path.join(import.meta.dirname, 'server.js');
   const command = [process.execPath, '--expose-gc', ...serverNodeFlags, script, mode, ...modeArgs];
-  const [file, ...args] = pinning ? ['taskset', '-c', '1', ...command] : command;
+  const [file, ...args] = pinning ? ['taskset', '-c', cores, ...command] : command;
   // Its log lines (info, as in production) go to stderr, read and dropped as a log shipper
   // would; the last of them are shown should the server die on its own.
   const child = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'pipe'] });
