@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
-import { preparedLookup } from '../db/prepared-lookup.js';
+import { preparedLookup, preparedWrite } from '../db/prepared-lookup.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import { sealCompletedBlocks } from './event-blocks.store.js';
 import { type ExecutionEvent, encodeFrame, type NewEvent, stampEvent } from './event-codec.js';
@@ -9,6 +9,45 @@ import { type ExecutionEvent, encodeFrame, type NewEvent, stampEvent } from './e
 export interface StoredEvent {
   event: ExecutionEvent;
   frame: string;
+}
+
+/** Moves an execution's event counter on by `count`, answering its new value. */
+const bumpSequence = preparedWrite((db, executionId: string, count: number) =>
+  db
+    .updateTable('executions')
+    .set((eb) => ({ last_sequence: eb('last_sequence', '+', count) }))
+    .where('execution_id', '=', executionId)
+    .returning('last_sequence'),
+);
+
+const insertEvent = preparedWrite(
+  (db, executionId: string, sequence: number, id: string, type: string, frame: string, createdAt: string) =>
+    db.insertInto('execution_events').values({ execution_id: executionId, sequence, id, type, frame, created_at: createdAt }),
+);
+
+/**
+ * The counter's new value. A run's events are stored a few at a time, most often one, with
+ * no change to the row: that case runs a prepared statement, as building and compiling the
+ * query with Kysely cost more than running it.
+ */
+async function bumpedSequence(
+  trx: Kysely<Tables>,
+  executionId: string,
+  count: number,
+  change: Updateable<ExecutionsTable>,
+): Promise<number> {
+  if (Object.keys(change).length === 0) {
+    const [row] = (await bumpSequence(trx, executionId, count)).rows;
+    if (!row) throw new Error(`execution ${executionId} is gone: its events cannot be stored`);
+    return row.last_sequence;
+  }
+  const counter = await trx
+    .updateTable('executions')
+    .set((eb) => ({ ...change, last_sequence: eb('last_sequence', '+', count) }))
+    .where('execution_id', '=', executionId)
+    .returning('last_sequence')
+    .executeTakeFirstOrThrow();
+  return counter.last_sequence;
 }
 
 /**
@@ -24,18 +63,17 @@ export async function appendEvents(
   nowIso: string,
   change: Updateable<ExecutionsTable> = {},
 ): Promise<StoredEvent[]> {
-  const counter = await trx
-    .updateTable('executions')
-    .set((eb) => ({ ...change, last_sequence: eb('last_sequence', '+', events.length) }))
-    .where('execution_id', '=', executionId)
-    .returning('last_sequence')
-    .executeTakeFirstOrThrow();
-  const first = counter.last_sequence - events.length + 1;
+  const last = await bumpedSequence(trx, executionId, events.length, change);
+  const first = last - events.length + 1;
   const stored = events.map((event, i): StoredEvent => {
     const stamped = stampEvent(event, randomUUID(), first + i);
     return { event: stamped, frame: encodeFrame(stamped) };
   });
-  if (stored.length > 0) {
+  const [only] = stored;
+  if (stored.length === 1 && only) {
+    const { event, frame } = only;
+    await insertEvent(trx, executionId, event.sequence, event.id, event.type, frame, nowIso);
+  } else if (stored.length > 1) {
     await trx
       .insertInto('execution_events')
       .values(
@@ -49,8 +87,8 @@ export async function appendEvents(
         })),
       )
       .execute();
-    await sealCompletedBlocks(trx, executionId, first, counter.last_sequence);
   }
+  if (stored.length > 0) await sealCompletedBlocks(trx, executionId, first, last);
   return stored;
 }
 
