@@ -167,7 +167,7 @@ export async function handlePaymentEvent(
   try {
     // On SQLite, deliveries arriving together share one transaction (db/group-commit.ts).
     applied = await inGroupedTransaction(ctx.db, async (trx) => {
-      await claimEvent(trx, event.id, event.type, now.toISOString());
+      if (!(await claimEvent(trx, event.id, event.type, now.toISOString()))) return { outcome: 'duplicate' };
       return apply(trx, event, now);
     });
   } catch (error) {

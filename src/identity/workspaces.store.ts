@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { preparedRows } from '../db/prepared-lookup.js';
 import type { Tables, WorkspaceRole } from '../db/tables.js';
 
 export interface MembershipRow {
@@ -27,17 +28,18 @@ export async function insertTeamWorkspace(
 
 const membershipColumns = ['w.id', 'w.name', 'w.is_personal', 'w.created_at', 'm.role'] as const;
 
-export function listMemberships(db: Kysely<Tables>, userId: string): Promise<MembershipRow[]> {
-  return db
-    .selectFrom('workspace_members as m')
-    .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
-    .select(membershipColumns)
-    .where('m.user_id', '=', userId)
-    .orderBy('w.is_personal', 'desc')
-    .orderBy('w.created_at')
-    .orderBy('w.id')
-    .execute();
-}
+/** A person's workspaces, personal first. Prepared: every grant of credits asks, to tell each workspace. */
+export const listMemberships: (db: Kysely<Tables>, userId: string) => Promise<MembershipRow[]> = preparedRows(
+  (db, userId: string) =>
+    db
+      .selectFrom('workspace_members as m')
+      .innerJoin('workspaces as w', 'w.id', 'm.workspace_id')
+      .select(membershipColumns)
+      .where('m.user_id', '=', userId)
+      .orderBy('w.is_personal', 'desc')
+      .orderBy('w.created_at')
+      .orderBy('w.id'),
+);
 
 export function findMembership(db: Kysely<Tables>, userId: string, workspaceId: string): Promise<MembershipRow | undefined> {
   return db
