@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { preparedRows } from '../db/prepared-lookup.js';
 import type {
   Tables,
   WebhookAttemptsTable,
@@ -39,15 +40,14 @@ export function listEndpoints(db: Kysely<Tables>, workspaceId: string): Promise<
     .execute();
 }
 
-/** The enabled endpoints of a workspace: the ones a new event goes to. */
-export function enabledEndpoints(db: Kysely<Tables>, workspaceId: string): Promise<EndpointRow[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('enabled', '=', 1)
-    .execute();
-}
+/**
+ * The enabled endpoints of a workspace: the ones a new event goes to. Prepared: every grant
+ * of credits and every run's end asks, inside its transaction.
+ */
+export const enabledEndpoints: (db: Kysely<Tables>, workspaceId: string) => Promise<EndpointRow[]> = preparedRows(
+  (db, workspaceId: string) =>
+    db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).where('enabled', '=', 1),
+);
 
 export function endpointIn(db: Kysely<Tables>, workspaceId: string, id: string): Promise<EndpointRow | undefined> {
   return db
