@@ -56,16 +56,25 @@ function summaryOf(content: ContentBlock[]): string {
  * Messages reach the runner in order, one at a time, while the vendor's stream goes on: a
  * finished block is handed over at once and the next waits behind it.
  */
+/**
+ * Hands the run's messages on as they come, in order, without waiting for the one before to
+ * be stored: the handler keeps their order and stores those that arrive while it writes
+ * together (RunRequest.onMessage), so a tool turn's messages do not take a write each, one
+ * after another.
+ */
 class MessageQueue {
-  #tail: Promise<void> = Promise.resolve();
+  readonly #delivered: Promise<void>[] = [];
   constructor(private readonly deliver: (message: RunMessage) => Promise<void>) {}
 
   push(message: RunMessage): void {
-    this.#tail = this.#tail.then(() => this.deliver(message));
+    const delivered = this.deliver(message);
+    delivered.catch(() => undefined); // read by drained(), at the run's end
+    this.#delivered.push(delivered);
   }
 
-  drained(): Promise<void> {
-    return this.#tail;
+  /** Settles once every message handed on is stored; rejects with the first that could not be. */
+  async drained(): Promise<void> {
+    await Promise.all(this.#delivered);
   }
 }
 
