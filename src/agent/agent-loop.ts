@@ -53,14 +53,10 @@ function summaryOf(content: ContentBlock[]): string {
 }
 
 /**
- * Messages reach the runner in order, one at a time, while the vendor's stream goes on: a
- * finished block is handed over at once and the next waits behind it.
- */
-/**
- * Hands the run's messages on as they come, in order, without waiting for the one before to
- * be stored: the handler keeps their order and stores those that arrive while it writes
- * together (RunRequest.onMessage), so a tool turn's messages do not take a write each, one
- * after another.
+ * Hands the run's messages on in order as they come, while the vendor's stream goes on,
+ * without waiting for the one before to be stored: the handler keeps their order and stores
+ * those that arrive while it writes together (RunRequest.onMessage), so a tool turn's
+ * messages do not take a write each, one after another.
  */
 class MessageQueue {
   readonly #delivered: Promise<void>[] = [];
