@@ -64,8 +64,12 @@ export class LocalBlobStore implements BlobStore {
   async commit(staged: StagedBlob): Promise<void> {
     const target = this.pathOf(staged.sha256);
     await mkdir(path.dirname(target), { recursive: true });
-    // Replacing an existing blob is harmless: same name, same bytes.
-    await rename(staged.tempPath, target);
+    // Replacing an existing blob is harmless: same name, same bytes. A staged file already
+    // gone while its blob is there was committed before: a retry after the transaction that
+    // recorded it was cut off, which must not fail the run's files.
+    await rename(staged.tempPath, target).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT' || !(await isFile(target))) throw error;
+    });
     // Young from now on, however long staging took: collection in a cluster goes by age.
     const now = new Date();
     await utimes(target, now, now);
@@ -129,6 +133,10 @@ export class LocalBlobStore implements BlobStore {
     const stats = await stat(file).catch(() => undefined);
     return stats !== undefined && stats.mtimeMs < moment.getTime();
   }
+}
+
+async function isFile(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined))?.isFile() === true;
 }
 
 async function ignoreMissing(error: NodeJS.ErrnoException): Promise<void> {

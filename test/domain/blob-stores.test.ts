@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 let made = 0;
-const subjects: Record<string, () => Subject> = {
+const subjects = {
   folder: () => {
     const root = path.join(scratch, `folder-${++made}`);
     const store = new LocalBlobStore(root);
@@ -81,7 +81,7 @@ const subjects: Record<string, () => Subject> = {
       },
     };
   },
-};
+} satisfies Record<string, () => Subject>;
 
 for (const [kind, make] of Object.entries(subjects)) {
   describe(`the ${kind} blob store`, () => {
@@ -108,6 +108,15 @@ for (const [kind, make] of Object.entries(subjects)) {
       expect(await store.remove(name)).toBe(true);
       expect(await store.remove(name)).toBe(false);
       expect(await store.names()).toEqual([]);
+    });
+
+    it('committing one staged blob again is harmless: a retry after the transaction recording it was cut off', async () => {
+      const { store } = make();
+      const staged = await store.stage(blob('retried'));
+      await store.commit(staged);
+      await store.commit(staged);
+      expect(await store.names()).toEqual([sha256(Buffer.from('retried'))]);
+      expect(await text(store.read(staged.sha256))).toBe('retried');
     });
 
     it('a discarded blob never gets a name, and a failed stage leaves nothing', async () => {
@@ -193,6 +202,16 @@ for (const [kind, make] of Object.entries(subjects)) {
     });
   });
 }
+
+describe('the folder blob store', () => {
+  it('does not take a staged blob whose file is gone for one committed before', async () => {
+    const { store } = subjects.folder();
+    const staged = await store.stage(blob('vanished'));
+    await store.discard(staged);
+    await expect(store.commit(staged)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await store.names()).toEqual([]);
+  });
+});
 
 describe('collecting unreferenced blobs in a cluster', () => {
   for (const [kind, make] of Object.entries(subjects)) {
