@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,10 +47,14 @@ describe("the list_files tool's listing of a folder", () => {
     await mkdir(path.join(root, 'sub'));
     await writeFile(path.join(root, 'sub', 'inside.txt'), 'x');
     // What a hostile run may do in its output folder while the model lists it.
+    // A group of its own, so the kill below takes the command under way too: one left running
+    // could make an entry while the folder is being removed (ENOTEMPTY, seen on CI).
     const swapper = spawn('sh', ['-c', 'while :; do mv sub sub.d && ln -s /etc sub && rm sub && mv sub.d sub; done'], {
       cwd: root,
       stdio: 'ignore',
+      detached: true,
     });
+    const exited = once(swapper, 'exit');
     try {
       const seen = new Set<string>();
       for (let round = 0; round < 400; round++) for (const line of listing(root, 'output')) seen.add(line);
@@ -57,7 +62,8 @@ describe("the list_files tool's listing of a folder", () => {
       const allowed = /^(\(none\)|output\/(sub|sub\.d)(\/inside\.txt \(1 bytes\)| \(symbolic link\)))$/;
       expect([...seen].filter((line) => !allowed.test(line))).toEqual([]);
     } finally {
-      swapper.kill('SIGKILL');
+      process.kill(-(swapper.pid as number), 'SIGKILL');
+      await exited;
     }
   });
 
