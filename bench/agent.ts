@@ -8,15 +8,20 @@
  *   block's last delta to the agent.message frame arriving here (one clock: the fake and the
  *   stream reader share this process), beside the SDK here seeing content_block_stop.
  */
+
+import { existsSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { type AnthropicPlan, type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../test/fakes/anthropic.js';
-import { json, median, percentile, pinning, type Server, seedUser, startServerOnEveryCore, stop } from './processes.js';
+import { cpuTimes, json, median, percentile, pinning, type Server, seedUser, startServerOnEveryCore, stop } from './processes.js';
 
 const TOOL_TURNS = 20;
 const CALLS = TOOL_TURNS + 1;
-/** A round takes about a tenth of a second: many of them, for a steadier median on a noisy machine. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+/**
+ * A round takes about a tenth of a second: many of them, for a steadier median on a noisy
+ * machine (15 rounds read from 1.35 to 1.93 ms added per call on one machine in an hour).
+ */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 /** Unmeasured rounds first: both sides' code paths compiled, both connection pools warm. */
 const WARM_UP_ROUNDS = 3;
 /** Enough that the p95 is not just the second-worst run. */
@@ -202,15 +207,41 @@ async function baselineRun(client: Anthropic, fake: FakeAnthropic, plans: Anthro
   return { ms: performance.now() - started, blockLatency };
 }
 
+/** CPU the server has used so far, ms: its event loop's thread, and the process as a whole (Linux); undefined elsewhere. */
+function serverCpu(server: Server): { loop: number; all: number } | undefined {
+  const pid = server.process.pid;
+  const loopStat = `/proc/${pid}/task/${pid}/stat`;
+  if (pid === undefined || !existsSync(loopStat)) return undefined;
+  return { loop: cpuTimes(loopStat).own, all: cpuTimes(`/proc/${pid}/stat`).own };
+}
+
+interface RunCpu {
+  /** The server's event loop, ms per measured run. */
+  loop: number;
+  /** Its other threads (the collector's helpers, the thread pool), ms per measured run. */
+  others: number;
+}
+
 async function turnOverhead(skillet: Skillet, fake: FakeAnthropic, client: Anthropic) {
   const { bodies } = await skilletRun(skillet, fake, TURN_PLANS);
   const rounds: { ours: number; bare: number; split: RunSplit }[] = [];
+  // Summed over the measured runs alone: clock ticks are too coarse for one run.
+  const cpu = { loop: 0, all: 0, read: true };
   for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
     const bare = (await baselineRun(client, fake, TURN_PLANS, bodies)).ms;
+    const before = serverCpu(skillet.server);
     const { ms: ours, split } = await skilletRun(skillet, fake, TURN_PLANS);
-    if (round >= WARM_UP_ROUNDS) rounds.push({ ours, bare, split });
+    const after = serverCpu(skillet.server);
+    if (round < WARM_UP_ROUNDS) continue;
+    rounds.push({ ours, bare, split });
+    if (!before || !after) cpu.read = false;
+    else {
+      cpu.loop += after.loop - before.loop;
+      cpu.all += after.all - before.all;
+    }
   }
-  return { rounds, skilletRuns: 1 + WARM_UP_ROUNDS + ROUNDS };
+  const runCpu: RunCpu | undefined = cpu.read ? { loop: cpu.loop / ROUNDS, others: (cpu.all - cpu.loop) / ROUNDS } : undefined;
+  return { rounds, runCpu, skilletRuns: 1 + WARM_UP_ROUNDS + ROUNDS };
 }
 
 async function firstMessageLatency(skillet: Skillet, fake: FakeAnthropic, client: Anthropic) {
@@ -318,6 +349,12 @@ export async function agentRuntime(): Promise<void> {
         `${splitMedian('betweenMs')} ms from a reply's last delta to the next call, ` +
         `${splitMedian('endMs')} ms from the last reply's last delta to session.status_idle.`,
     );
+    if (turns.runCpu) {
+      console.log(
+        `The server's CPU during a ${CALLS}-call run, mean: ${ms(turns.runCpu.loop)} ms on its event loop, ` +
+          `${ms(turns.runCpu.others)} ms on its other threads (the collector's helpers, the thread pool).`,
+      );
+    }
     console.log('Baseline of the latency rows: the SDK in this process seeing content_block_stop.');
   } finally {
     if (ours) await stop(ours);

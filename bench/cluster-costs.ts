@@ -11,43 +11,20 @@
  * processes are its reaped children. Statements are the nodes' own count
  * (skillet_db_statements_total); Redis commands are the server's total_commands_processed.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { METRICS_TOKEN, type Node, REDIS_URL, settle, type User } from './cluster-nodes.js';
+import { type CpuTimes, cpuTimes } from './processes.js';
 import { blast, checkouts, deliveriesFor } from './webhooks.js';
 
-const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim()) || 100;
 const IDLE_MS = 5000;
 const RUNS = 240;
 const WEBHOOK_CHECKOUTS = 1000;
 
-interface ProcessCpu {
-  /** The process's own user and system time, ms. */
-  own: number;
-  /** Its reaped children's (a worker's sandboxes and the skills in them), ms. */
-  children: number;
-}
-
 interface Reading {
   at: number;
-  cpu: Map<string, ProcessCpu>;
+  cpu: Map<string, CpuTimes>;
   statements: number;
   redisCommands: number;
-}
-
-function processCpu(node: Node): ProcessCpu {
-  const stat = readFileSync(`/proc/${node.process.pid}/stat`, 'utf8');
-  // The fields after the command name, whose parentheses may hold spaces: state is the first.
-  const fields = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-  const ms = (ticks: number) => (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
-  return {
-    own: ms((fields[11] ?? 0) + (fields[12] ?? 0)),
-    children: ms((fields[13] ?? 0) + (fields[14] ?? 0)),
-  };
 }
 
 async function statementsOf(node: Node): Promise<number> {
@@ -67,7 +44,7 @@ async function read(nodes: Node[], redis: Redis): Promise<Reading> {
   const statements = await Promise.all(nodes.map(statementsOf));
   return {
     at: performance.now(),
-    cpu: new Map(nodes.map((node) => [node.name, processCpu(node)])),
+    cpu: new Map(nodes.map((node) => [node.name, cpuTimes(`/proc/${node.process.pid}/stat`)])),
     statements: statements.reduce((sum, count) => sum + count, 0),
     redisCommands: await redisCommands(redis),
   };
@@ -84,7 +61,7 @@ interface Spent {
 }
 
 function spent(before: Reading, after: Reading, api: Node, workers: Node[]): Spent {
-  const delta = (node: Node, part: keyof ProcessCpu) =>
+  const delta = (node: Node, part: keyof CpuTimes) =>
     (after.cpu.get(node.name)?.[part] ?? 0) - (before.cpu.get(node.name)?.[part] ?? 0);
   return {
     ms: after.at - before.at,

@@ -129,6 +129,28 @@ export function residentNow(server: Server): number {
   return Number(residentPages) * PAGE_BYTES;
 }
 
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim()) || 100;
+
+/** CPU time from a /proc stat file (a process's or one thread's), in ms. */
+export interface CpuTimes {
+  /** User and system time of the process (or of the thread). */
+  own: number;
+  /** Its reaped children's: for a process, the sandboxes and skills it ran. */
+  children: number;
+}
+
+/** Reads /proc/<pid>/stat or /proc/<pid>/task/<tid>/stat (Linux); their clock ticks are coarse, 10 ms here. */
+export function cpuTimes(statFile: string): CpuTimes {
+  const stat = readFileSync(statFile, 'utf8');
+  // The fields after the command name, whose parentheses may hold spaces: state is the first.
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  const ms = (ticks: number) => (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  return { own: ms((fields[11] ?? 0) + (fields[12] ?? 0)), children: ms((fields[13] ?? 0) + (fields[14] ?? 0)) };
+}
+
 export async function json<T>(url: string, init: RequestInit = {}): Promise<T> {
   const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...init.headers } });
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${await response.text()}`);

@@ -26,6 +26,7 @@ export interface ToolResult {
   image?: ToolImage;
 }
 
+/** A step of a conversation. A turn is complete when it joins one and is never changed after: a call's cost bound measures each turn once (model-budget.ts). */
 export type Turn =
   | { role: 'user'; text: string }
   | { role: 'assistant'; content: ContentBlock[] }

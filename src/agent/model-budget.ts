@@ -40,6 +40,27 @@ export type LoopCallRequest = Omit<ModelRequest, 'model' | 'maxOutputTokens' | '
 /** Tokens a vendor adds around a request of its own (tool-use instructions, message framing). */
 const FRAMING_TOKENS = 1000;
 
+/** Each turn's size as JSON in UTF-8, measured once: turns are never changed once in a conversation (conversation.ts). */
+const turnBytes = new WeakMap<Turn, number>();
+
+/**
+ * The UTF-8 length of JSON.stringify(turns), exactly, from each turn's own length: the
+ * brackets, a comma between turns, and the turns. A run's conversation grows by a turn or
+ * two a call, so measuring it whole before every call cost time in the square of its length.
+ */
+export function conversationBytes(turns: readonly Turn[]): number {
+  let bytes = 2 + Math.max(0, turns.length - 1);
+  for (const turn of turns) {
+    let size = turnBytes.get(turn);
+    if (size === undefined) {
+      size = Buffer.byteLength(JSON.stringify(turn));
+      turnBytes.set(turn, size);
+    }
+    bytes += size;
+  }
+  return bytes;
+}
+
 /**
  * An upper bound on what a call can cost, in whole Ds, at least 1: its output cap
  * (AGENT_MAX_OUTPUT_TOKENS, thinking included) at the output price, plus its input at the
@@ -50,9 +71,7 @@ const FRAMING_TOKENS = 1000;
  */
 export function callCostBound(settings: AgentSettings, model: string, request: CallRequest): number {
   const bytes =
-    Buffer.byteLength(request.system) +
-    Buffer.byteLength(JSON.stringify(request.turns)) +
-    Buffer.byteLength(JSON.stringify(request.tools));
+    Buffer.byteLength(request.system) + conversationBytes(request.turns) + Buffer.byteLength(JSON.stringify(request.tools));
   const usage = { input_tokens: bytes + FRAMING_TOKENS, output_tokens: settings.maxOutputTokens };
   return Math.max(1, Math.ceil(tokenCost(settings.prices, model, usage) - 1e-9));
 }

@@ -3,6 +3,9 @@ import type { NewEvent } from './event-codec.js';
 /** Events per write at most: a bound on one statement's parameters and one transaction's length. */
 const MAX_BATCH = 256;
 
+/** Settles once the I/O callbacks and microtasks of the current turn of the event loop have run. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 interface Waiting {
   event: NewEvent;
   /** What must be done before the event is stored. */
@@ -12,10 +15,13 @@ interface Waiting {
 }
 
 /**
- * Stores a run's events in the order they are handed in, one write at a time, joining every
- * event that arrives while a write is under way into the next one. A chatty run then costs
- * a transaction per burst instead of one per event, and nothing waits for a timer: a lone
- * event is written at once. Each `add` settles when the write holding its event commits;
+ * Stores a run's events in the order they are handed in, one write at a time. A write takes
+ * every event handed in before it starts, and it starts once the turn of the event loop that
+ * handed in its first event is over: a tool turn's events (its model call's end, then the
+ * tool's start) share one transaction and one push to the run's streams, and the write comes
+ * behind what the agent loop does in that turn (the charge, the tool, the next model request)
+ * rather than among it. Events that arrive while a write is under way go in the next one.
+ * Nothing waits for a timer. Each `add` settles when the write holding its event commits;
  * `after` holds back the write that holds its event until it is done (and fails it if it fails).
  */
 export class BatchedEventWriter {
@@ -36,10 +42,11 @@ export class BatchedEventWriter {
   async #drain(): Promise<void> {
     this.#writing = true;
     while (this.#waiting.length > 0) {
+      await nextTurn();
       const batch = this.#waiting.splice(0, MAX_BATCH);
       try {
         const before = batch.flatMap((waiting) => (waiting.after ? [waiting.after] : []));
-        // Only when there is something to wait for: a lone event is otherwise written at once.
+        // Only when there is something to wait for.
         if (before.length > 0) await Promise.all(before);
         await this.write(batch.map((waiting) => waiting.event));
         for (const waiting of batch) waiting.stored();

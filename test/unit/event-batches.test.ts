@@ -3,6 +3,7 @@ import { BatchedEventWriter } from '../../src/executions/event-batches.js';
 import type { NewEvent } from '../../src/executions/event-codec.js';
 
 const info = (n: number): NewEvent => ({ type: 'agent.info', payload: { message: `line ${n}` } });
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const numbers = (events: NewEvent[]) => events.map((event) => (event.payload as { message: string }).message);
 
 /** A write that finishes only when told, recording each batch it was given. */
@@ -18,19 +19,35 @@ function heldWrites() {
 }
 
 describe('storing a run’s events in batches', () => {
-  it('writes a lone event at once, and joins those that arrive during a write into the next, in order', async () => {
+  it('writes the events of one turn of the event loop together once it is over, and joins those that arrive during a write into the next, in order', async () => {
     const held = heldWrites();
     const writer = new BatchedEventWriter(held.write);
-    const first = writer.add(info(1));
-    expect(held.batches).toEqual([['line 1']]);
-    const rest = [2, 3, 4].map((n) => writer.add(info(n)));
+    const first = [1, 2].map((n) => writer.add(info(n)));
+    await Promise.resolve();
+    const second = writer.add(info(3));
+    expect(held.batches).toEqual([]);
+    await nextTurn();
+    expect(held.batches).toEqual([['line 1', 'line 2', 'line 3']]);
+    const rest = [4, 5].map((n) => writer.add(info(n)));
+    await nextTurn();
     expect(held.batches).toHaveLength(1);
     held.finish[0]?.();
-    await first;
+    await Promise.all([...first, second]);
     await expect.poll(() => held.batches.length).toBe(2);
-    expect(held.batches[1]).toEqual(['line 2', 'line 3', 'line 4']);
+    expect(held.batches[1]).toEqual(['line 4', 'line 5']);
     held.finish[1]?.();
     await Promise.all(rest);
+  });
+
+  it('writes a lone event without waiting for a timer', async () => {
+    const held = heldWrites();
+    const writer = new BatchedEventWriter(held.write);
+    const lone = writer.add(info(1));
+    // A timer due now fires in the next turn of the event loop: the write has begun by then.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(held.batches).toEqual([['line 1']]);
+    held.finish[0]?.();
+    await lone;
   });
 
   it('settles each event only when the write holding it has committed', async () => {
@@ -40,7 +57,7 @@ describe('storing a run’s events in batches', () => {
     const added = writer.add(info(1)).then(() => {
       stored = true;
     });
-    await Promise.resolve();
+    await expect.poll(() => held.batches.length).toBe(1);
     expect(stored).toBe(false);
     held.finish[0]?.();
     await added;
@@ -51,6 +68,7 @@ describe('storing a run’s events in batches', () => {
     const held = heldWrites();
     const writer = new BatchedEventWriter(held.write);
     const first = writer.add(info(1));
+    await expect.poll(() => held.batches.length).toBe(1);
     const second = writer.add(info(2));
     held.finish[0]?.(new Error('the database refused it'));
     await expect(first).rejects.toThrow('the database refused it');
@@ -83,15 +101,14 @@ describe('storing a run’s events in batches', () => {
     const held = heldWrites();
     const writer = new BatchedEventWriter(held.write);
     const all = Array.from({ length: 600 }, (_, n) => writer.add(info(n)));
+    await expect.poll(() => held.batches.length).toBe(1);
     held.finish[0]?.();
     await expect.poll(() => held.batches.length).toBe(2);
     held.finish[1]?.();
     await expect.poll(() => held.batches.length).toBe(3);
     held.finish[2]?.();
-    await expect.poll(() => held.batches.length).toBe(4);
-    held.finish[3]?.();
     await Promise.all(all);
-    expect(held.batches.map((batch) => batch.length)).toEqual([1, 256, 256, 87]);
+    expect(held.batches.map((batch) => batch.length)).toEqual([256, 256, 88]);
     expect(held.batches.flat()).toEqual(Array.from({ length: 600 }, (_, n) => `line ${n}`));
   });
 });
