@@ -3,9 +3,6 @@ import type { NewEvent } from './event-codec.js';
 /** Events per write at most: a bound on one statement's parameters and one transaction's length. */
 const MAX_BATCH = 256;
 
-/** Settles once the I/O callbacks and microtasks of the current turn of the event loop have run. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 interface Waiting {
   event: NewEvent;
   /** What must be done before the event is stored. */
@@ -15,14 +12,13 @@ interface Waiting {
 }
 
 /**
- * Stores a run's events in the order they are handed in, one write at a time. A write takes
- * every event handed in before it starts, and it starts once the turn of the event loop that
- * handed in its first event is over: a tool turn's events (its model call's end, then the
- * tool's start) share one transaction and one push to the run's streams, and the write comes
- * behind what the agent loop does in that turn (the charge, the tool, the next model request)
- * rather than among it. Events that arrive while a write is under way go in the next one.
- * Nothing waits for a timer. Each `add` settles when the write holding its event commits;
- * `after` holds back the write that holds its event until it is done (and fails it if it fails).
+ * Stores a run's events in the order they are handed in, one write at a time. A write starts
+ * once the code that handed in its first event has gone on to its next await, and takes
+ * every event handed in by then: a tool turn's events (its model call's end, then the
+ * tool's start), which the agent loop hands in one after the other, share one transaction
+ * and one push to the run's streams. Events that arrive while a write is under way go in the
+ * next one. Nothing waits for a timer. Each `add` settles when the write holding its event
+ * commits; `after` holds back the write that holds its event until it is done (and fails it if it fails).
  */
 export class BatchedEventWriter {
   readonly #waiting: Waiting[] = [];
@@ -42,7 +38,8 @@ export class BatchedEventWriter {
   async #drain(): Promise<void> {
     this.#writing = true;
     while (this.#waiting.length > 0) {
-      await nextTurn();
+      // Every event handed in by the same stretch of code joins the batch.
+      await Promise.resolve();
       const batch = this.#waiting.splice(0, MAX_BATCH);
       try {
         const before = batch.flatMap((waiting) => (waiting.after ? [waiting.after] : []));
