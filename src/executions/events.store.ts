@@ -20,15 +20,32 @@ const bumpSequence = preparedWrite((db, executionId: string, count: number) =>
     .returning('last_sequence'),
 );
 
-const insertEvent = preparedWrite(
-  (db, executionId: string, sequence: number, id: string, type: string, frame: string, createdAt: string) =>
-    db.insertInto('execution_events').values({ execution_id: executionId, sequence, id, type, frame, created_at: createdAt }),
+/** An event row's columns, in the order the prepared inserts take them. */
+type EventRow = [executionId: string, sequence: number, id: string, type: string, frame: string, createdAt: string];
+
+/** Batches of up to this many events are inserted by a prepared statement: a tool turn's come two at a time. */
+const PREPARED_BATCH = 8;
+
+/**
+ * The insert of a batch of events, one statement for each batch size up to PREPARED_BATCH,
+ * each built and compiled once (prepared-lookup.ts): one statement keeps PostgreSQL's round
+ * trip, and skipping Kysely's building and compiling keeps SQLite's cost to the insert itself.
+ */
+const insertEvents = Array.from({ length: PREPARED_BATCH }, (_, index) =>
+  preparedWrite((db, ...columns: EventRow[number][]) =>
+    db.insertInto('execution_events').values(
+      Array.from({ length: index + 1 }, (_, row) => {
+        const [executionId, sequence, id, type, frame, createdAt] = columns.slice(row * 6, row * 6 + 6) as EventRow;
+        return { execution_id: executionId, sequence, id, type, frame, created_at: createdAt };
+      }),
+    ),
+  ),
 );
 
 /**
- * The counter's new value. A run's events are stored a few at a time, most often one, with
- * no change to the row: that case runs a prepared statement, as building and compiling the
- * query with Kysely cost more than running it.
+ * The counter's new value. A run's events are stored a few at a time with no change to the
+ * row: that case runs a prepared statement, as building and compiling the query with Kysely
+ * cost more than running it.
  */
 async function bumpedSequence(
   trx: Kysely<Tables>,
@@ -69,11 +86,13 @@ export async function appendEvents(
     const stamped = stampEvent(event, randomUUID(), first + i);
     return { event: stamped, frame: encodeFrame(stamped) };
   });
-  const [only] = stored;
-  if (stored.length === 1 && only) {
-    const { event, frame } = only;
-    await insertEvent(trx, executionId, event.sequence, event.id, event.type, frame, nowIso);
-  } else if (stored.length > 1) {
+  const prepared = insertEvents[stored.length - 1];
+  if (prepared) {
+    const columns = stored.flatMap(
+      ({ event, frame }): EventRow => [executionId, event.sequence, event.id, event.type, frame, nowIso],
+    );
+    await prepared(trx, ...columns);
+  } else if (stored.length > 0) {
     await trx
       .insertInto('execution_events')
       .values(

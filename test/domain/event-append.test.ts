@@ -46,6 +46,33 @@ describe('storing an execution’s events', () => {
     for (const message of ['first', 'fourth', 'fifth', 'eighth']) expect(replayed).toContain(message);
   });
 
+  it('stores batches of every size alike, the prepared ones (up to 8) and the larger ones built as they come', async ({
+    ctx,
+  }) => {
+    const execution = await anExecution(ctx.db, { status: 'working' });
+    const sizes = [2, 3, 4, 5, 6, 7, 8, 9, 20];
+    let next = 1;
+    for (const size of sizes) {
+      const messages = Array.from({ length: size }, (_, i) => `event ${next + i}`);
+      const stored = await ctx.db
+        .transaction()
+        .execute((trx) => appendEvents(trx, execution.execution_id, messages.map(info), NOW));
+      expect(stored.map((event) => event.event.sequence)).toEqual(messages.map((_, i) => next + i));
+      next += size;
+    }
+    const rows = await ctx.db
+      .selectFrom('execution_events')
+      .select(['sequence', 'frame', 'created_at'])
+      .where('execution_id', '=', execution.execution_id)
+      .orderBy('sequence')
+      .execute();
+    expect(rows.map((row) => row.sequence)).toEqual(Array.from({ length: next - 1 }, (_, i) => i + 1));
+    rows.forEach((row, i) => {
+      expect(row.frame).toContain(`event ${i + 1}`);
+      expect(new Date(row.created_at).toISOString()).toBe(NOW);
+    });
+  });
+
   it('keeps each execution’s count its own', async ({ ctx }) => {
     const [mine, theirs] = [await anExecution(ctx.db), await anExecution(ctx.db)];
     const append = (executionId: string, message: string) =>
