@@ -4,7 +4,10 @@ import { type Created, createExecution } from '../helpers/executions.js';
 import { session, signUp } from '../helpers/factories.js';
 import { withApp } from '../helpers/fixtures.js';
 import { anArtifact } from '../helpers/rows.js';
+import type { FuzzRequest } from './openapi-arbitraries.js';
 import { answerChecker, type OpenApiDocument, operationsOf } from './openapi-document.js';
+import { verifyNoOracle, withMadeUpIds } from './properties.js';
+import { type Answer, send } from './send.js';
 import { UNLIMITED } from './settings.js';
 
 /** The cases the fuzzer found, kept as fixed examples so they stay fixed whatever the seed. */
@@ -62,5 +65,53 @@ describe('found by the fuzzer', () => {
     expect(reply.status).toBe(429);
     expect(reply.body).toEqual({ error: expect.any(String), isRunning: true });
     expect(documented('GET /api/v1/artifacts/{artifactId}/raw', reply.status, reply.body)).toMatchObject({ ok: true });
+  });
+
+  it("removing A's own resource with one of B's ids in an unknown query parameter is not taken for an oracle", async ({
+    api,
+    server,
+    document,
+    person,
+  }) => {
+    // The fuzzer sent DELETE /api/v1/webhooks/<A's>?x=<B's>: 200, then the same with B's id
+    // made up, which found A's endpoint gone (404), and took the difference for a tell.
+    const stranger = await signUp(api);
+    const endpointOf = async (user: typeof person) => {
+      const reply = await api.post<{ id: string }>('/api/v1/webhooks', {
+        body: { url: 'https://93.184.215.14/hooks', description: 'fuzzed' },
+        headers: session(user),
+      });
+      expect(reply.status).toBe(201);
+      return reply.body.id;
+    };
+    const [mine, theirs] = [await endpointOf(person), await endpointOf(stranger)];
+    const operation = operationsOf(document).find((one) => one.id === 'DELETE /api/v1/webhooks/{id}');
+    if (!operation) throw new Error('DELETE /api/v1/webhooks/{id} is not documented');
+    const asA = (url: string): FuzzRequest => ({
+      method: 'DELETE',
+      url,
+      headers: session(person),
+      credential: 'A',
+      routed: true,
+    });
+    const compare = async (request: FuzzRequest) => {
+      const madeUp = withMadeUpIds(request, [theirs]);
+      if (!madeUp) throw new Error('the request names none of B’s ids');
+      const first = await send(server, operation, request);
+      const second = await send(server, operation, madeUp);
+      verifyNoOracle(request, first, madeUp, second);
+      return [first.status, second.status];
+    };
+
+    expect(await compare(asA(`/api/v1/webhooks/${mine}?x=${theirs}`))).toEqual([200, 404]);
+    // B's endpoint named in the path is another matter: as unknown to A as a made-up one, and left alone.
+    expect(await compare(asA(`/api/v1/webhooks/${theirs}`))).toEqual([404, 404]);
+    expect((await api.get(`/api/v1/webhooks/${theirs}`, { headers: session(stranger) })).status).toBe(200);
+    // And the excuse is no wider: a path naming B's id that succeeded where a made-up one is unknown is still a tell.
+    const answer = (status: number): Answer => ({ status, contentType: 'application/json', body: {}, text: '' });
+    const aimed = asA(`/api/v1/webhooks/${theirs}`);
+    const madeUp = withMadeUpIds(aimed, [theirs]);
+    if (!madeUp) throw new Error('the request names none of B’s ids');
+    expect(() => verifyNoOracle(aimed, answer(200), madeUp, answer(404))).toThrow(/told apart/);
   });
 });
