@@ -247,11 +247,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
 
   return {
-    close: () =>
-      new Promise<void>((resolve) => {
-        closed = true;
-        front.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      }),
+    // Settles once every connection has closed, and so been reported: a destination socket
+    // may close a moment after the sandbox's side, and the run's log is whole only then.
+    close: async () => {
+      closed = true;
+      // Not events.once: it would reject on the 'error' a destroyed socket may emit first.
+      const open = [...sockets].map((socket) => new Promise((resolve) => socket.once('close', resolve)));
+      const stopped = new Promise<void>((resolve) => front.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await Promise.all([stopped, ...open]);
+    },
   };
 }
