@@ -12,7 +12,8 @@
  * (skillet_db_statements_total); Redis commands are the server's total_commands_processed.
  */
 import { Redis } from 'ioredis';
-import { METRICS_TOKEN, type Node, REDIS_URL, settle, type User } from './cluster-nodes.js';
+import { type Node, REDIS_URL, settle, type User } from './cluster-nodes.js';
+import { metricValue } from './metrics.js';
 import { type CpuTimes, cpuTimes } from './processes.js';
 import { blast, checkouts, deliveriesFor } from './webhooks.js';
 
@@ -28,11 +29,9 @@ interface Reading {
 }
 
 async function statementsOf(node: Node): Promise<number> {
-  const response = await fetch(node.metricsUrl, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-  const text = await response.text();
-  const line = text.split('\n').find((candidate) => candidate.startsWith('skillet_db_statements_total '));
-  if (!line) throw new Error(`${node.name} reports no skillet_db_statements_total (HTTP ${response.status})`);
-  return Number(line.split(' ')[1]);
+  const statements = await metricValue(node.metricsUrl, 'skillet_db_statements_total');
+  if (statements === undefined) throw new Error(`${node.name} reports no skillet_db_statements_total`);
+  return statements;
 }
 
 async function redisCommands(redis: Redis): Promise<number> {

@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { METRICS_TOKEN } from './metrics.js';
 import { json, pinning, seedUser } from './processes.js';
 
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -30,8 +31,6 @@ export interface Node {
   metricsUrl: string;
   process: ChildProcess;
 }
-
-export const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
 /** Nodes still running when this process exits, however it exits, go with it. */
 const running = new Set<ChildProcess>();

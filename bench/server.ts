@@ -22,6 +22,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { openConfiguredDatabase } from '../src/db/open-configured.js';
 import { PROJECT_ROOT } from '../src/paths.js';
 import { MemoryRateLimitStore } from '../src/rate-limit/store.js';
+import { METRICS_TOKEN } from './metrics.js';
 import { soakBaseline } from './soak-baseline.js';
 
 export const BASELINE_ME = {
@@ -55,7 +56,7 @@ async function skillet(extraEnv: Record<string, string> = {}): Promise<string> {
     PORT: String(await freePort()),
     // Production's defaults: request logs at info (on stderr here, as stdout carries this
     // process's answers to the bench), metrics on, the sandbox as detected, warm pools filled.
-    METRICS_TOKEN: 'bench-metrics-token-0123456789',
+    METRICS_TOKEN,
     // Rate limiting stays on, with limits high enough that the run measures the work, not 429s.
     RATE_LIMIT_REST_PER_MINUTE: '10000000',
     RATE_LIMIT_MCP_PER_MINUTE: '10000000',

@@ -168,6 +168,11 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
     ...(runQueue ? { runQueue } : {}),
   });
   ctx.bus.onReconnect?.(() => ctx.streams.catchUpAll());
+  // A kind this node cannot give has no pool, and no series.
+  ops.countWarmSandboxes(() => ({
+    ...(ctx.computers ? { computer: ctx.computers.size } : {}),
+    ...(ctx.scripts ? { script: ctx.scripts.size } : {}),
+  }));
   const { metrics } = ops;
   if (metrics) ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
   const closeLast = [async () => runQueue?.close(), () => ops.close(), async () => shared?.close()];

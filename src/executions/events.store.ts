@@ -22,6 +22,12 @@ const bumpSequence = preparedWrite((db, executionId: string, count: number) =>
 
 /** An event row's columns, in the order the prepared inserts take them. */
 type EventRow = [executionId: string, sequence: number, id: string, type: string, frame: string, createdAt: string];
+const EVENT_COLUMNS = 6;
+
+/** The row an event is stored as: the one mapping both inserts use. */
+function eventRecord(...[executionId, sequence, id, type, frame, createdAt]: EventRow) {
+  return { execution_id: executionId, sequence, id, type, frame, created_at: createdAt };
+}
 
 /** Batches of up to this many events are inserted by a prepared statement: a tool turn's come two at a time. */
 const PREPARED_BATCH = 8;
@@ -33,12 +39,13 @@ const PREPARED_BATCH = 8;
  */
 const insertEvents = Array.from({ length: PREPARED_BATCH }, (_, index) =>
   preparedWrite((db, ...columns: EventRow[number][]) =>
-    db.insertInto('execution_events').values(
-      Array.from({ length: index + 1 }, (_, row) => {
-        const [executionId, sequence, id, type, frame, createdAt] = columns.slice(row * 6, row * 6 + 6) as EventRow;
-        return { execution_id: executionId, sequence, id, type, frame, created_at: createdAt };
-      }),
-    ),
+    db
+      .insertInto('execution_events')
+      .values(
+        Array.from({ length: index + 1 }, (_, row) =>
+          eventRecord(...(columns.slice(row * EVENT_COLUMNS, (row + 1) * EVENT_COLUMNS) as EventRow)),
+        ),
+      ),
   ),
 );
 
@@ -86,25 +93,13 @@ export async function appendEvents(
     const stamped = stampEvent(event, randomUUID(), first + i);
     return { event: stamped, frame: encodeFrame(stamped) };
   });
-  const prepared = insertEvents[stored.length - 1];
-  if (prepared) {
-    const columns = stored.flatMap(
-      ({ event, frame }): EventRow => [executionId, event.sequence, event.id, event.type, frame, nowIso],
-    );
-    await prepared(trx, ...columns);
-  } else if (stored.length > 0) {
+  const rows = stored.map(({ event, frame }): EventRow => [executionId, event.sequence, event.id, event.type, frame, nowIso]);
+  const prepared = insertEvents[rows.length - 1];
+  if (prepared) await prepared(trx, ...rows.flat());
+  else if (rows.length > 0) {
     await trx
       .insertInto('execution_events')
-      .values(
-        stored.map(({ event, frame }) => ({
-          execution_id: executionId,
-          sequence: event.sequence,
-          id: event.id,
-          type: event.type,
-          frame,
-          created_at: nowIso,
-        })),
-      )
+      .values(rows.map((row) => eventRecord(...row)))
       .execute();
   }
   if (stored.length > 0) await sealCompletedBlocks(trx, executionId, first, last);

@@ -10,6 +10,8 @@ export interface ScrapedSources {
   runsInProgress(): number;
   openStreams(): number;
   controlSockets(): number;
+  /** Sandboxes started ahead of need and ready for a run now, by kind (computer, script). */
+  warmSandboxes(): Record<string, number>;
   /** BullMQ job counts by state; absent on a single node, which has no queue. */
   queueDepth?(): Promise<Record<string, number>>;
   ledger(): Promise<LedgerTotal[]>;
@@ -77,6 +79,16 @@ export class AppMetrics {
       registers,
       collect() {
         this.set(sources.controlSockets());
+      },
+    });
+    new Gauge<'kind'>({
+      name: 'skillet_warm_sandboxes',
+      help: 'Sandboxes started ahead of need and ready for a run on this node now, by kind (computer, script)',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [kind, count] of Object.entries(sources.warmSandboxes())) this.set({ kind }, count);
       },
     });
     new Gauge<'state'>({

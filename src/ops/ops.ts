@@ -22,6 +22,8 @@ export interface Ops {
   readiness(): Promise<Readiness>;
   /** Where the control-socket gauge reads its count (an API node's WebSocket server); none on a worker. */
   countControlSockets(count: () => number): void;
+  /** Where the warm-sandbox gauge reads its counts: the context's pools, built after this. */
+  countWarmSandboxes(count: () => Record<string, number>): void;
   /** Starts the metrics port (METRICS_PORT), when set: /metrics, and the probes for nodes with no API port. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -39,6 +41,7 @@ type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> &
 export function createOps(parts: OpsParts, redisPrefix: string): Ops {
   const { log, config } = parts;
   let controlSockets = () => 0;
+  let warmSandboxes = (): Record<string, number> => ({});
   const redisUrl = config.redisUrl;
   // Probes must fail fast: no queueing while disconnected, no retries of a command.
   const probe = redisUrl
@@ -55,6 +58,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
           // An open stream is one answered 200 and not ended; refusals pass through quickly.
           openStreams: () => [...streams].filter((response) => response.headersSent && response.statusCode === 200).length,
           controlSockets: () => controlSockets(),
+          warmSandboxes: () => warmSandboxes(),
           ...(redisUrl
             ? {
                 queueDepth: () => {
@@ -92,6 +96,9 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
     readiness,
     countControlSockets(count) {
       controlSockets = count;
+    },
+    countWarmSandboxes(count) {
+      warmSandboxes = count;
     },
     async start() {
       const { port, host } = config.ops.metrics;

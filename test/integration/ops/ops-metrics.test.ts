@@ -4,6 +4,7 @@ import { session, signUp } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
 import { client } from '../../helpers/http.js';
 import { seriesValue } from '../../helpers/metrics.js';
+import { BUBBLEWRAP_HERE } from '../../helpers/sandbox.js';
 import { freePort, startServer } from '../../helpers/server.js';
 import { answerWith, startReceiver } from '../../helpers/webhook-receiver.js';
 
@@ -114,6 +115,25 @@ plain('METRICS_PORT serves the metrics on a port of their own, without a token; 
     expect(text).toContain('skillet_process_resident_memory_bytes');
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
     expect((await client(server.url).get('/metrics')).status).toBe(404);
+  } finally {
+    await server.close();
+  }
+});
+
+plain('counts the warm sandboxes ready on the node, by kind, as its pools fill', async () => {
+  const server = await startServer({ METRICS_TOKEN: TOKEN, SCRIPT_POOL_SIZE: '1', COMPUTER_POOL_SIZE: '0' });
+  try {
+    const scrape = async () => (await client(server.url).get<string>('/metrics', { headers: bearer })).text;
+    if (!BUBBLEWRAP_HERE) {
+      // Without bubblewrap no pool can be kept, and the gauge has no series to show.
+      expect(await scrape()).not.toContain('skillet_warm_sandboxes{');
+      return;
+    }
+    expect(seriesValue(await scrape(), 'skillet_warm_sandboxes{kind="script"}')).toBe(0);
+    server.app.warmSandboxes();
+    await vi.waitFor(async () => expect(seriesValue(await scrape(), 'skillet_warm_sandboxes{kind="script"}')).toBe(1), {
+      timeout: 10_000,
+    });
   } finally {
     await server.close();
   }
