@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { type AnthropicPlan, type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../test/fakes/anthropic.js';
+import { metricValue } from './metrics.js';
 import { cpuTimes, json, median, percentile, pinning, type Server, seedUser, startServerOnEveryCore, stop } from './processes.js';
 
 const TOOL_TURNS = 20;
@@ -244,6 +245,33 @@ async function turnOverhead(skillet: Skillet, fake: FakeAnthropic, client: Anthr
   return { rounds, runCpu, skilletRuns: 1 + WARM_UP_ROUNDS + ROUNDS };
 }
 
+interface DatabaseWork {
+  statements: number;
+  commits: number;
+}
+
+/**
+ * What one 21-call run sends the database, from the node's own counters read around it:
+ * counts, so they read the same on a quiet machine and a noisy one. A scrape runs a query of
+ * its own (the ledger's totals), so what two scrapes with nothing between them add is taken off.
+ */
+async function databaseWork(skillet: Skillet, fake: FakeAnthropic): Promise<DatabaseWork | undefined> {
+  const metricsUrl = `${skillet.server.url}/metrics`;
+  const read = async () => ({
+    statements: (await metricValue(metricsUrl, 'skillet_db_statements_total')) ?? Number.NaN,
+    commits: (await metricValue(metricsUrl, 'skillet_db_commits_total')) ?? Number.NaN,
+  });
+  const idle = await read();
+  const before = await read();
+  await skilletRun(skillet, fake, TURN_PLANS);
+  const after = await read();
+  const work = {
+    statements: after.statements - before.statements - (before.statements - idle.statements),
+    commits: after.commits - before.commits - (before.commits - idle.commits),
+  };
+  return Number.isNaN(work.statements) || Number.isNaN(work.commits) ? undefined : work;
+}
+
 async function firstMessageLatency(skillet: Skillet, fake: FakeAnthropic, client: Anthropic) {
   const { bodies } = await skilletRun(skillet, fake, [ANSWER_PLAN]);
   const ours: number[] = [];
@@ -280,6 +308,7 @@ export async function agentRuntime(): Promise<void> {
     );
     const skillet: Skillet = { server: ours, apiKey: (await seedUser(ours.url, 'agent@example.test')).apiKey };
     const turns = await turnOverhead(skillet, fake, client);
+    const database = await databaseWork(skillet, fake);
     const latency = await firstMessageLatency(skillet, fake, client);
     const { balance } = await json<{ balance: number }>(`${ours.url}/api/v1/billing/balance`, {
       headers: { 'x-api-key': skillet.apiKey },
@@ -290,7 +319,8 @@ export async function agentRuntime(): Promise<void> {
     const oursPerCall = median(turns.rounds.map((round) => perCall(round.ours)));
     const barePerCall = median(turns.rounds.map((round) => perCall(round.bare)));
     const latencyMedian = median(latency.ours);
-    const calls = turns.skilletRuns * CALLS + latency.skilletRuns;
+    // One run more than the rounds: the one whose database work was counted.
+    const calls = (turns.skilletRuns + 1) * CALLS + latency.skilletRuns;
     const spent = SIGNUP_CREDITS - balance;
     console.log(
       `\nAgent runtime: a skill whose fake model makes ${CALLS} calls (${TOOL_TURNS} list_files turns, then text) vs the same SDK ` +
@@ -353,6 +383,12 @@ export async function agentRuntime(): Promise<void> {
       console.log(
         `The server's CPU during a ${CALLS}-call run, mean: ${ms(turns.runCpu.loop)} ms on its event loop, ` +
           `${ms(turns.runCpu.others)} ms on its other threads (the collector's helpers, the thread pool).`,
+      );
+    }
+    if (database) {
+      console.log(
+        `What a ${CALLS}-call run sends the database: ${database.statements} statements in ${database.commits} commits ` +
+          `(${ms(database.commits / CALLS)} commits a model call).`,
       );
     }
     console.log('Baseline of the latency rows: the SDK in this process seeing content_block_stop.');

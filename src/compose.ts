@@ -150,7 +150,15 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
   const runQueue = config.redisUrl ? bullRunQueue(config.redisUrl, redisPrefix, log) : undefined;
   const blobs = blobStoreFor(config);
   const ops = createOps(
-    { db: database.db, config, blobs, skills, log, databaseStatements: database.statementsSent },
+    {
+      db: database.db,
+      config,
+      blobs,
+      skills,
+      log,
+      databaseStatements: database.statementsSent,
+      databaseCommits: database.commitsSent,
+    },
     redisPrefix,
   );
   const ctx = createAppContext({

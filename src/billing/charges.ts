@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
+import { inGroupedTransaction } from '../db/group-commit.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
@@ -106,7 +107,8 @@ export async function chargeModelTokens(
 ): Promise<number> {
   const { holdId, alsoIn } = options;
   if (due <= 0 && holdId === undefined && !alsoIn) return 0;
-  return ctx.db.transaction().execute(async (trx) => {
+  // Beside the answer's events, which are stored in the same turn (db/group-commit.ts).
+  return inGroupedTransaction(ctx.db, async (trx) => {
     await alsoIn?.(trx);
     const releasing = await takeOutCallHold(trx, userId, holdId);
     if (due <= 0) {

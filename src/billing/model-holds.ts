@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
+import { inGroupedTransaction } from '../db/group-commit.js';
 import { holdsOfNode, releaseHold, takeHold } from './credit-holds.store.js';
 
 /** After this long no model call can still be waiting on its hold: every attempt timed out, with a minute to spare. */
@@ -22,7 +23,7 @@ export function holdCredits(
 ): Promise<string | undefined> {
   const now = ctx.clock.now();
   const id = randomUUID();
-  return ctx.db.transaction().execute(async (trx) => {
+  return inGroupedTransaction(ctx.db, async (trx) => {
     const held = await takeHold(trx, {
       id,
       userId,

@@ -14,6 +14,8 @@ export interface Database {
   schema?: string;
   /** Statements this process has sent the database since it opened it (transaction control included): for the metrics. */
   statementsSent(): number;
+  /** Transactions it has committed since (for the metrics: on SQLite, whose writes go one transaction at a time, commits bound them). */
+  commitsSent(): number;
   close(): Promise<void>;
 }
 
@@ -38,14 +40,20 @@ function pgTypes(): pg.CustomTypesConfig {
   };
 }
 
-/** Counts every statement Kysely runs, through its query log (which it calls with none of the SQL formatted). */
-function statementCounter(): { log: KyselyConfig['log']; sent: () => number } {
+/** The statement Kysely's drivers end a transaction with, on both engines. */
+const COMMIT = 'commit';
+
+/** Counts every statement Kysely runs, and the commits among them, through its query log. */
+function statementCounter(): { log: KyselyConfig['log']; sent: () => number; commits: () => number } {
   let sent = 0;
+  let commits = 0;
   return {
-    log: () => {
+    log: (event) => {
       sent++;
+      if (event.query.sql === COMMIT) commits++;
     },
     sent: () => sent,
+    commits: () => commits,
   };
 }
 
@@ -68,6 +76,7 @@ export function openDatabase(target: DatabaseTarget): Database {
       db,
       dialect: 'sqlite',
       statementsSent: statements.sent,
+      commitsSent: statements.commits,
       close: async () => {
         detachReader();
         await db.destroy();
@@ -92,6 +101,7 @@ export function openDatabase(target: DatabaseTarget): Database {
     dialect: 'postgres',
     ...(target.schema ? { schema: target.schema } : {}),
     statementsSent: statements.sent,
+    commitsSent: statements.commits,
     close: () => db.destroy(),
   };
 }

@@ -17,6 +17,8 @@ export interface ScrapedSources {
   ledger(): Promise<LedgerTotal[]>;
   /** Statements this process has sent the database (a running count). */
   databaseStatements(): number;
+  /** Transactions among them it committed (a running count). */
+  databaseCommits(): number;
 }
 
 /**
@@ -110,6 +112,15 @@ export class AppMetrics {
       collect() {
         this.reset();
         this.inc(sources.databaseStatements());
+      },
+    });
+    new Counter({
+      name: 'skillet_db_commits_total',
+      help: 'Transactions this node has committed to the database',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(sources.databaseCommits());
       },
     });
     // Read from the ledger at scrape time: it is where grants and debits are written, by

@@ -32,6 +32,8 @@ export interface Ops {
 type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> & {
   /** The running count of statements sent the database (Database.statementsSent). */
   databaseStatements: () => number;
+  /** The running count of transactions committed (Database.commitsSent). */
+  databaseCommits: () => number;
 };
 
 /**
@@ -72,6 +74,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
             : {}),
           ledger: () => ledgerTotals(parts.db),
           databaseStatements: parts.databaseStatements,
+          databaseCommits: parts.databaseCommits,
         },
         config.executions,
       )

@@ -14,7 +14,7 @@ const it = withDomain({ NODE_ID: 'node-a', NODE_TIMEOUT_SECONDS: '30' });
 function nodeB(ctx: AppContext): AppContext {
   return createAppContext({
     config: { ...ctx.config, nodeId: 'node-b' },
-    database: { db: ctx.db, dialect: ctx.dialect, statementsSent: () => 0, close: async () => undefined },
+    database: { db: ctx.db, dialect: ctx.dialect, statementsSent: () => 0, commitsSent: () => 0, close: async () => undefined },
     clock: ctx.clock,
     rateLimits: ctx.rateLimits,
   });

@@ -102,7 +102,13 @@ const bullmq: Opener = async (ctx, skills) => {
       for (let n = 0; n < count; n++) {
         const workerCtx = createAppContext({
           config: { ...ctx.config, nodeId: `worker-${workers.length + 1}` },
-          database: { db: ctx.db, dialect: ctx.dialect, statementsSent: () => 0, close: async () => undefined },
+          database: {
+            db: ctx.db,
+            dialect: ctx.dialect,
+            statementsSent: () => 0,
+            commitsSent: () => 0,
+            close: async () => undefined,
+          },
           clock: ctx.clock,
           rateLimits: ctx.rateLimits,
           skills,

@@ -87,6 +87,10 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
     expect(seriesValue(text, 'skillet_runs_in_progress')).toBe(0);
     // Two runs cannot have been stored, started and ended in fewer statements than that.
     expect(seriesValue(text, 'skillet_db_statements_total')).toBeGreaterThan(20);
+    // Each run's claim and its end commit at the least; a commit is a statement too.
+    const commits = seriesValue(text, 'skillet_db_commits_total') ?? 0;
+    expect(commits).toBeGreaterThanOrEqual(4);
+    expect(commits).toBeLessThan(seriesValue(text, 'skillet_db_statements_total') ?? 0);
     if (process.env.TEST_DISTRIBUTED !== '1') expect(text).not.toContain('skillet_run_queue_jobs{');
   });
 
