@@ -3,6 +3,8 @@
  * and signal handlers a server process must not take on, so that server.ts may import it.
  */
 
+import { seriesValue } from '../test/helpers/metrics.js';
+
 /** The metrics token of every Skillet a suite starts: production runs with metrics on. */
 export const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 
@@ -10,6 +12,5 @@ export const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 export async function metricValue(metricsUrl: string, series: string): Promise<number | undefined> {
   const response = await fetch(metricsUrl, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   if (!response.ok) throw new Error(`${metricsUrl}: ${response.status}`);
-  const line = (await response.text()).split('\n').find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+  return seriesValue(await response.text(), series);
 }

@@ -32,13 +32,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** A payer with `credits`, their run, and a call of it answered under a hold of 10; `before` counts the commits so far. */
+async function answeredCall(credits: number) {
+  const user = await aUser(ctx.db, { credits });
+  const { execution_id: executionId } = await anExecution(ctx.db, { user, status: 'working' });
+  const owner = `run ${executionId}`;
+  const answered = await holdCredits(ctx, user.id, owner, 10);
+  return { user, executionId, owner, answered, before: database.commitsSent() };
+}
+
 describe('a model call of an agent run, on SQLite', () => {
   it("stores the answer's event, its charge and the next call's hold in one commit", async () => {
-    const user = await aUser(ctx.db, { credits: 100 });
-    const { execution_id: executionId } = await anExecution(ctx.db, { user, status: 'working' });
-    const owner = `run ${executionId}`;
-    const answered = await holdCredits(ctx, user.id, owner, 10);
-    const before = database.commitsSent();
+    const { user, executionId, owner, answered, before } = await answeredCall(100);
     // As the agent loop asks for them: in one turn, when the answer is in and its tool is quick.
     const [events, uncovered, next] = await Promise.all([
       recordEvents(ctx, executionId, [
@@ -57,11 +62,7 @@ describe('a model call of an agent run, on SQLite', () => {
   });
 
   it('holds only what the balance left after the charge covers, in that same commit', async () => {
-    const user = await aUser(ctx.db, { credits: 12 });
-    const { execution_id: executionId } = await anExecution(ctx.db, { user, status: 'working' });
-    const owner = `run ${executionId}`;
-    const answered = await holdCredits(ctx, user.id, owner, 10);
-    const before = database.commitsSent();
+    const { user, executionId, owner, answered, before } = await answeredCall(12);
     const [, next] = await Promise.all([
       chargeModelTokens(ctx, user.id, executionId, 5, { holdId: answered }),
       holdCredits(ctx, user.id, owner, 10),
