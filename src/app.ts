@@ -16,6 +16,7 @@ import { composeNode, type NodeDeps } from './compose.js';
 import { agentConnectRoutes } from './consent/agent-connect.routes.js';
 import { connectPageRoutes } from './consent/connect-page.routes.js';
 import { controlPlaneRoutes } from './executions/control-plane.routes.js';
+import { CONTROL_SOCKET_PATH } from './executions/control-url.js';
 import { executionRoutes } from './executions/executions.routes.js';
 import { streamRoute } from './executions/stream.routes.js';
 import { fileRoutes } from './files/files.routes.js';
@@ -25,6 +26,7 @@ import { openApiOptions } from './http/openapi.js';
 import { installPlumbing } from './http/plumbing.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
 import { requestLogger } from './http/request-logger.js';
+import { upgradesFor } from './http/upgrades.js';
 import { authRoutes } from './identity/auth.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
@@ -82,7 +84,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const warning of warnings) app.log.warn(warning.fields, warning.message);
-  ops.countControlSockets(() => app.websocketServer?.clients.size ?? 0);
   // After the answer: the request (method, path, client), its status and how long it took.
   // Fastify's own pair of lines (received, completed) doubled what logging cost the hottest routes.
   // By default only answers of 400 and up: a line per successful request drowned what needs reading.
@@ -109,7 +110,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(swagger, openApiOptions(config.publicUrl));
   // The API reference as a page, rendered by Swagger UI from files this server serves (no CDN).
   await app.register(swaggerUi, {
@@ -140,7 +140,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes(ctx), { prefix: '/api/v1' });
   await app.register(webhookEndpointRoutes(ctx), { prefix: '/api/v1' });
   await app.register(checkoutPageRoutes(ctx));
-  await app.register(controlPlaneRoutes(ctx));
+  // The websocket plugin in a scope of its own, with the one route that upgrades: it hooks
+  // and wraps every route of the scope it is in, which cost every request of the API two
+  // hook calls and a wrapper. Only that route's upgrades reach it (http/upgrades.ts).
+  const controlUpgrades = upgradesFor(app.server, [CONTROL_SOCKET_PATH], log);
+  await app.register(async (scope) => {
+    await scope.register(websocket, { options: { maxPayload: 64 * 1024, server: controlUpgrades } });
+    ops.countControlSockets(() => scope.websocketServer.clients.size);
+    await scope.register(controlPlaneRoutes(ctx));
+  });
   await app.register(verificationPageRoutes(ctx));
   await app.register(appSessionRoutes(ctx), { prefix: '/api/v1' });
   await app.register(appPageRoutes(ctx));

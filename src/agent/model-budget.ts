@@ -61,6 +61,18 @@ export function conversationBytes(turns: readonly Turn[]): number {
   return bytes;
 }
 
+/** The tool specs' size as JSON in UTF-8, once per list: a run sends the same list on every call. */
+const toolsBytes = new WeakMap<readonly ToolSpec[], number>();
+
+function toolSpecBytes(tools: readonly ToolSpec[]): number {
+  let size = toolsBytes.get(tools);
+  if (size === undefined) {
+    size = Buffer.byteLength(JSON.stringify(tools));
+    toolsBytes.set(tools, size);
+  }
+  return size;
+}
+
 /**
  * An upper bound on what a call can cost, in whole Ds, at least 1: its output cap
  * (AGENT_MAX_OUTPUT_TOKENS, thinking included) at the output price, plus its input at the
@@ -70,8 +82,7 @@ export function conversationBytes(turns: readonly Turn[]): number {
  * token, so the input part is about four times what it will cost.
  */
 export function callCostBound(settings: AgentSettings, model: string, request: CallRequest): number {
-  const bytes =
-    Buffer.byteLength(request.system) + conversationBytes(request.turns) + Buffer.byteLength(JSON.stringify(request.tools));
+  const bytes = Buffer.byteLength(request.system) + conversationBytes(request.turns) + toolSpecBytes(request.tools);
   const usage = { input_tokens: bytes + FRAMING_TOKENS, output_tokens: settings.maxOutputTokens };
   return Math.max(1, Math.ceil(tokenCost(settings.prices, model, usage) - 1e-9));
 }

@@ -7,7 +7,7 @@ import type { CredentialRef } from '../identity/callers.js';
 import { isCredentialLive } from '../identity/credential-strategies.js';
 import { type ControlMessage, credentialChannel } from '../realtime/control-messages.js';
 import { SubscribeUrl, UpgradeQuery } from './control-plane.schemas.js';
-import { CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
+import { CONTROL_SOCKET_PATH, CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 
 /** A client this far behind is dropped (it reconnects); it never slows the others. */
 const SLOW_CLIENT_BYTES = 1024 * 1024;
@@ -47,7 +47,7 @@ export function controlPlaneRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
 
     app.get(
-      '/events/ws',
+      CONTROL_SOCKET_PATH,
       {
         websocket: true,
         config: { auth: 'public' },

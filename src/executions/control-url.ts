@@ -5,6 +5,8 @@ import { isCredentialKind } from '../identity/credential-strategies.js';
 import { checkTimedSignature, signValue } from '../signed-values.js';
 
 export const CONTROL_URL_LIFETIME_MS = 300_000;
+/** Where the control channel's WebSocket is; the only address of the API that takes an upgrade. */
+export const CONTROL_SOCKET_PATH = '/events/ws';
 const PURPOSE = 'control';
 
 /**
@@ -17,7 +19,7 @@ export function signedControlUrl(ctx: Pick<AppContext, 'keys' | 'clock' | 'confi
   const reference = Buffer.from(JSON.stringify(ref)).toString('base64url');
   const ts = String(ctx.clock.now().getTime());
   const sig = signValue(ctx.keys.signing, PURPOSE, [reference, ts]);
-  return `${ctx.config.eventsWsUrl}/events/ws?c=${reference}&ts=${ts}&sig=${sig}`;
+  return `${ctx.config.eventsWsUrl}${CONTROL_SOCKET_PATH}?c=${reference}&ts=${ts}&sig=${sig}`;
 }
 
 function parseRef(reference: string): CredentialRef | null {

@@ -59,6 +59,11 @@ function socketSink(socket: Duplex): ErrorSink {
   };
 }
 
+/** An error answered on a connection taken out of Node's HTTP handling (an upgrade), which is then closed. */
+export function writeSocketError(socket: Duplex, error: unknown, headers: Record<string, string>): void {
+  writeError(socketSink(socket), error, 'standard', headers);
+}
+
 /** What Node's HTTP parser refused, as one of our errors. */
 function parserError(error: NodeJS.ErrnoException) {
   if (error.code === 'HPE_HEADER_OVERFLOW') return new HeadersTooLarge('Request headers are too large');

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { connect as connectTcp } from 'node:net';
 import { describe, expect, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../../helpers/executions.js';
@@ -190,6 +192,39 @@ describe('the signature, checked at the upgrade only', () => {
     // Already open: the signature is not checked again.
     expect(open.socket.readyState).toBe(WebSocket.OPEN);
     open.socket.close();
+  });
+});
+
+/** The raw answer to an upgrade asked of `path`, read until the server closes the connection. */
+async function rawUpgrade(baseUrl: string, path: string): Promise<string> {
+  const { port } = new URL(baseUrl);
+  const socket = connectTcp(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n` +
+      `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`,
+  );
+  let answer = '';
+  socket.on('data', (chunk) => {
+    answer += chunk;
+  });
+  await once(socket, 'close');
+  return answer;
+}
+
+describe('an upgrade anywhere but the control channel', () => {
+  it('is answered 404 in the standard envelope, and its connection closed', async ({ server, api, owner }) => {
+    for (const path of ['/api/v1/me', '/api/v1/events/subscribe-url', '/no/such/address', '/events/ws/../../api/v1/me']) {
+      const answer = await rawUpgrade(server.url, path);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      expect(head, path).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+      expect(head.toLowerCase()).toContain('x-request-id: ');
+      expect(JSON.parse(body)).toEqual({ error: { code: 'NOT_FOUND', message: expect.stringContaining('WebSocket') } });
+    }
+    // The channel itself still upgrades, and the API still answers.
+    const listener = await connect(await subscribeUrl(api, session(owner)));
+    expect((await api.get('/api/v1/me', { headers: session(owner) })).status).toBe(200);
+    listener.socket.close();
   });
 });
 
