@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The websocket plugin in a scope of its own, with the one route that upgrades: it hooks
   // and wraps every route of the scope it is in, which cost every request of the API two
   // hook calls and a wrapper. Only that route's upgrades reach it (http/upgrades.ts).
-  const controlUpgrades = upgradesFor(app.server, [CONTROL_SOCKET_PATH], log);
+  const controlUpgrades = upgradesFor(app.server, CONTROL_SOCKET_PATH, log);
   await app.register(async (scope) => {
     await scope.register(websocket, { options: { maxPayload: 64 * 1024, server: controlUpgrades } });
     ops.countControlSockets(() => scope.websocketServer.clients.size);
