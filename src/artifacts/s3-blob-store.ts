@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { unlink } from 'node:fs/promises';
+import { open, unlink } from 'node:fs/promises';
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -55,17 +54,24 @@ export class S3BlobStore implements BlobStore {
     // then it is written again to make it young, or a cluster's collector could take it
     // before the reference about to be recorded (see blob-collection.ts).
     if (stored === undefined || stored.getTime() < Date.now() - REFRESH_AFTER_MS) {
-      await this.#client.send(
-        new PutObjectCommand({
-          Bucket: this.#bucket,
-          Key: key,
-          Body: createReadStream(staged.tempPath),
-          ContentLength: staged.size,
-          ContentType: 'application/octet-stream',
-          // The store checks the bytes it received against the hash they are named by.
-          ChecksumSHA256: Buffer.from(staged.sha256, 'hex').toString('base64'),
-        }),
-      );
+      // Opened before the upload starts: a staged file that is gone fails here with ENOENT.
+      // A stream opened by name would fail only once the SDK held it, and its request waited for ever.
+      const file = await open(staged.tempPath, 'r');
+      try {
+        await this.#client.send(
+          new PutObjectCommand({
+            Bucket: this.#bucket,
+            Key: key,
+            Body: file.createReadStream({ autoClose: false }),
+            ContentLength: staged.size,
+            ContentType: 'application/octet-stream',
+            // The store checks the bytes it received against the hash they are named by.
+            ChecksumSHA256: Buffer.from(staged.sha256, 'hex').toString('base64'),
+          }),
+        );
+      } finally {
+        await file.close();
+      }
     }
     await this.discard(staged);
   }
