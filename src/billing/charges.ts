@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
-import { inGroupedTransaction } from '../db/group-commit.js';
+import { inGroupedSteps, inGroupedTransaction } from '../db/group-commit.js';
 import { lockRow } from '../db/locks.js';
+import { runSteps, type Steps } from '../db/statement-steps.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
 import { lowerHeld, spendableOf, takeOutHold } from './credit-holds.store.js';
@@ -82,14 +83,32 @@ export function spendableBy(ctx: Deps, userId: string): Promise<number> {
  * Takes a model call's hold out inside its charge's transaction; returns what the payer's
  * `held` must come down by, which the charge's own update of the payer's row then does.
  */
-async function takeOutCallHold(trx: Kysely<Tables>, userId: string, holdId: string | undefined): Promise<number> {
+function* takeOutCallHold(db: Kysely<Tables>, userId: string, holdId: string | undefined): Steps<number> {
   if (holdId === undefined) return 0;
-  const hold = await takeOutHold(trx, holdId);
+  const hold = yield* takeOutHold(db, holdId);
   if (!hold) return 0;
   if (hold.userId === userId) return hold.amount;
   // A call's hold is always its payer's; should it not be, it is still given back.
-  await lowerHeld(trx, hold);
+  yield* lowerHeld(db, hold);
   return 0;
+}
+
+/**
+ * Settles a model call: its hold taken out, then up to `due` Ds charged by `charge`, never
+ * below a zero balance. Returns the Ds that could not be taken.
+ */
+function* settleModelCall(
+  db: Kysely<Tables>,
+  call: { userId: string; due: number; holdId: string | undefined },
+  charge: (releasing: number) => Steps<number>,
+): Steps<number> {
+  const { userId, due, holdId } = call;
+  const releasing = yield* takeOutCallHold(db, userId, holdId);
+  if (due <= 0) {
+    if (releasing > 0) yield* lowerHeld(db, { userId, amount: releasing });
+    return 0;
+  }
+  return due - (yield* charge(releasing));
 }
 
 /**
@@ -107,23 +126,23 @@ export async function chargeModelTokens(
 ): Promise<number> {
   const { holdId, alsoIn } = options;
   if (due <= 0 && holdId === undefined && !alsoIn) return 0;
+  const nowIso = ctx.clock.now().toISOString();
+  const settle = (db: Kysely<Tables>) =>
+    settleModelCall(db, { userId, due, holdId }, (releasing) =>
+      chargeModelCall(db, {
+        userId,
+        due,
+        releasing,
+        executionId,
+        description: `Run ${executionId}, model call: ${due} Ds`,
+        nowIso,
+      }),
+    );
   // Beside the answer's events, which are stored in the same turn (db/group-commit.ts).
+  if (!alsoIn) return inGroupedSteps(ctx.db, settle);
   return inGroupedTransaction(ctx.db, async (trx) => {
-    await alsoIn?.(trx);
-    const releasing = await takeOutCallHold(trx, userId, holdId);
-    if (due <= 0) {
-      if (releasing > 0) await lowerHeld(trx, { userId, amount: releasing });
-      return 0;
-    }
-    const taken = await chargeModelCall(trx, {
-      userId,
-      due,
-      releasing,
-      executionId,
-      description: `Run ${executionId}, model call: ${due} Ds`,
-      nowIso: ctx.clock.now().toISOString(),
-    });
-    return due - taken;
+    await alsoIn(trx);
+    return runSteps(trx, settle(trx));
   });
 }
 
@@ -144,21 +163,16 @@ export async function chargeThreadModelTokens(
 ): Promise<number> {
   if (due <= 0 && holdId === undefined) return 0;
   const named = label === undefined ? threadRowId : `${label} (${threadRowId})`;
-  return ctx.db.transaction().execute(async (trx) => {
-    const releasing = await takeOutCallHold(trx, userId, holdId);
-    if (due <= 0) {
-      if (releasing > 0) await lowerHeld(trx, { userId, amount: releasing });
-      return 0;
-    }
-    const taken = await chargeUsageUpTo(trx, {
-      userId,
-      due,
-      releasing,
-      description: `Agent thread ${named}, model call: ${due} Ds`,
-      nowIso: ctx.clock.now().toISOString(),
-    });
-    return due - taken;
-  });
+  const nowIso = ctx.clock.now().toISOString();
+  const description = `Agent thread ${named}, model call: ${due} Ds`;
+  return ctx.db.transaction().execute((trx) =>
+    runSteps(
+      trx,
+      settleModelCall(trx, { userId, due, holdId }, (releasing) =>
+        chargeUsageUpTo(trx, { userId, due, releasing, description, nowIso }),
+      ),
+    ),
+  );
 }
 
 /**

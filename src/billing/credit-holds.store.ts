@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { preparedWrite } from '../db/prepared-lookup.js';
+import { preparedStatement } from '../db/prepared-lookup.js';
+import { type Steps, statement } from '../db/statement-steps.js';
 import type { Tables } from '../db/tables.js';
 
 /**
@@ -8,7 +9,8 @@ import type { Tables } from '../db/tables.js';
  * in one conditional update, so concurrent calls (on any node, on either engine) can never
  * together hold more than the balance. Holds are not transactions: the ledger shows only
  * what a call was charged when it settled. Every function runs inside the caller's
- * transaction, so the sum and its rows never disagree.
+ * transaction, so the sum and its rows never disagree; the writes are Steps
+ * (statement-steps.ts), as a model call's hold and charge are on its hot path.
  */
 
 export interface NewHold {
@@ -22,7 +24,7 @@ export interface NewHold {
 }
 
 // Each model call takes a hold and lets it go: built and compiled once (prepared-lookup.ts).
-const addHeldWhenCovered = preparedWrite((db, userId: string, amount: number, covered: number) =>
+const addHeldWhenCovered = preparedStatement((db, userId: string, amount: number, covered: number) =>
   db
     .updateTable('users')
     .set((eb) => ({ held: eb('held', '+', amount) }))
@@ -30,7 +32,7 @@ const addHeldWhenCovered = preparedWrite((db, userId: string, amount: number, co
     .where((eb) => eb(eb('balance', '-', eb.ref('held')), '>=', covered)),
 );
 
-const insertHold = preparedWrite(
+const insertHold = preparedStatement(
   (db, id: string, userId: string, amount: number, owner: string, nodeId: string, expiresAt: string, createdAt: string) =>
     db.insertInto('credit_holds').values({
       id,
@@ -43,28 +45,28 @@ const insertHold = preparedWrite(
     }),
 );
 
-const deleteHold = preparedWrite((db, holdId: string) =>
+const deleteHold = preparedStatement((db, holdId: string) =>
   db.deleteFrom('credit_holds').where('id', '=', holdId).returning(['user_id', 'amount']),
 );
 
-const subtractHeld = preparedWrite((db, userId: string, amount: number) =>
+const subtractHeld = preparedStatement((db, userId: string, amount: number) =>
   db
     .updateTable('users')
     .set((eb) => ({ held: eb('held', '-', amount) }))
     .where('id', '=', userId),
 );
 
-const expiredHoldsOf = preparedWrite((db, userId: string, nowIso: string) =>
+const expiredHoldsOf = preparedStatement((db, userId: string, nowIso: string) =>
   db.selectFrom('credit_holds').select('id').where('user_id', '=', userId).where('expires_at', '<', nowIso),
 );
 
 /** Holds `amount` of the user's credits; false (nothing changed) when the balance less what is held cannot cover it. */
-export async function takeHold(trx: Kysely<Tables>, hold: NewHold): Promise<boolean> {
+export function* takeHold(db: Kysely<Tables>, hold: NewHold): Steps<boolean> {
   if (!(hold.amount > 0)) throw new Error('a hold must be positive');
-  await releaseExpiredHolds(trx, hold.userId, hold.nowIso);
-  const taken = await addHeldWhenCovered(trx, hold.userId, hold.amount, hold.amount);
+  yield* releaseExpiredHolds(db, hold.userId, hold.nowIso);
+  const taken = yield* statement(addHeldWhenCovered(db, hold.userId, hold.amount, hold.amount));
   if (Number(taken.numAffectedRows) !== 1) return false;
-  await insertHold(trx, hold.id, hold.userId, hold.amount, hold.owner, hold.nodeId, hold.expiresIso, hold.nowIso);
+  yield* statement(insertHold(db, hold.id, hold.userId, hold.amount, hold.owner, hold.nodeId, hold.expiresIso, hold.nowIso));
   return true;
 }
 
@@ -74,26 +76,26 @@ export async function takeHold(trx: Kysely<Tables>, hold: NewHold): Promise<bool
  * the statement that deletes the row answers with it, so a sweep racing a release cannot
  * give the amount back twice.
  */
-export async function takeOutHold(trx: Kysely<Tables>, holdId: string): Promise<{ userId: string; amount: number } | undefined> {
-  const [row] = (await deleteHold(trx, holdId)).rows;
+export function* takeOutHold(db: Kysely<Tables>, holdId: string): Steps<{ userId: string; amount: number } | undefined> {
+  const [row] = (yield* statement(deleteHold(db, holdId))).rows;
   return row && { userId: row.user_id, amount: row.amount };
 }
 
 /** Lowers a user's `held` by a hold taken out of credit_holds. */
-export async function lowerHeld(trx: Kysely<Tables>, hold: { userId: string; amount: number }): Promise<void> {
-  await subtractHeld(trx, hold.userId, hold.amount);
+export function* lowerHeld(db: Kysely<Tables>, hold: { userId: string; amount: number }): Steps<void> {
+  yield* statement(subtractHeld(db, hold.userId, hold.amount));
 }
 
 /** Lets a hold go; nothing when it is gone already. */
-export async function releaseHold(trx: Kysely<Tables>, holdId: string): Promise<void> {
-  const hold = await takeOutHold(trx, holdId);
-  if (hold) await lowerHeld(trx, hold);
+export function* releaseHold(db: Kysely<Tables>, holdId: string): Steps<void> {
+  const hold = yield* takeOutHold(db, holdId);
+  if (hold) yield* lowerHeld(db, hold);
 }
 
 /** Lets go of the user's holds whose calls can no longer be waiting on them. */
-async function releaseExpiredHolds(trx: Kysely<Tables>, userId: string, nowIso: string): Promise<void> {
-  const expired = (await expiredHoldsOf(trx, userId, nowIso)).rows;
-  for (const { id } of expired) await releaseHold(trx, id);
+function* releaseExpiredHolds(db: Kysely<Tables>, userId: string, nowIso: string): Steps<void> {
+  const expired = (yield* statement(expiredHoldsOf(db, userId, nowIso))).rows;
+  for (const { id } of expired) yield* releaseHold(db, id);
 }
 
 /** The ids of the holds a node took: at its start, none of its calls is still under way. */

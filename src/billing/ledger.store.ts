@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { lockingRead } from '../db/locks.js';
-import { preparedWrite } from '../db/prepared-lookup.js';
+import { preparedStatement, preparedWrite } from '../db/prepared-lookup.js';
+import { runSteps, type Steps, statement } from '../db/statement-steps.js';
 import type { Tables, TransactionsTable } from '../db/tables.js';
 
 type TransactionRow = Selectable<TransactionsTable>;
@@ -117,7 +118,7 @@ async function nextChargeNumber(trx: Kysely<Tables>, executionId: string): Promi
  * be taken is written into the description. Returns the amount taken.
  */
 export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number; paymentSessionId: string }): Promise<number> {
-  const taken = await debitUpTo(trx, entry.userId, entry.due, 'refund');
+  const taken = await runSteps(trx, debitUpTo(trx, entry.userId, entry.due, 'refund'));
   const shortfall = entry.due - taken;
   await trx
     .insertInto('transactions')
@@ -136,11 +137,11 @@ export async function takeBack(trx: Kysely<Tables>, entry: Entry & { due: number
 }
 
 // A model call's charge runs these: built and compiled once (prepared-lookup.ts).
-const lockedBalanceOf = preparedWrite((db, userId: string) =>
+const lockedBalanceOf = preparedStatement((db, userId: string) =>
   lockingRead(db, db.selectFrom('users').select('balance').where('id', '=', userId)),
 );
 
-const debitBalance = preparedWrite((db, userId: string, taken: number, spent: number, releasing: number) =>
+const debitBalance = preparedStatement((db, userId: string, taken: number, spent: number, releasing: number) =>
   db
     .updateTable('users')
     .set((eb) => ({
@@ -152,7 +153,7 @@ const debitBalance = preparedWrite((db, userId: string, taken: number, spent: nu
 );
 
 /** One past the execution's last numbered charge is read by the insert itself. */
-const insertModelCallCharge = preparedWrite(
+const insertModelCallCharge = preparedStatement(
   (db, userId: string, amount: number, description: string, executionId: string, nowIso: string, sameExecutionId: string) =>
     db.insertInto('transactions').values((eb) => ({
       user_id: userId,
@@ -175,18 +176,12 @@ const insertModelCallCharge = preparedWrite(
  * `releasing`: what a model call's hold, taken out in this transaction, gave back to the
  * user's `held`, lowered in the same update.
  */
-async function debitUpTo(
-  trx: Kysely<Tables>,
-  userId: string,
-  due: number,
-  kind: 'spent' | 'refund',
-  releasing = 0,
-): Promise<number> {
-  const [row] = (await lockedBalanceOf(trx, userId)).rows;
+function* debitUpTo(db: Kysely<Tables>, userId: string, due: number, kind: 'spent' | 'refund', releasing = 0): Steps<number> {
+  const [row] = (yield* statement(lockedBalanceOf(db, userId))).rows;
   if (!row) throw new Error(`user ${userId} is gone`);
   const taken = Math.max(0, Math.min(row.balance, due));
   if (taken === 0 && releasing === 0) return 0;
-  await debitBalance(trx, userId, taken, kind === 'spent' ? taken : 0, releasing);
+  yield* statement(debitBalance(db, userId, taken, kind === 'spent' ? taken : 0, releasing));
   return taken;
 }
 
@@ -209,15 +204,15 @@ export async function chargedFor(db: Kysely<Tables>, executionId: string): Promi
  * execution's next numbered charge (its price is 0). Returns the Ds taken; nothing is
  * written when nothing is taken.
  */
-export async function chargeModelCall(
-  trx: Kysely<Tables>,
+export function* chargeModelCall(
+  db: Kysely<Tables>,
   entry: Entry & { due: number; executionId: string; releasing?: number },
-): Promise<number> {
+): Steps<number> {
   // The user's row is locked first, so no other charge of theirs takes the same number.
-  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent', entry.releasing);
+  const taken = yield* debitUpTo(db, entry.userId, entry.due, 'spent', entry.releasing);
   if (taken === 0) return 0;
   const { userId, description, executionId, nowIso } = entry;
-  await insertModelCallCharge(trx, userId, -taken, description, executionId, nowIso, executionId);
+  yield* statement(insertModelCallCharge(db, userId, -taken, description, executionId, nowIso, executionId));
   return taken;
 }
 
@@ -227,21 +222,23 @@ export async function chargeModelCall(
  * one-charge-per-call index (which covers only rows of an execution) does not apply.
  * Returns the Ds taken; nothing is written when nothing is taken.
  */
-export async function chargeUsageUpTo(trx: Kysely<Tables>, entry: Entry & { due: number; releasing?: number }): Promise<number> {
-  const taken = await debitUpTo(trx, entry.userId, entry.due, 'spent', entry.releasing);
+export function* chargeUsageUpTo(db: Kysely<Tables>, entry: Entry & { due: number; releasing?: number }): Steps<number> {
+  const taken = yield* debitUpTo(db, entry.userId, entry.due, 'spent', entry.releasing);
   if (taken === 0) return 0;
-  await trx
-    .insertInto('transactions')
-    .values({
-      user_id: entry.userId,
-      amount: -taken,
-      type: 'usage',
-      description: entry.description,
-      execution_id: null,
-      payment_session_id: null,
-      created_at: entry.nowIso,
-    })
-    .execute();
+  yield* statement(
+    db
+      .insertInto('transactions')
+      .values({
+        user_id: entry.userId,
+        amount: -taken,
+        type: 'usage',
+        description: entry.description,
+        execution_id: null,
+        payment_session_id: null,
+        created_at: entry.nowIso,
+      })
+      .compile(),
+  );
   return taken;
 }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
-import { inGroupedTransaction } from '../db/group-commit.js';
+import { inGroupedSteps } from '../db/group-commit.js';
+import { runSteps } from '../db/statement-steps.js';
 import { holdsOfNode, releaseHold, takeHold } from './credit-holds.store.js';
 
 /** After this long no model call can still be waiting on its hold: every attempt timed out, with a minute to spare. */
@@ -15,7 +16,7 @@ function holdLifetimeMs(ctx: Pick<AppContext, 'config'>): number {
  * whose: "run <execution id>", "turn <thread row id>"). Returns the hold's id, or undefined
  * when the balance less everything already held cannot cover it (nothing is held then).
  */
-export function holdCredits(
+export async function holdCredits(
   ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
   userId: string,
   owner: string,
@@ -23,23 +24,22 @@ export function holdCredits(
 ): Promise<string | undefined> {
   const now = ctx.clock.now();
   const id = randomUUID();
-  return inGroupedTransaction(ctx.db, async (trx) => {
-    const held = await takeHold(trx, {
-      id,
-      userId,
-      amount,
-      owner,
-      nodeId: ctx.config.nodeId,
-      nowIso: now.toISOString(),
-      expiresIso: new Date(now.getTime() + holdLifetimeMs(ctx)).toISOString(),
-    });
-    return held ? id : undefined;
-  });
+  const hold = {
+    id,
+    userId,
+    amount,
+    owner,
+    nodeId: ctx.config.nodeId,
+    nowIso: now.toISOString(),
+    expiresIso: new Date(now.getTime() + holdLifetimeMs(ctx)).toISOString(),
+  };
+  const held = await inGroupedSteps(ctx.db, (db) => takeHold(db, hold));
+  return held ? id : undefined;
 }
 
 /** Lets a hold go unused: its call failed, was stopped, or never started. */
 export function releaseCredits(ctx: Pick<AppContext, 'db'>, holdId: string): Promise<void> {
-  return retryOnConnectionLoss(() => ctx.db.transaction().execute((trx) => releaseHold(trx, holdId)));
+  return retryOnConnectionLoss(() => ctx.db.transaction().execute((trx) => runSteps(trx, releaseHold(trx, holdId))));
 }
 
 /** At a node's start: the holds its calls took before it stopped are let go, as none of those calls goes on. */

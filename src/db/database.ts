@@ -3,6 +3,7 @@ import pg from 'pg';
 import { openSqlite } from './sqlite-driver.js';
 import { attachReader } from './sqlite-reader.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { attachWriter } from './sqlite-writer.js';
 import type { Tables } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -43,15 +44,25 @@ function pgTypes(): pg.CustomTypesConfig {
 /** The statement Kysely's drivers end a transaction with, on both engines. */
 const COMMIT = 'commit';
 
-/** Counts every statement Kysely runs, and the commits among them, through its query log. */
-function statementCounter(): { log: KyselyConfig['log']; sent: () => number; commits: () => number } {
+/**
+ * Counts every statement run, and the commits among them: Kysely's through its query log,
+ * the SQLite writer's own (sqlite-writer.ts) as it runs them.
+ */
+function statementCounter(): {
+  log: KyselyConfig['log'];
+  count: (sql: string) => void;
+  sent: () => number;
+  commits: () => number;
+} {
   let sent = 0;
   let commits = 0;
+  const count = (sql: string) => {
+    sent++;
+    if (sql === COMMIT) commits++;
+  };
   return {
-    log: (event) => {
-      sent++;
-      if (event.query.sql === COMMIT) commits++;
-    },
+    log: (event) => count(event.query.sql),
+    count,
     sent: () => sent,
     commits: () => commits,
   };
@@ -67,10 +78,9 @@ export function openDatabase(target: DatabaseTarget): Database {
     sqlite.exec('PRAGMA synchronous = NORMAL');
     // better-sqlite3's page cache (16 MB); node:sqlite keeps SQLite's 2 MB.
     sqlite.exec('PRAGMA cache_size = -16000');
-    const db = new Kysely<Tables>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
-      log: statements.log,
-    });
+    const database = withStatementCache(sqlite);
+    const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }), log: statements.log });
+    attachWriter(db, database, statements.count);
     const detachReader = attachReader(db, target.file);
     return {
       db,

@@ -83,3 +83,11 @@ export function preparedWrite<Args extends Argument[], Row>(
   const compiled = prepare(build);
   return (db, ...args) => db.executeQuery(compiled(db, args));
 }
+
+/** A statement on a hot path, compiled with its arguments, for a Steps (statement-steps.ts) to yield. */
+export function preparedStatement<Args extends Argument[], Row>(
+  build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
+): (db: Kysely<Tables>, ...args: Args) => CompiledQuery<Row> {
+  const compiled = prepare(build);
+  return (db, ...args) => compiled(db, args);
+}

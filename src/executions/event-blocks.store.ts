@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { preparedRows } from '../db/prepared-lookup.js';
+import { type Steps, statement } from '../db/statement-steps.js';
 import type { Tables } from '../db/tables.js';
 
 /**
@@ -15,10 +16,10 @@ const BLOCK_MAX_CHARS = 512 * 1024;
 const BLOCKS_PER_READ = 16;
 
 /** Writes the blocks completed by events `first` through `last`. */
-export async function sealCompletedBlocks(trx: Kysely<Tables>, executionId: string, first: number, last: number) {
+export function* sealCompletedBlocks(db: Kysely<Tables>, executionId: string, first: number, last: number): Steps<void> {
   for (let end = Math.ceil(first / BLOCK_EVENTS) * BLOCK_EVENTS; end <= last; end += BLOCK_EVENTS) {
     const block = end / BLOCK_EVENTS - 1;
-    await trx
+    const seal = db
       .insertInto('execution_event_blocks')
       .columns(['execution_id', 'block', 'frames'])
       .expression((eb) =>
@@ -34,7 +35,8 @@ export async function sealCompletedBlocks(trx: Kysely<Tables>, executionId: stri
           .where('sequence', '<=', end)
           .having(sql`sum(length(frame))`, '<=', BLOCK_MAX_CHARS),
       )
-      .execute();
+      .compile();
+    yield* statement(seal);
   }
 }
 

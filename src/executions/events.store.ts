@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
-import { preparedLookup, preparedWrite } from '../db/prepared-lookup.js';
+import { preparedLookup, preparedStatement } from '../db/prepared-lookup.js';
+import { type Steps, statement } from '../db/statement-steps.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import { sealCompletedBlocks } from './event-blocks.store.js';
 import { type ExecutionEvent, encodeFrame, type NewEvent, stampEvent } from './event-codec.js';
@@ -12,7 +13,7 @@ export interface StoredEvent {
 }
 
 /** Moves an execution's event counter on by `count`, answering its new value. */
-const bumpSequence = preparedWrite((db, executionId: string, count: number) =>
+const bumpSequence = preparedStatement((db, executionId: string, count: number) =>
   db
     .updateTable('executions')
     .set((eb) => ({ last_sequence: eb('last_sequence', '+', count) }))
@@ -38,7 +39,7 @@ const PREPARED_BATCH = 8;
  * trip, and skipping Kysely's building and compiling keeps SQLite's cost to the insert itself.
  */
 const insertEvents = Array.from({ length: PREPARED_BATCH }, (_, index) =>
-  preparedWrite((db, ...columns: EventRow[number][]) =>
+  preparedStatement((db, ...columns: EventRow[number][]) =>
     db
       .insertInto('execution_events')
       .values(
@@ -54,40 +55,41 @@ const insertEvents = Array.from({ length: PREPARED_BATCH }, (_, index) =>
  * row: that case runs a prepared statement, as building and compiling the query with Kysely
  * cost more than running it.
  */
-async function bumpedSequence(
-  trx: Kysely<Tables>,
+function* bumpedSequence(
+  db: Kysely<Tables>,
   executionId: string,
   count: number,
   change: Updateable<ExecutionsTable>,
-): Promise<number> {
-  if (Object.keys(change).length === 0) {
-    const [row] = (await bumpSequence(trx, executionId, count)).rows;
-    if (!row) throw new Error(`execution ${executionId} is gone: its events cannot be stored`);
-    return row.last_sequence;
-  }
-  const counter = await trx
-    .updateTable('executions')
-    .set((eb) => ({ ...change, last_sequence: eb('last_sequence', '+', count) }))
-    .where('execution_id', '=', executionId)
-    .returning('last_sequence')
-    .executeTakeFirstOrThrow();
-  return counter.last_sequence;
+): Steps<number> {
+  const bump =
+    Object.keys(change).length === 0
+      ? bumpSequence(db, executionId, count)
+      : db
+          .updateTable('executions')
+          .set((eb) => ({ ...change, last_sequence: eb('last_sequence', '+', count) }))
+          .where('execution_id', '=', executionId)
+          .returning('last_sequence')
+          .compile();
+  const [row] = (yield* statement(bump)).rows;
+  if (!row) throw new Error(`execution ${executionId} is gone: its events cannot be stored`);
+  return row.last_sequence;
 }
 
 /**
- * Stores events under the next sequence numbers of their execution, within `trx`. The
- * counter lives on the execution row and is bumped in the same transaction, so sequences
- * are gap-free and never repeat, on either engine. `change` updates the execution row in
- * that same transaction (a status that must move together with its event).
+ * Stores events under the next sequence numbers of their execution, in the caller's
+ * transaction. The counter lives on the execution row and is bumped in the same
+ * transaction, so sequences are gap-free and never repeat, on either engine. `change`
+ * updates the execution row in that same transaction (a status that must move together
+ * with its event). Steps (statement-steps.ts): a run's events are stored on its hot path.
  */
-export async function appendEvents(
-  trx: Kysely<Tables>,
+export function* appendEvents(
+  db: Kysely<Tables>,
   executionId: string,
   events: NewEvent[],
   nowIso: string,
   change: Updateable<ExecutionsTable> = {},
-): Promise<StoredEvent[]> {
-  const last = await bumpedSequence(trx, executionId, events.length, change);
+): Steps<StoredEvent[]> {
+  const last = yield* bumpedSequence(db, executionId, events.length, change);
   const first = last - events.length + 1;
   const stored = events.map((event, i): StoredEvent => {
     const stamped = stampEvent(event, randomUUID(), first + i);
@@ -95,14 +97,16 @@ export async function appendEvents(
   });
   const rows = stored.map(({ event, frame }): EventRow => [executionId, event.sequence, event.id, event.type, frame, nowIso]);
   const prepared = insertEvents[rows.length - 1];
-  if (prepared) await prepared(trx, ...rows.flat());
+  if (prepared) yield* statement(prepared(db, ...rows.flat()));
   else if (rows.length > 0) {
-    await trx
-      .insertInto('execution_events')
-      .values(rows.map((row) => eventRecord(...row)))
-      .execute();
+    yield* statement(
+      db
+        .insertInto('execution_events')
+        .values(rows.map((row) => eventRecord(...row)))
+        .compile(),
+    );
   }
-  if (stored.length > 0) await sealCompletedBlocks(trx, executionId, first, last);
+  if (stored.length > 0) yield* sealCompletedBlocks(db, executionId, first, last);
   return stored;
 }
 

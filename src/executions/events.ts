@@ -1,7 +1,8 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
-import { inGroupedTransaction } from '../db/group-commit.js';
+import { inGroupedSteps, inGroupedTransaction } from '../db/group-commit.js';
+import { runSteps } from '../db/statement-steps.js';
 import type { ExecutionsTable, Tables } from '../db/tables.js';
 import type { ExecutionEvent, NewEvent, TextBlock } from './event-codec.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
@@ -20,11 +21,13 @@ export async function recordEvents(
   const nowIso = ctx.clock.now().toISOString();
   // A lost connection rolls the transaction back, events and counter together: write them again.
   const stored = await retryOnConnectionLoss(() =>
-    inGroupedTransaction(ctx.db, async (trx) => {
-      const appended = await appendEvents(trx, executionId, events, nowIso, change);
-      await alsoWithin?.(trx);
-      return appended;
-    }),
+    alsoWithin
+      ? inGroupedTransaction(ctx.db, async (trx) => {
+          const appended = await runSteps(trx, appendEvents(trx, executionId, events, nowIso, change));
+          await alsoWithin(trx);
+          return appended;
+        })
+      : inGroupedSteps(ctx.db, (db) => appendEvents(db, executionId, events, nowIso, change)),
   );
   announce(ctx, executionId, stored);
   return stored.map(({ event }) => event);

@@ -2,6 +2,7 @@ import { holdRunPrice, quoteRun, requireCanExecute } from '../billing/charges.js
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
+import { runSteps } from '../db/statement-steps.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
@@ -126,14 +127,17 @@ async function claimRun(
       if (!(await holdRunPrice(trx, quote, executionId, nowIso))) {
         throw new PaymentRequired('Not enough credits to run this skill: buy a credit pack first');
       }
-      return appendEvents(
+      return runSteps(
         trx,
-        executionId,
-        [
-          { type: 'user.message', payload: textContent(text) },
-          { type: 'session.status_running', payload: {} },
-        ],
-        nowIso,
+        appendEvents(
+          trx,
+          executionId,
+          [
+            { type: 'user.message', payload: textContent(text) },
+            { type: 'session.status_running', payload: {} },
+          ],
+          nowIso,
+        ),
       );
     });
   } catch (error) {

@@ -3,6 +3,7 @@ import { describe, expect } from 'vitest';
 import { requireCanExecute } from '../../src/billing/charges.js';
 import { takeHold } from '../../src/billing/credit-holds.store.js';
 import { chargeRun, grant, recentTransactions, takeBack } from '../../src/billing/ledger.store.js';
+import { runSteps } from '../../src/db/statement-steps.js';
 import type { Tables } from '../../src/db/tables.js';
 import { findUserById } from '../../src/identity/users.store.js';
 import { withDomain } from '../helpers/domain.js';
@@ -95,15 +96,18 @@ describe('the ledger', () => {
     const payer = { userId: user.id, isAdmin: false };
     const hold = (id: string, amount: number) =>
       db.transaction().execute((trx) =>
-        takeHold(trx, {
-          id,
-          userId: user.id,
-          amount,
-          owner: 'turn t1',
-          nodeId: 'node-1',
-          nowIso: NOW,
-          expiresIso: '2099-01-01T00:00:00.000Z',
-        }),
+        runSteps(
+          trx,
+          takeHold(trx, {
+            id,
+            userId: user.id,
+            amount,
+            owner: 'turn t1',
+            nodeId: 'node-1',
+            nowIso: NOW,
+            expiresIso: '2099-01-01T00:00:00.000Z',
+          }),
+        ),
       );
     expect(await hold('h1', 3)).toBe(true);
     await expect(requireCanExecute(ctx, payer, 2)).resolves.toBeUndefined();

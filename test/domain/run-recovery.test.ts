@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
+import { runSteps } from '../../src/db/statement-steps.js';
 import { appendEvents } from '../../src/executions/events.store.js';
 import { findExecution } from '../../src/executions/executions.store.js';
 import { recoverLostRun } from '../../src/executions/run-resume.js';
@@ -19,11 +20,14 @@ async function handedOnRun(ctx: AppContext, owner: string) {
   const [start] = await ctx.db
     .transaction()
     .execute((trx) =>
-      appendEvents(
+      runSteps(
         trx,
-        executionId,
-        [{ type: 'user.message', payload: { content: [{ type: 'text', text: 'Go.' }] } }],
-        '2026-01-01T00:00:00.000Z',
+        appendEvents(
+          trx,
+          executionId,
+          [{ type: 'user.message', payload: { content: [{ type: 'text', text: 'Go.' }] } }],
+          '2026-01-01T00:00:00.000Z',
+        ),
       ),
     );
   const runStart = start?.event.sequence ?? 0;

@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { buildApp } from '../../../src/app.js';
+import { runSteps } from '../../../src/db/statement-steps.js';
 import { appendEvents } from '../../../src/executions/events.store.js';
 import { MemoryRateLimitStore } from '../../../src/rate-limit/store.js';
 import { createExecution, sendMessage, streamOf } from '../../helpers/executions.js';
@@ -66,15 +67,18 @@ describe('start-up after a crash', () => {
     const created = await createExecution(api, owner, 'ticker', '1 1');
     // As a process killed mid-run leaves it: working, with its opening events stored.
     await server.db.db.transaction().execute((trx) =>
-      appendEvents(
+      runSteps(
         trx,
-        created.id,
-        [
-          { type: 'user.message', payload: { content: [{ type: 'text', text: '1 1' }] } },
-          { type: 'session.status_running', payload: {} },
-        ],
-        server.clock.now().toISOString(),
-        { status: 'working', owner_node: server.config.nodeId },
+        appendEvents(
+          trx,
+          created.id,
+          [
+            { type: 'user.message', payload: { content: [{ type: 'text', text: '1 1' }] } },
+            { type: 'session.status_running', payload: {} },
+          ],
+          server.clock.now().toISOString(),
+          { status: 'working', owner_node: server.config.nodeId },
+        ),
       ),
     );
     const restarted = await buildApp({
