@@ -15,6 +15,12 @@ interface Queued {
   reject(error: unknown): void;
 }
 
+type QueuedSteps = Queued & { steps: StepsOf<unknown> };
+
+function allSteps(batch: Queued[]): batch is QueuedSteps[] {
+  return batch.every((piece) => piece.steps !== undefined);
+}
+
 /** Bounds how long the first piece of a crowded turn waits for the others' work. */
 const MAX_BATCH = 64;
 
@@ -67,7 +73,7 @@ export class GroupCommit {
       const batch = this.#queue.splice(0, MAX_BATCH);
       this.#schedule(); // what did not fit goes in the next batch
       const writer = this.#writer;
-      void (writer && batch.every((piece) => piece.steps) ? this.#commitNow(writer, batch) : this.#commit(batch));
+      void (writer && allSteps(batch) ? this.#commitNow(writer, batch) : this.#commit(batch));
     });
   }
 
@@ -105,7 +111,7 @@ export class GroupCommit {
   }
 
   /** The batch's transaction, begun and committed with no await between: other work waits for the lock. */
-  async #commitNow(writer: SqliteWriter, batch: Queued[]): Promise<void> {
+  async #commitNow(writer: SqliteWriter, batch: QueuedSteps[]): Promise<void> {
     let answers: (() => void)[];
     try {
       answers = await this.#db.connection().execute(async () => this.#inOneTransaction(writer, batch));
@@ -116,13 +122,13 @@ export class GroupCommit {
     for (const answer of answers) answer();
   }
 
-  #inOneTransaction(writer: SqliteWriter, batch: Queued[]): (() => void)[] {
+  #inOneTransaction(writer: SqliteWriter, batch: QueuedSteps[]): (() => void)[] {
     const answers: (() => void)[] = [];
-    const run = (steps: StepsOf<unknown> | undefined) => runStepsNow(writer, (steps as StepsOf<unknown>)(this.#db));
+    const run = (steps: StepsOf<unknown>) => runStepsNow(writer, steps(this.#db));
     writer(BEGIN);
     try {
       if (batch.length === 1) {
-        const [{ steps, resolve }] = batch as [Queued];
+        const [{ steps, resolve }] = batch as [QueuedSteps];
         const value = run(steps);
         answers.push(() => resolve(value));
       } else {
