@@ -57,21 +57,23 @@ export function streamRoute(ctx: AppContext): FrontRoute {
     const url = request.url ?? '';
     const match = request.method === 'GET' ? STREAM_PATH.exec(url) : null;
     if (!match) return false;
-    response.setHeader(REQUEST_ID_HEADER, requestIdOf(request));
-    let headers: Record<string, string> = {};
+    const requestId = requestIdOf(request);
+    // Every answer carries the request id, handed to writeHead with the other headers rather
+    // than set on the response: a header set on its own is kept (in an array of its own) for
+    // as long as the response is open, and a stream is open for hours, thousands at a time.
+    let headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
     const open = async () => {
       const limit = await limitAnonymousRequest(ctx, clientAddress(request, ctx.config.trustProxy));
-      headers = limit.headers;
+      headers = { ...headers, ...limit.headers };
       if (limit.refusal) throw limit.refusal;
       const { executionId, ts, sig, lastSeq } = parseStreamRequest(match[1] as string, url);
       verifyStreamSignature(ctx, executionId, ts, sig);
       const after = resumeAfter(lastSeq, headerValues(request, 'last-event-id')[0]);
       await requireResumePoint(ctx.db, executionId, after);
-      const requestId = response.getHeader(REQUEST_ID_HEADER);
       ctx.log.info({ requestId, method: 'GET', path: pathOf(url), after }, 'event stream opened');
       await serveEventStream(ctx, response, headers, executionId, after);
     };
-    open().catch((error: unknown) => sendError(ctx.log, request, response, error, headers));
+    open().catch((error: unknown) => sendError(ctx.log, request, response, error, requestId, headers));
     return true;
   };
 }

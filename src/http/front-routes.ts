@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type OutgoingHttpHeader, type Outgo
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyServerFactory } from 'fastify';
 import { writeFrontError } from './error-writer.js';
-import { nameRequest, REQUEST_ID_HEADER } from './request-id.js';
+import { nameRequest } from './request-id.js';
 
 /**
  * A route answered on the bare Node request, ahead of Fastify's routing. Only for requests
@@ -158,8 +158,8 @@ export function sendError(
   request: IncomingMessage,
   response: ServerResponse,
   error: unknown,
+  requestId: string,
   headers: Record<string, string>,
 ): void {
-  const requestId = String(response.getHeader(REQUEST_ID_HEADER) ?? '');
   writeFrontError(log, { requestId, method: request.method, path: pathOf(request.url) }, response, error, headers);
 }

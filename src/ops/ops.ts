@@ -51,14 +51,15 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
     : undefined;
   probe?.on('error', () => undefined); // the readiness check reports it; the other connections log it
   const wanted = config.ops.metrics.port !== undefined || config.ops.metrics.token !== undefined;
-  const streams = new Set<ServerResponse>();
+  /** Each open event stream's response, with when it opened (performance.now()). */
+  const streams = new Map<ServerResponse, number>();
   let queue: Queue | undefined;
   const metrics: AppMetrics | undefined = wanted
     ? new AppMetrics(
         {
           runsInProgress: () => runs.size,
           // An open stream is one answered 200 and not ended; refusals pass through quickly.
-          openStreams: () => [...streams].filter((response) => response.headersSent && response.statusCode === 200).length,
+          openStreams: () => [...streams.keys()].filter((response) => response.headersSent && response.statusCode === 200).length,
           controlSockets: () => controlSockets(),
           warmSandboxes: () => warmSandboxes(),
           ...(redisUrl
@@ -80,14 +81,18 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
       )
     : undefined;
   const runs: ActiveRuns = metrics ? new MeteredRuns(metrics, parts) : new ActiveRuns();
+  // One listener for every stream, which gets its response as `this`: a closure (or a `once`
+  // wrapper) per stream would be kept for as long as the stream is open.
+  const streamClosed = function (this: ServerResponse) {
+    const started = streams.get(this);
+    if (started === undefined || !metrics) return;
+    streams.delete(this);
+    metrics.observeRequest('GET', STREAM_ROUTE, this.statusCode, (performance.now() - started) / 1000);
+  };
   const observeFrontRoute: FrontRouteObserver | undefined = metrics
     ? (_request: IncomingMessage, response: ServerResponse) => {
-        const started = performance.now();
-        streams.add(response);
-        response.once('close', () => {
-          streams.delete(response);
-          metrics.observeRequest('GET', STREAM_ROUTE, response.statusCode, (performance.now() - started) / 1000);
-        });
+        streams.set(response, performance.now());
+        response.on('close', streamClosed);
       }
     : undefined;
   let server: Server | undefined;

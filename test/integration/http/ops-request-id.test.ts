@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
 import { describe, expect } from 'vitest';
+import { createExecution } from '../../helpers/executions.js';
+import { session, signUp } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
 
 const it = withServer({ ACCESS_LOG: 'all' });
@@ -81,5 +83,19 @@ describe('x-request-id', () => {
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.headers.get('x-request-id')).toBe('stream-req-1');
     expect(linesOf(server.logs, 'stream-req-1').map((line) => line.msg)).toEqual(['request refused']);
+  });
+
+  it('is on an event stream that opens, beside its rate-limit headers, and in its log line', async ({ api, server }) => {
+    const owner = await signUp(api);
+    const created = await createExecution(api, owner, 'ticker', '1 1');
+    const token = await api.get<{ sseUrl: string }>(`/api/v1/executions/${created.id}/stream-token`, { headers: session(owner) });
+    const aborted = new AbortController();
+    const response = await fetch(token.body.sseUrl, { headers: { 'x-request-id': 'stream-req-2' }, signal: aborted.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('stream-req-2');
+    expect(response.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(linesOf(server.logs, 'stream-req-2').map((line) => line.msg)).toEqual(['event stream opened']);
+    aborted.abort();
   });
 });
