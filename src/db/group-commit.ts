@@ -60,7 +60,7 @@ export class GroupCommit {
 
   run<T>(work: Work<T>, steps?: StepsOf<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, ...(steps ? { steps } : {}), resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ work, steps, resolve: resolve as (value: unknown) => void, reject });
       this.#schedule();
     });
   }

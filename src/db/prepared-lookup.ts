@@ -80,8 +80,8 @@ export function preparedRows<Args extends Argument[], Row>(
 export function preparedWrite<Args extends Argument[], Row>(
   build: (db: Kysely<Tables>, ...args: Args) => Compilable<Row>,
 ): (db: Kysely<Tables>, ...args: Args) => Promise<QueryResult<Row>> {
-  const compiled = prepare(build);
-  return (db, ...args) => db.executeQuery(compiled(db, args));
+  const statementOf = preparedStatement(build);
+  return (db, ...args) => db.executeQuery(statementOf(db, ...args));
 }
 
 /** A statement on a hot path, compiled with its arguments, for a Steps (statement-steps.ts) to yield. */
