@@ -157,6 +157,41 @@ async function query<Row extends pg.QueryResultRow>(text: string, values: unknow
   }
 }
 
+/**
+ * Waits for `promise`, or fails after `seconds` saying where the run stood: a run that
+ * hangs fails its own round with its state, instead of the whole test timing out blind
+ * (and the tests after it waiting on a cluster the hung one left behind).
+ */
+async function within<T>(
+  seconds: number,
+  what: string,
+  executionId: string,
+  stream: Awaited<ReturnType<typeof streamOf>>,
+  promise: Promise<T>,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), seconds * 1000);
+  });
+  try {
+    const settled = await Promise.race([promise, deadline]);
+    if (settled !== 'late') return settled as T;
+  } finally {
+    clearTimeout(timer);
+  }
+  const [row] = await query<{ status: string; owner_node: string | null }>(
+    'select status, owner_node from executions where execution_id = $1',
+    [executionId],
+  );
+  const living = [...nodes.values()].filter((node) => node.process.exitCode === null && node.process.signalCode === null);
+  const lastEvents = stream.events.slice(-3).map((event) => `${event.sequence} ${event.type}`);
+  throw new Error(
+    `${what}: still waiting after ${seconds} s. Execution ${JSON.stringify(row)}; ${stream.events.length} events, ` +
+      `the last ${JSON.stringify(lastEvents)}; stream ${stream.droppedBy ? `dropped (${stream.droppedBy.message})` : 'open or ended'}; ` +
+      `nodes alive: ${living.map((node) => node.name).join(', ')}`,
+  );
+}
+
 /** Model calls of the agent run the resume tests make: nine that use the computer, then a last answer. */
 const STEPS = 10;
 
@@ -409,7 +444,7 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     reference ??= (async () => {
       const a = api('api-a');
       const run = await startSteps(a, await signUp(a));
-      await run.stream.ended;
+      await within(60, 'the uninterrupted run', run.id, run.stream, run.stream.ended);
       const { files } = await expectWholeRun(run.id, run.stream);
       const paths = ['log.txt', ...Array.from({ length: STEPS - 1 }, (_, i) => `step-${i + 1}.txt`)];
       expect(files.map((file) => file.path)).toEqual(paths.sort());
@@ -425,10 +460,16 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     for (let round = 0; round < 20; round++) {
       const run = await startSteps(a, await signUp(a));
       const killAt = 3 + Math.floor(Math.random() * (length - 5));
-      await run.stream.waitFor(killAt);
+      await within(60, `round ${round}: event ${killAt}`, run.id, run.stream, run.stream.waitFor(killAt));
       const owner = (await ownerOf(run.id)) as string;
       await killNode(owner);
-      await run.stream.ended;
+      await within(
+        60,
+        `round ${round}: the end after ${owner} was killed at event ${killAt}`,
+        run.id,
+        run.stream,
+        run.stream.ended,
+      );
       const resumed = run.stream.events.filter((event) => event.type === 'agent.info');
       expect(
         resumed.map((event) => (event.payload as { message: string }).message).join('\n'),
@@ -442,11 +483,11 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
   test('an agent run goes on through Redis restarted empty, each call charged once', async () => {
     const a = api('api-a');
     const run = await startSteps(a, await signUp(a));
-    await run.stream.waitFor(8);
+    await within(60, 'event 8', run.id, run.stream, run.stream.waitFor(8));
     await redis.kill();
     await new Promise((resolve) => setTimeout(resolve, 500));
     await redis.start();
-    await run.stream.ended;
+    await within(60, 'the end after Redis restarted', run.id, run.stream, run.stream.ended);
     expect((await expectWholeRun(run.id, run.stream)).files).toEqual((await stepsReference()).files);
   }, 120_000);
 
@@ -456,10 +497,10 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
     const created = await createExecution(a, person, 'restartable-counter', '30 50');
     const stream = await streamOf(a, person, created.id);
     expect((await sendMessage(a, person, created.id, '30 50')).status).toBe(200);
-    await stream.waitFor(6);
+    await within(30, 'event 6', created.id, stream, stream.waitFor(6));
     const owner = (await ownerOf(created.id)) as string;
     await killNode(owner);
-    await stream.ended;
+    await within(30, `the end after ${owner} was killed`, created.id, stream, stream.ended);
     const sequences = stream.events.map((event) => event.sequence);
     expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
     const info = stream.events.find((event) => event.type === 'agent.info');
@@ -474,9 +515,9 @@ describe.runIf(CLUSTER)('a cluster of two API nodes and two workers, as processe
   test('an agent run goes on while its PostgreSQL connections are cut again and again, each call charged once', async () => {
     const a = api('api-a');
     const run = await startSteps(a, await signUp(a));
-    await run.stream.waitFor(8);
+    await within(60, 'event 8', run.id, run.stream, run.stream.waitFor(8));
     const cutting = cutRepeatedly(CONNECTIONS, 200, 8);
-    await run.stream.ended;
+    await within(60, 'the end while connections were cut', run.id, run.stream, run.stream.ended);
     expect(await cutting.stop()).toBeGreaterThan(0);
     expect((await expectWholeRun(run.id, run.stream)).files).toEqual((await stepsReference()).files);
   }, 120_000);
