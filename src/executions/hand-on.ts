@@ -23,14 +23,24 @@ export async function handOnRun(ctx: AppContext, run: Omit<QueuedRun, 'resumes'>
   const key = { executionId: run.executionId, runStart: run.startSequence };
   const resumes = await retryOnConnectionLoss(() => resumesOf(ctx, key));
   if (!runQueue || resumes >= MAX_RESUMES || !(await retryOnConnectionLoss(() => filesTracked(ctx, key)))) return false;
-  if (!(await retryOnConnectionLoss(() => releaseLostRun(ctx.db, run.executionId, lostOwner)))) return true;
+  // Let go of, noted and cleared in one transaction: between letting go and queueing again the
+  // run is in no worker's hands and in no queue, which the cluster's sweep takes, seen twice,
+  // for a run lost from the queue. Written one by one, each retried apart while the database
+  // kept dropping connections, that gap once outlasted two sweeps and failed a healthy run.
+  const released = await retryOnConnectionLoss(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      if (!(await releaseLostRun(trx, run.executionId, lostOwner))) return false;
+      await noteResumed(trx, key, ctx.clock.now().toISOString());
+      // What the lost attempt was writing is not the run's result: the next attempt writes its own.
+      await failPendingArtifactsOf(trx, run.executionId);
+      return true;
+    }),
+  );
+  if (!released) return true;
   ctx.log.warn(
     { executionId: run.executionId, lostOwner: lostOwner.node, resumes: resumes + 1 },
     'handed on a run whose attempt was lost',
   );
-  await retryOnConnectionLoss(() => noteResumed(ctx, key));
-  // What the lost attempt was writing is not the run's result: the next attempt writes its own.
-  await retryOnConnectionLoss(() => failPendingArtifactsOf(ctx.db, run.executionId));
   await runQueue.enqueue({ ...run, resumes: resumes + 1 });
   return true;
 }

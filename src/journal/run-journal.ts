@@ -75,9 +75,7 @@ export async function openRunJournal(
       ? {
           resumedFrom: {
             pauseSeconds:
-              lastAt === undefined
-                ? undefined
-                : Math.max(0, Math.round((ctx.clock.now().getTime() - new Date(lastAt).getTime()) / 1000)),
+              lastAt === undefined ? undefined : Math.max(0, Math.round((ctx.clock.nowMs() - new Date(lastAt).getTime()) / 1000)),
           },
         }
       : {}),
@@ -144,13 +142,9 @@ export function resumesOf(ctx: Pick<AppContext, 'db'>, key: JournalKey): Promise
   return countSteps(ctx.db, key, 'resumed');
 }
 
-/** Records that a run is handed to another worker. */
-export async function noteResumed(ctx: Pick<AppContext, 'db' | 'clock'>, key: JournalKey): Promise<void> {
-  await ctx.db
-    .transaction()
-    .execute((trx) =>
-      appendStep(trx, key, { kind: 'resumed', body: '{"kind":"resumed"}', created_at: ctx.clock.now().toISOString() }),
-    );
+/** Records that a run is handed to another worker, in the caller's transaction (the hand-on's). */
+export function noteResumed(trx: Kysely<Tables>, key: JournalKey, nowIso: string): Promise<void> {
+  return appendStep(trx, key, { kind: 'resumed', body: '{"kind":"resumed"}', created_at: nowIso });
 }
 
 /** Whether a run's journal still lets it go on elsewhere: false once a step changed too many files to checkpoint. */

@@ -31,7 +31,7 @@ async function handedOnRun(ctx: AppContext, owner: string) {
       ),
     );
   const runStart = start?.event.sequence ?? 0;
-  await noteResumed(ctx, { executionId, runStart });
+  await noteResumed(ctx.db, { executionId, runStart }, ctx.clock.now().toISOString());
   return { executionId, runStart };
 }
 
