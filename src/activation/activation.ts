@@ -93,7 +93,7 @@ async function findTypedCode(
   caller: Caller,
   typed: string,
 ): Promise<ActivationRow> {
-  const nowMs = ctx.clock.now().getTime();
+  const nowMs = ctx.clock.nowMs();
   const allowance = await ctx.rateLimits.peek(guessKey(caller), GUESS_RULE, nowMs);
   if (!allowance.allowed) {
     throw new RateLimited('Too many unknown activation codes; try again later', Math.ceil(allowance.retryAfterMs / 1000));

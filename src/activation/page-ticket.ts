@@ -17,6 +17,6 @@ export function readTicket(ctx: Pick<AppContext, 'keys' | 'clock'>, ticket: stri
   const [userId, userCode, expiresMs, signature] = ticket.split('.');
   if (!userId || !userCode || !expiresMs || !signature) return null;
   if (!signatureMatches(ctx.keys.signing, PURPOSE, [userId, userCode, expiresMs], signature)) return null;
-  if (Number(expiresMs) <= ctx.clock.now().getTime()) return null;
+  if (Number(expiresMs) <= ctx.clock.nowMs()) return null;
   return { userId, userCode };
 }

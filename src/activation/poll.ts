@@ -51,7 +51,7 @@ export async function pollActivation(ctx: Expirer & Pick<AppContext, 'keys'>, de
   return {
     status: 'approved',
     api_key: decrypt(ctx.keys.sealing, row.sealed_key),
-    tier: subscriptionModeOf(await standingOf(ctx.db, row.decided_by), ctx.clock.now()),
+    tier: subscriptionModeOf(await standingOf(ctx.db, row.decided_by), ctx.clock.nowMs()),
     workspace: { id: row.workspace_id, name: workspace?.name ?? null },
   };
 }

@@ -25,7 +25,7 @@ export async function previewLink(
   artifactId: string,
 ): Promise<{ url: string; expiresAt: string }> {
   const artifact = await readableArtifact(ctx, caller, artifactId);
-  const issued = ctx.clock.now().getTime();
+  const issued = ctx.clock.nowMs();
   const ts = String(issued);
   const sig = signValue(ctx.keys.signing, PURPOSE, [artifact.id, ts]);
   return {
@@ -46,7 +46,7 @@ export async function previewFile(
     ctx.keys.signing,
     PURPOSE,
     { subject: artifactId, ts, sig },
-    ctx.clock.now().getTime(),
+    ctx.clock.nowMs(),
     PREVIEW_LINK_LIFETIME_MS,
   );
   if (check === 'invalid') throw new NotFound('This preview link is not one this server made.');

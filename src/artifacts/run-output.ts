@@ -107,7 +107,7 @@ export class RunOutput {
     this.#ctx = ctx;
     this.#target = target;
     this.#scratchDir = path.join(ctx.config.dataDir, 'scratch', randomUUID());
-    this.#startedAt = ctx.clock.now().getTime();
+    this.#startedAt = ctx.clock.nowMs();
   }
 
   /** The folder the run writes its files into. */
@@ -221,7 +221,7 @@ export class RunOutput {
   }
 
   #elapsed(): number {
-    return Math.max(0, this.#ctx.clock.now().getTime() - this.#startedAt);
+    return Math.max(0, this.#ctx.clock.nowMs() - this.#startedAt);
   }
 
   async #stage(files: ScratchFile[]): Promise<{ file: BundleFile; blob: StagedBlob }[]> {

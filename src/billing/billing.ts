@@ -27,12 +27,12 @@ function canExecute(balance: number, isAdmin: boolean, mode: SubscriptionMode): 
 /** The standing as stored now (a purchase may have changed it since the credential was cached). */
 async function modeNow(ctx: Reads, userId: string): Promise<{ mode: SubscriptionMode; standing: BillingStanding }> {
   const standing = await standingOf(ctx.db, userId);
-  return { mode: subscriptionModeOf(standing, ctx.clock.now()), standing };
+  return { mode: subscriptionModeOf(standing, ctx.clock.nowMs()), standing };
 }
 
 export async function balanceView(ctx: Reads, caller: Payer) {
   const { balance, totalSpent, standing } = await accountOf(ctx.db, caller.userId);
-  const mode = subscriptionModeOf(standing, ctx.clock.now());
+  const mode = subscriptionModeOf(standing, ctx.clock.nowMs());
   return { balance, totalSpent, canExecute: canExecute(balance, caller.isAdmin, mode), isAdmin: caller.isAdmin };
 }
 

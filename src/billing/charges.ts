@@ -25,7 +25,7 @@ const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack fi
 export async function requireCanExecute(ctx: Deps, caller: Payer, minimumCost: number): Promise<void> {
   if (minimumCost <= 0 || caller.isAdmin) return;
   const { balance, held, standing } = await accountOf(ctx.db, caller.userId);
-  if (subscriptionModeOf(standing, ctx.clock.now()) === 'sitelicense') return;
+  if (subscriptionModeOf(standing, ctx.clock.nowMs()) === 'sitelicense') return;
   if (balance < minimumCost) throw new PaymentRequired(INSUFFICIENT);
   if (balance - held < minimumCost) {
     throw new PaymentRequired(
@@ -38,7 +38,7 @@ export async function requireCanExecute(ctx: Deps, caller: Payer, minimumCost: n
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */
 export async function quoteRun(ctx: Deps, executionId: string, cost: number): Promise<{ userId: string; amount: number }> {
   const payer = await payerOfExecution(ctx.db, executionId);
-  const exempt = isExempt(payer, ctx.clock.now());
+  const exempt = isExempt(payer, ctx.clock.nowMs());
   return { userId: payer.userId, amount: exempt ? 0 : cost };
 }
 
@@ -70,8 +70,8 @@ export function executionCost(db: Kysely<Tables>, executionId: string): Promise<
 }
 
 /** Admins and site-license holders run without being charged. */
-export function isExempt(payer: { isAdmin: boolean; standing: BillingStanding }, now: Date): boolean {
-  return payer.isAdmin || subscriptionModeOf(payer.standing, now) === 'sitelicense';
+export function isExempt(payer: { isAdmin: boolean; standing: BillingStanding }, nowMs: number): boolean {
+  return payer.isAdmin || subscriptionModeOf(payer.standing, nowMs) === 'sitelicense';
 }
 
 /** What a user can still spend, in Ds: the balance less what is held for model calls under way. */

@@ -49,7 +49,7 @@ export async function payLocalCheckout(
   ctx: Pick<AppContext, 'db' | 'clock' | 'credentials' | 'payments' | 'control' | 'webhooks'>,
   session: LocalCheckout,
 ): Promise<void> {
-  const nowMs = ctx.clock.now().getTime();
+  const nowMs = ctx.clock.nowMs();
   const timestamp = Math.floor(nowMs / 1000);
   const payload = JSON.stringify(paidEvent(session, timestamp));
   const secret = ctx.payments.webhookSecret;

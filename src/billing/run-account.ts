@@ -32,7 +32,7 @@ export function runAccount(
     async ownModelKey(): Promise<{ provider: ModelProvider; key: string } | undefined> {
       return ownModelKey(ctx, (await payerOnce()).userId);
     },
-    isCharged: async () => !isExempt(await payerOnce(), ctx.clock.now()),
+    isCharged: async () => !isExempt(await payerOnce(), ctx.clock.nowMs()),
     spendable: async () => spendableBy(ctx, (await payerOnce()).userId),
     hold: async (amount: number) => holdCredits(ctx, (await payerOnce()).userId, `run ${executionId}`, amount),
     release: (holdId: string) => releaseCredits(ctx, holdId),

@@ -24,8 +24,7 @@ export function standingOfRow(row: StandingColumns): BillingStanding {
  * The mode is derived at request time, never stored: an active site license, else a
  * subscription that has not expired, else a stored BYOK key, else pay as you go.
  */
-export function subscriptionModeOf(standing: BillingStanding, now: Date): SubscriptionMode {
-  const nowMs = now.getTime();
+export function subscriptionModeOf(standing: BillingStanding, nowMs: number): SubscriptionMode {
   if (standing.siteLicenseUntil !== null && Date.parse(standing.siteLicenseUntil) > nowMs) return 'sitelicense';
   if (standing.subscriptionExpiresAt !== null && Date.parse(standing.subscriptionExpiresAt) > nowMs) return 'basedmode';
   return standing.hasByok ? 'byokmode' : 'paygmode';

@@ -16,7 +16,7 @@ type Reads = Pick<AppContext, 'db' | 'clock'>;
 
 export async function subscriptionStatus(ctx: Reads, caller: Payer): Promise<SubscriptionStatus> {
   const paidUntil = await subscriptionExpiry(ctx.db, caller.userId);
-  const subscribed = paidUntil !== null && Date.parse(paidUntil) > ctx.clock.now().getTime();
+  const subscribed = paidUntil !== null && Date.parse(paidUntil) > ctx.clock.nowMs();
   const renews = subscribed && (await renewingSubscriptions(ctx.db, caller.userId)).length > 0;
   return { subscribed, renews, paidUntil: subscribed ? paidUntil : null };
 }

@@ -29,7 +29,7 @@ export function webhookRoutes(ctx: AppContext): FastifyPluginAsync {
           ctx.payments.webhookSecret,
           request.body,
           Array.isArray(signature) ? signature[0] : signature,
-          ctx.clock.now().getTime(),
+          ctx.clock.nowMs(),
         );
         await limitWebhook(ctx, request, reply);
         return { received: true, outcome: await handlePaymentEvent(ctx, event) };

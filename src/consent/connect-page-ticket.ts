@@ -20,6 +20,6 @@ export function readConnectTicket(
   const [userId, requestId, expiresMs, signature, ...rest] = ticket.split('.');
   if (!userId || !requestId || !expiresMs || !signature || rest.length > 0) return null;
   if (!signatureMatches(ctx.keys.signing, PURPOSE, [userId, requestId, expiresMs], signature)) return null;
-  if (Number(expiresMs) <= ctx.clock.now().getTime()) return null;
+  if (Number(expiresMs) <= ctx.clock.nowMs()) return null;
   return { userId, requestId };
 }

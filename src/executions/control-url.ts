@@ -17,7 +17,7 @@ const PURPOSE = 'control';
 export function signedControlUrl(ctx: Pick<AppContext, 'keys' | 'clock' | 'config'>, caller: Caller): string {
   const ref: CredentialRef = { kind: caller.kind, credentialId: caller.credentialId, workspaceId: caller.workspaceId };
   const reference = Buffer.from(JSON.stringify(ref)).toString('base64url');
-  const ts = String(ctx.clock.now().getTime());
+  const ts = String(ctx.clock.nowMs());
   const sig = signValue(ctx.keys.signing, PURPOSE, [reference, ts]);
   return `${ctx.config.eventsWsUrl}${CONTROL_SOCKET_PATH}?c=${reference}&ts=${ts}&sig=${sig}`;
 }
@@ -40,7 +40,7 @@ export function verifyControlUrl(
 ): CredentialRef {
   const reference = query.c ?? '';
   const signed = { subject: reference, ts: query.ts, sig: query.sig };
-  const check = checkTimedSignature(ctx.keys.signing, PURPOSE, signed, ctx.clock.now().getTime(), CONTROL_URL_LIFETIME_MS);
+  const check = checkTimedSignature(ctx.keys.signing, PURPOSE, signed, ctx.clock.nowMs(), CONTROL_URL_LIFETIME_MS);
   if (check === 'invalid') throw new Unauthorized('Invalid control-plane signature');
   if (check === 'expired') throw new Unauthorized('Control-plane URL expired; fetch a new one');
   const ref = parseRef(reference);

@@ -192,7 +192,7 @@ export async function executionHistory(ctx: Pick<AppContext, 'db' | 'clock'>, ca
     sources: list(query.channels),
     interfaces: list(query.interfaces),
     statuses: list(query.statuses) as ExecutionStatus[],
-    neverStartedBeforeIso: new Date(ctx.clock.now().getTime() - NEVER_STARTED_LISTED_MS).toISOString(),
+    neverStartedBeforeIso: new Date(ctx.clock.nowMs() - NEVER_STARTED_LISTED_MS).toISOString(),
   });
   return {
     items: rows.slice(0, query.limit).map((row) => ({

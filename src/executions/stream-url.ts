@@ -9,7 +9,7 @@ type SigningParts = Pick<AppContext, 'keys' | 'clock'>;
 
 /** A short-lived URL that opens one execution's stream with no other credential. */
 export function signedStreamUrl(ctx: SigningParts & Pick<AppContext, 'config'>, executionId: string): string {
-  const ts = String(ctx.clock.now().getTime());
+  const ts = String(ctx.clock.nowMs());
   const sig = signValue(ctx.keys.signing, PURPOSE, [executionId, ts]);
   return `${ctx.config.streamUrl}/executions/${executionId}/stream?ts=${ts}&sig=${sig}`;
 }
@@ -21,7 +21,7 @@ export function verifyStreamSignature(
   ts: string | undefined,
   sig: string | undefined,
 ): void {
-  const now = ctx.clock.now().getTime();
+  const now = ctx.clock.nowMs();
   const check = checkTimedSignature(ctx.keys.signing, PURPOSE, { subject: executionId, ts, sig }, now, STREAM_URL_LIFETIME_MS);
   if (check === 'invalid') throw new Unauthorized('Invalid stream signature');
   if (check === 'expired') throw new Unauthorized('Stream URL expired; fetch a new one');

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimited } from '../errors.js';
+import type { Caller } from '../identity/callers.js';
 import { callerKey, EXECUTIONS_LIMIT_MESSAGE, type Limiter, refusalOf, rulesOf } from '../rate-limit/limits.js';
 import type { RateDecision, RateRule } from '../rate-limit/store.js';
 import type { RateLimitKind } from './route-config.js';
@@ -10,11 +11,23 @@ const MCP_LIMIT_MESSAGE = 'MCP rate limit exceeded; slow down';
 const anonymousRestKey = (address: string) => `rest:ip:${address}`;
 const webhookKey = (request: FastifyRequest) => `webhook:ip:${request.ip}`;
 
+/**
+ * Each caller's REST key, made once: a caller is the credential cache's object for as long
+ * as the credential stays cached, and the same string every request is hashed only once
+ * by the limiter's map, where one made anew each time is hashed anew.
+ */
+const restKeys = new WeakMap<Caller, string>();
+
 /** REST requests count under the key their credential's strategy names, else per IP. */
 function restKey(request: FastifyRequest): string {
   const caller = request.caller;
   if (!caller) return anonymousRestKey(request.ip);
-  return callerKey('rest', caller);
+  let key = restKeys.get(caller);
+  if (key === undefined) {
+    key = callerKey('rest', caller);
+    restKeys.set(caller, key);
+  }
+  return key;
 }
 
 /** MCP requests have an allowance of their own (SPEC: 60 a minute), apart from REST's. */
@@ -39,7 +52,7 @@ function enforce(
   message: string,
   hits = 1,
 ): Promise<void> | undefined {
-  const decision = ctx.rateLimits.consume(key, rule, ctx.clock.now().getTime(), hits);
+  const decision = ctx.rateLimits.consume(key, rule, ctx.clock.nowMs(), hits);
   if (decision instanceof Promise) return decision.then((decided) => applyDecision(reply, decided, message));
   applyDecision(reply, decision, message);
   return undefined;
@@ -62,7 +75,7 @@ export async function limitAnonymousRequest(
   ctx: Limiter,
   address: string,
 ): Promise<{ headers: Record<string, string>; refusal: RateLimited | null }> {
-  const decision = await ctx.rateLimits.consume(anonymousRestKey(address), rulesOf(ctx.config).rest, ctx.clock.now().getTime());
+  const decision = await ctx.rateLimits.consume(anonymousRestKey(address), rulesOf(ctx.config).rest, ctx.clock.nowMs());
   return { headers: rateLimitHeaders(decision), refusal: refusalOf(decision, REST_LIMIT_MESSAGE) };
 }
 
@@ -152,6 +165,6 @@ export async function ensureRateLimitHeaders(ctx: Limiter, request: FastifyReque
       : kind === 'mcp'
         ? [mcpKey(request), rules.mcp]
         : [restKey(request), rules.rest];
-  const decision = await ctx.rateLimits.peek(key, rule, ctx.clock.now().getTime());
+  const decision = await ctx.rateLimits.peek(key, rule, ctx.clock.nowMs());
   reply.headers(rateLimitHeaders(decision));
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -9,10 +9,30 @@ export const REQUEST_ID_HEADER = 'x-request-id';
  */
 const WELL_FORMED = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
-/** The client's id when it is one value and well formed, else a fresh UUID. */
+/**
+ * The first 20 of a fresh id's 32 hex digits: random, drawn once per process, laid out as a
+ * UUID of version 8 (RFC 9562's "custom") with its variant bits. The last 12 count this
+ * process's requests. An id only has to be unique, so that a request's log lines can be
+ * found, and it is no secret (a client may choose its own); a random UUID per request cost
+ * about five times as much as this, on routes whose whole work is a few microseconds.
+ */
+const PROCESS_PART = (() => {
+  const hex = randomBytes(10).toString('hex');
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-`;
+})();
+let issued = 0;
+
+/** A request id no other request of any process is given (48 bits of count: never wraps). */
+export function freshRequestId(): string {
+  issued++;
+  return PROCESS_PART + issued.toString(16).padStart(12, '0');
+}
+
+/** The client's id when it is one value and well formed, else a fresh one. */
 export function requestIdFrom(given: string | readonly string[] | undefined): string {
   const value = Array.isArray(given) ? (given.length === 1 ? given[0] : undefined) : given;
-  return typeof value === 'string' && WELL_FORMED.test(value) ? value : randomUUID();
+  return typeof value === 'string' && WELL_FORMED.test(value) ? value : freshRequestId();
 }
 
 /**

@@ -159,7 +159,7 @@ export async function mailResetLink(
   const allowed = await ctx.rateLimits.consume(
     `reset-mails:${sha256Hex(address)}`,
     { kind: 'window', limit: RESET_MAILS_PER_HOUR, windowMs: RESET_LINK_TTL_MS },
-    ctx.clock.now().getTime(),
+    ctx.clock.nowMs(),
   );
   if (!allowed.allowed || !(await findUserByEmail(ctx.db, address))) return;
   const sent = async () => {

@@ -82,7 +82,7 @@ export async function mintApiKey(
 ): Promise<MintedKey> {
   // Serialises key creation per user, so the count below cannot race.
   await lockRow(trx, 'users', owner.userId);
-  const mode = subscriptionModeOf(await standingOf(trx, owner.userId), ctx.clock.now());
+  const mode = subscriptionModeOf(await standingOf(trx, owner.userId), ctx.clock.nowMs());
   const limit = API_KEY_LIMITS[mode];
   if (limit !== null && (await countLiveKeys(trx, owner.userId)) >= limit) {
     const plan = MODE_INFO[mode].name;
@@ -172,7 +172,7 @@ export function callerFromApiKey(
 ): Caller | null | Promise<Caller | null> {
   if (key.length !== API_KEY_LENGTH || !key.startsWith(API_KEY_PREFIX)) return null;
   const hash = sha256Hex(key);
-  return ctx.credentials.get(hash, ctx.clock.now().getTime()) ?? loadKeyCaller(ctx, hash);
+  return ctx.credentials.get(hash, ctx.clock.nowMs()) ?? loadKeyCaller(ctx, hash);
 }
 
 async function loadKeyCaller(ctx: Pick<AppContext, 'db' | 'clock' | 'credentials'>, hash: string): Promise<Caller | null> {

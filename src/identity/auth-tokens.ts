@@ -54,7 +54,7 @@ type CredentialReader = Pick<AppContext, 'db' | 'clock' | 'credentials'>;
 export function callerFromAuthToken(ctx: CredentialReader, token: string): Caller | null | Promise<Caller | null> {
   if (token.length > 200) return null;
   const hash = sha256Hex(token);
-  return ctx.credentials.get(hash, ctx.clock.now().getTime()) ?? loadSessionCaller(ctx, hash);
+  return ctx.credentials.get(hash, ctx.clock.nowMs()) ?? loadSessionCaller(ctx, hash);
 }
 
 async function loadSessionCaller(ctx: CredentialReader, hash: string): Promise<Caller | null> {

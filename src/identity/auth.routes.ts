@@ -75,7 +75,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
 
     app.get('/me', { config: { auth: 'user' }, schema: { response: { 200: MeSchema } } }, async (request) =>
-      profileOf(callerOf(request), ctx.clock.now()),
+      profileOf(callerOf(request), ctx.clock.nowMs()),
     );
   };
 }

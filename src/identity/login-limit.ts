@@ -25,7 +25,7 @@ function failuresRule(ctx: FailureCounter): RateRule {
  * looked at: within the lockout even the right password is refused, or guessing would go on.
  */
 export async function requireLoginAllowed(ctx: FailureCounter, email: string): Promise<void> {
-  const standing = await ctx.rateLimits.peek(failuresKey(email), failuresRule(ctx), ctx.clock.now().getTime());
+  const standing = await ctx.rateLimits.peek(failuresKey(email), failuresRule(ctx), ctx.clock.nowMs());
   if (!standing.allowed) {
     throw new RateLimited('Too many failed sign-ins for this account; try again later', Math.ceil(standing.retryAfterMs / 1000));
   }
@@ -33,5 +33,5 @@ export async function requireLoginAllowed(ctx: FailureCounter, email: string): P
 
 /** Counts one failed sign-in; successes are not counted. */
 export async function countLoginFailure(ctx: FailureCounter, email: string): Promise<void> {
-  await ctx.rateLimits.consume(failuresKey(email), failuresRule(ctx), ctx.clock.now().getTime());
+  await ctx.rateLimits.consume(failuresKey(email), failuresRule(ctx), ctx.clock.nowMs());
 }

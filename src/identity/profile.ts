@@ -11,7 +11,7 @@ export interface Profile {
 }
 
 /** Who the caller is and where they act (GET /me): all of it came with the credential. */
-export function profileOf(caller: Caller, now: Date): Profile {
+export function profileOf(caller: Caller, nowMs: number): Profile {
   return {
     user: {
       id: caller.userId,
@@ -22,6 +22,6 @@ export function profileOf(caller: Caller, now: Date): Profile {
     },
     workspace: { id: caller.workspaceId, name: caller.workspaceName, personal: caller.workspacePersonal, role: caller.role },
     credential: { type: caller.kind, id: caller.credentialId },
-    tier: subscriptionModeOf(caller.billing, now),
+    tier: subscriptionModeOf(caller.billing, nowMs),
   };
 }

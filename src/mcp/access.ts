@@ -13,7 +13,7 @@ export const MCP_NEEDS_BASED =
  * subscription opens MCP within seconds and a lapsed one closes it as quickly.
  */
 export function requireMcpAccess(ctx: { clock: Clock }, caller: Caller): void {
-  const mode = subscriptionModeOf(caller.billing, ctx.clock.now());
+  const mode = subscriptionModeOf(caller.billing, ctx.clock.nowMs());
   if (mode !== 'basedmode' && mode !== 'sitelicense') throw new Forbidden(MCP_NEEDS_BASED);
 }
 

@@ -35,7 +35,7 @@ export function databaseAdapter(ctx: AdapterContext, model: string): Adapter {
         payload: JSON.stringify(payload),
         grant_id: payload.grantId ?? null,
         uid: payload.uid ?? null,
-        expires_at: expiresIn ? new Date(ctx.clock.now().getTime() + expiresIn * 1000).toISOString() : null,
+        expires_at: expiresIn ? new Date(ctx.clock.nowMs() + expiresIn * 1000).toISOString() : null,
         consumed_at: null,
       });
     },

@@ -34,17 +34,33 @@ function labelValue(value: string): string {
  * metrics (names, help, label order, `le` first).
  */
 export class RequestMetrics {
-  readonly #series = new Map<string, RequestSeries>();
+  /** Every series in the order it first answered, as prom-client listed them. */
+  readonly #series: RequestSeries[] = [];
+  /**
+   * The same series by route, then method, then status class (1-5): the route and method
+   * strings are the same objects request after request, so each lookup hashes nothing new,
+   * where a key built per answer was a string to make and hash every time.
+   */
+  readonly #byRoute = new Map<string, Map<string, RequestSeries[]>>();
 
   /** Records one answered request; `route` is the pattern, never the URL (unbounded label values). */
   observe(method: string, route: string, status: number, seconds: number): void {
-    const statusClass = `${Math.floor(status / 100)}xx`;
-    const key = `${method} ${statusClass} ${route}`;
-    let series = this.#series.get(key);
+    let byMethod = this.#byRoute.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.#byRoute.set(route, byMethod);
+    }
+    let byClass = byMethod.get(method);
+    if (!byClass) {
+      byClass = [];
+      byMethod.set(method, byClass);
+    }
+    const statusClass = Math.floor(status / 100);
+    let series = byClass[statusClass];
     if (!series) {
-      const labels = `method="${labelValue(method)}",route="${labelValue(route)}",status_class="${statusClass}"`;
-      series = new RequestSeries(labels);
-      this.#series.set(key, series);
+      series = new RequestSeries(`method="${labelValue(method)}",route="${labelValue(route)}",status_class="${statusClass}xx"`);
+      byClass[statusClass] = series;
+      this.#series.push(series);
     }
     series.observe(seconds);
   }
@@ -56,7 +72,7 @@ export class RequestMetrics {
       `# HELP ${LATENCY} Time to answer an HTTP request (an event stream: how long it stayed open)`,
       `# TYPE ${LATENCY} histogram`,
     ];
-    for (const series of this.#series.values()) {
+    for (const series of this.#series) {
       count.push(`${COUNT}{${series.labels}} ${series.count}`);
       let cumulative = 0;
       LATENCY_BUCKETS.forEach((bound, i) => {

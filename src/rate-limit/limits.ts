@@ -61,7 +61,7 @@ export async function limitCallerExecutionStarts(ctx: Limiter, caller: Caller): 
   const decision = await ctx.rateLimits.consume(
     callerKey('executions', caller),
     rulesOf(ctx.config).executionStarts,
-    ctx.clock.now().getTime(),
+    ctx.clock.nowMs(),
   );
   const refusal = refusalOf(decision, EXECUTIONS_LIMIT_MESSAGE);
   if (refusal) throw refusal;

@@ -74,7 +74,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         host: destination?.host.slice(0, 255),
         port: destination?.port,
         ...fields,
-        durationMs: clock.now().getTime() - startedAt,
+        durationMs: clock.nowMs() - startedAt,
       },
       'skill network connection',
     );
@@ -118,7 +118,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
 
   const tunnel = async (request: IncomingMessage, client: Duplex, head: Buffer) => {
-    const startedAt = clock.now().getTime();
+    const startedAt = clock.nowMs();
     const admitted = await admit(
       () => connectTarget(request.url ?? ''),
       (text) => answerAndClose(client, plainAnswer(403, text)),
@@ -152,7 +152,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
 
   const forward = async (request: IncomingMessage, response: ServerResponse) => {
-    const startedAt = clock.now().getTime();
+    const startedAt = clock.nowMs();
     let target: ReturnType<typeof requestTarget> | undefined;
     const admitted = await admit(
       () => {

@@ -160,7 +160,7 @@ export abstract class WarmPool<Item> {
   }
 
   #fresh(held: { item: Item; madeAt: number }): boolean {
-    return this.alive(held.item) && this.deps.clock.now().getTime() - held.madeAt < WARM_MAX_AGE_MS;
+    return this.alive(held.item) && this.deps.clock.nowMs() - held.madeAt < WARM_MAX_AGE_MS;
   }
 
   /**
@@ -199,7 +199,7 @@ export abstract class WarmPool<Item> {
       while (!this.#closed && this.#ready.length < this.#target()) {
         const item = await this.make();
         if (this.#closed) await this.discard(item);
-        else this.#ready.push({ item, madeAt: this.deps.clock.now().getTime() });
+        else this.#ready.push({ item, madeAt: this.deps.clock.nowMs() });
       }
     } catch (error) {
       this.deps.log.warn({ err: error }, `a warm ${this.#name} could not be started; runs start their own meanwhile`);

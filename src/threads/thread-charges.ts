@@ -21,7 +21,7 @@ export function threadAccount(
   const label = `${thread.agentId}/${thread.threadId}`;
   return {
     ownModelKey: () => ownModelKey(ctx, thread.userId),
-    isCharged: async () => !isExempt({ isAdmin: payer.isAdmin, standing: payer.billing }, ctx.clock.now()),
+    isCharged: async () => !isExempt({ isAdmin: payer.isAdmin, standing: payer.billing }, ctx.clock.nowMs()),
     spendable: () => spendableBy(ctx, thread.userId),
     hold: (amount: number) => holdCredits(ctx, thread.userId, `turn ${thread.id}`, amount),
     release: (holdId: string) => releaseCredits(ctx, holdId),

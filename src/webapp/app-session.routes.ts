@@ -31,7 +31,7 @@ export function appSessionRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request) => {
         const token = sessionCookieOf(request);
         const caller = token === undefined ? null : await callerFromAuthToken(ctx, token);
-        return { me: caller ? profileOf(caller, ctx.clock.now()) : null, mailsResetLinks: ctx.mailer !== undefined };
+        return { me: caller ? profileOf(caller, ctx.clock.nowMs()) : null, mailsResetLinks: ctx.mailer !== undefined };
       },
     );
 

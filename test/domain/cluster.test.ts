@@ -33,7 +33,7 @@ async function statusOf(ctx: AppContext, executionId: string) {
 describe('the sweeping lease', () => {
   it('is held by one node until it expires, and renewed by its holder', async ({ ctx, domain }) => {
     const name = `lease-${Math.random()}`;
-    const at = (ms: number) => new Date(domain.clock.now().getTime() + ms).toISOString();
+    const at = (ms: number) => new Date(domain.clock.nowMs() + ms).toISOString();
     expect(await acquireLease(ctx.db, { name, holder: 'a', nowIso: at(0), expiresIso: at(10_000) })).toBe(true);
     expect(await acquireLease(ctx.db, { name, holder: 'b', nowIso: at(5_000), expiresIso: at(15_000) })).toBe(false);
     expect(await acquireLease(ctx.db, { name, holder: 'a', nowIso: at(5_000), expiresIso: at(15_000) })).toBe(true);
@@ -46,7 +46,7 @@ describe('the sweeping lease', () => {
     for (let round = 0; round < 20; round++) {
       const name = `race-${round}`;
       const nowIso = domain.clock.now().toISOString();
-      const expiresIso = new Date(domain.clock.now().getTime() + 10_000).toISOString();
+      const expiresIso = new Date(domain.clock.nowMs() + 10_000).toISOString();
       const won = await Promise.all(
         ['a', 'b', 'c', 'd'].map((holder) => acquireLease(ctx.db, { name, holder, nowIso, expiresIso })),
       );

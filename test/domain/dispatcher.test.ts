@@ -96,7 +96,7 @@ describe('webhook dispatch', () => {
     // A node claimed it and died before sending: its lease runs for the timeout plus a margin.
     await ctx.db
       .updateTable('webhook_deliveries')
-      .set({ locked_until: new Date(domain.clock.now().getTime() + 40_000).toISOString() })
+      .set({ locked_until: new Date(domain.clock.nowMs() + 40_000).toISOString() })
       .where('next_attempt_at', '<=', nowIso)
       .execute();
     const node = started(ctx);

@@ -62,7 +62,7 @@ export const stripeEnv = (stripeUrl: string, limits: Env = {}): Env => ({
 });
 
 /** The server's clock in Stripe's unit (event `created`, signature timestamps). */
-export const secondsOf = (target: TestServer) => Math.floor(target.clock.now().getTime() / 1000);
+export const secondsOf = (target: TestServer) => Math.floor(target.clock.nowMs() / 1000);
 
 export interface DeliveryOptions {
   secret?: string;

@@ -5,7 +5,7 @@ import { licenseEnd } from '../../src/billing/site-license.js';
 import { subscriptionModeOf } from '../../src/billing/subscription-mode.js';
 import { parseModelPrices, TokenMeter, tokenCost } from '../../src/model-prices.js';
 
-const now = new Date('2026-06-01T00:00:00.000Z');
+const now = Date.parse('2026-06-01T00:00:00.000Z');
 const later = '2026-07-01T00:00:00.000Z';
 const earlier = '2026-05-01T00:00:00.000Z';
 

@@ -78,7 +78,7 @@ describe('the activation state table', () => {
       client_ua: expect.any(String),
       client_ip: '127.0.0.1',
       status: 'pending',
-      expires_at: new Date(server.clock.now().getTime() + 600_000).toISOString(),
+      expires_at: new Date(server.clock.nowMs() + 600_000).toISOString(),
     });
   });
 

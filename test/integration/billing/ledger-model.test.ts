@@ -43,7 +43,7 @@ interface Real {
 const PACKS = { pack_100: [100, 100], pack_250: [250, 225], pack_500: [500, 425] } as const;
 
 async function deliver({ server, api }: Real, payload: string) {
-  const timestamp = Math.floor(server.clock.now().getTime() / 1000);
+  const timestamp = Math.floor(server.clock.nowMs() / 1000);
   const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET, timestamp });
   const reply = await api.post('/api/v1/billing/webhook', { raw: payload, headers: { 'stripe-signature': signature } });
   expect(reply.status).toBe(200);

@@ -38,7 +38,7 @@ describe('scoped consent over the API', () => {
       requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'pending',
       approveUrl: `${server.config.publicUrl}/agents/connect/${created.requestId}`,
-      expiresAt: new Date(server.clock.now().getTime() + 600_000).toISOString(),
+      expiresAt: new Date(server.clock.nowMs() + 600_000).toISOString(),
     });
     const asKey = await api.get(`/api/v1/agents/connect/${created.requestId}`, { headers: keyHeader(key) });
     expect(asKey.body).toMatchObject({ status: 'pending', scopes: ['read'], label: 'Cursor agent', keyLabel: 'cursor' });

@@ -9,7 +9,7 @@ const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTI
 describe('the times of a run’s events', () => {
   it('gives one time per event, in order, from the clock that stored it, paged by sequence', async ({ api, server }) => {
     const person = await signUp(api);
-    const started = server.clock.now().getTime();
+    const started = server.clock.nowMs();
     const { created, stream } = await runToEnd(api, person, 'ticker', '3 10');
     expect(stream.events.map((event) => event.type)).toEqual(tickerRunTypes(3));
 
@@ -19,7 +19,7 @@ describe('the times of a run’s events', () => {
     expect(all.body.times.map((time) => time.sequence)).toEqual(stream.events.map((event) => event.sequence));
     const moments = all.body.times.map((time) => Date.parse(time.at));
     expect(moments.every((moment, index) => moment >= started && moment >= (moments[index - 1] ?? 0))).toBe(true);
-    expect(moments.at(-1)).toBeLessThanOrEqual(server.clock.now().getTime());
+    expect(moments.at(-1)).toBeLessThanOrEqual(server.clock.nowMs());
 
     const rest = await api.get<EventTimes>(`/api/v1/executions/${created.id}/event-times?after=2`, { headers: session(person) });
     expect(rest.body.times).toEqual(all.body.times.slice(2));

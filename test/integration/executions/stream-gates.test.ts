@@ -126,7 +126,7 @@ describe('the event stream route', () => {
 
   it('is 404 in the standard envelope for an execution that does not exist, once signed', async ({ server, api }) => {
     const id = '00000000-0000-4000-8000-000000000000';
-    const ts = String(server.clock.now().getTime());
+    const ts = String(server.clock.nowMs());
     const sig = hmacHex(deriveKey(server.config.signingSecret, 'url-signing'), `stream.${id}.${ts}`);
     const reply = await api.get(`/executions/${id}/stream?ts=${ts}&sig=${sig}`);
     expect(reply.status).toBe(404);
