@@ -12,15 +12,9 @@ import { ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
 import { reportKill } from '../skills/script-runtime.js';
 import { openRunGroup } from '../skills/watched-child.js';
 import { RunOverLimit, runAgent } from './agent-loop.js';
-import { anthropicClient } from './anthropic-client.js';
-import type { ModelClient } from './conversation.js';
-import { type ModelRoute, NO_MODEL_KEY, routeModel } from './model-route.js';
-import { openaiClient } from './openai-client.js';
+import { clientFor } from './model-clients.js';
+import { NO_MODEL_KEY, routeModel } from './model-route.js';
 import { agentToolSpecs } from './tools.js';
-
-function clientFor(route: ModelRoute): ModelClient {
-  return route.provider === 'anthropic' ? anthropicClient(route.endpoint) : openaiClient(route.endpoint);
-}
 
 /** The skill's instructions, and what the model needs to know about where it works. */
 function systemPrompt(skill: Skill, toolset: Toolset, computer: string | undefined): string {
@@ -118,7 +112,7 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         ? computerPrompt({ slug: skill.slug, uploads: request.uploads?.files ?? [], allowedHosts: computer.allowedHosts })
         : undefined;
       const finished = runAgent({
-        client: clientFor(route),
+        client: clientFor(settings, route),
         route,
         settings,
         system: systemPrompt(skill, toolset, prompt),

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { anthropicClient } from '../agent/anthropic-client.js';
-import type { ModelClient } from '../agent/conversation.js';
-import { type ModelRoute, NO_MODEL_KEY, routeModel } from '../agent/model-route.js';
-import { openaiClient } from '../agent/openai-client.js';
+import { clientFor } from '../agent/model-clients.js';
+import { NO_MODEL_KEY, routeModel } from '../agent/model-route.js';
 import type { AppContext } from '../context.js';
 import type { ModelChoice } from '../skills/manifest.js';
 import type { Skill } from '../skills/registry.js';
@@ -81,10 +79,6 @@ function systemPrompt(skill: Skill | undefined, computer: string | undefined): s
   return [...head, '', '---', TOOLS_NOTE, ...(computer ? ['', computer] : [])].join('\n');
 }
 
-function clientFor(route: ModelRoute): ModelClient {
-  return route.provider === 'anthropic' ? anthropicClient(route.endpoint) : openaiClient(route.endpoint);
-}
-
 /** How the turn ends when no model key reaches a vendor: NO_MODEL_KEY's words, for a thread. */
 const NO_KEY = NO_MODEL_KEY.replace('for this skill', 'for this agent');
 
@@ -111,7 +105,7 @@ async function turn(
   const turnSignal = computer?.signal ?? signal;
   try {
     return await runTurnLoop({
-      client: clientFor(route),
+      client: clientFor(ctx.config.agent, route),
       route,
       settings: ctx.config.agent,
       system: systemPrompt(skill, computer?.prompt),

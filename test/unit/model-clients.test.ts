@@ -10,7 +10,11 @@ import {
   type ToolSpec,
   type Turn,
 } from '../../src/agent/conversation.js';
+import { clientFor } from '../../src/agent/model-clients.js';
+import { routeModel } from '../../src/agent/model-route.js';
 import { openaiClient } from '../../src/agent/openai-client.js';
+import type { AgentSettings } from '../../src/config.js';
+import { DEFAULT_MODEL_PRICES } from '../../src/model-prices.js';
 import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeOpenAI } from '../fakes/openai.js';
 
@@ -368,5 +372,46 @@ describe('OpenAI client', () => {
     expect(error).not.toBeInstanceOf(ModelCallFailed);
     expect(error).toMatchObject({ name: 'AbortError' });
     expect(await fake.requests[0]?.ended).toBe('client_closed');
+  });
+});
+
+describe('the client a route gets', () => {
+  const settingsFor = (anthropicUrl: string): AgentSettings => ({
+    anthropic: { apiKey: KEY, baseUrl: anthropicUrl, model: 'claude-house' },
+    openai: { apiKey: undefined, baseUrl: 'http://openai.test/v1', model: 'gpt-house' },
+    maxRetries: 0,
+    timeoutMs: 5000,
+    maxTurns: 25,
+    maxOutputTokens: 1000,
+    maxRunTokens: 100_000,
+    thinkingBudget: 0,
+    prices: DEFAULT_MODEL_PRICES,
+  });
+  const houseRoute = (settings: AgentSettings) => routeModel(settings, {}, undefined) ?? expect.fail('no house route');
+
+  it('is one client per house key, whose calls at once each get their own answer', async () => {
+    const fake = await started(
+      startFakeAnthropic({ kind: 'reply', blocks: [text('first')] }, { kind: 'reply', blocks: [text('second')] }),
+    );
+    const settings = settingsFor(fake.url);
+    const client = clientFor(settings, houseRoute(settings));
+    expect(clientFor(settings, houseRoute(settings))).toBe(client);
+    const replies = await Promise.all([client.call(ask().request), client.call(ask().request)]);
+    expect(replies.map((reply) => reply.content).sort()).toEqual([[text('first')], [text('second')]]);
+    expect(fake.requests.map((request) => request.headers.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`]);
+  });
+
+  it('is new for other settings, and for each use of a payer’s own key, which its calls carry', async () => {
+    const fake = await started(startFakeAnthropic({ kind: 'reply', blocks: [text('yours')] }));
+    const settings = settingsFor(fake.url);
+    expect(clientFor(settingsFor(fake.url), houseRoute(settingsFor(fake.url)))).not.toBe(
+      clientFor(settings, houseRoute(settings)),
+    );
+    const own = { provider: 'anthropic' as const, key: 'sk-ant-own-key' };
+    const ownRoute = routeModel(settings, {}, own) ?? expect.fail('no route for the own key');
+    const client = clientFor(settings, ownRoute);
+    expect(clientFor(settings, ownRoute)).not.toBe(client);
+    expect((await client.call(ask().request)).content).toEqual([text('yours')]);
+    expect(fake.requests[0]?.headers.authorization).toBe('Bearer sk-ant-own-key');
   });
 });
