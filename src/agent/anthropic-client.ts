@@ -13,6 +13,7 @@ import {
   toolInputOf,
 } from './conversation.js';
 import { hostOf, streamedCall, type VendorFailures } from './model-errors.js';
+import { vendorFetch } from './vendor-fetch.js';
 
 const VENDOR = 'the Anthropic API';
 
@@ -185,6 +186,7 @@ export function anthropicClient(endpoint: ModelEndpoint): ModelClient {
     timeout: endpoint.timeoutMs,
     // Failures reach the run as ModelCallFailed; the SDK's own console warnings would only be noise.
     logLevel: 'off',
+    fetch: vendorFetch,
   });
   const failures = failuresAt(endpoint.baseUrl);
   return {

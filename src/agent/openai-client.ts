@@ -17,6 +17,7 @@ import {
   toolInputOf,
 } from './conversation.js';
 import { hostOf, streamedCall, type VendorFailures } from './model-errors.js';
+import { vendorFetch } from './vendor-fetch.js';
 
 function messages(request: ModelRequest): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = request.system === '' ? [] : [{ role: 'system', content: request.system }];
@@ -178,6 +179,7 @@ export function openaiClient(endpoint: ModelEndpoint): ModelClient {
     timeout: endpoint.timeoutMs,
     // Failures reach the run as ModelCallFailed; the SDK's own console warnings would only be noise.
     logLevel: 'off',
+    fetch: vendorFetch,
   });
   const failures = failuresAt(endpoint.baseUrl);
   return {
