@@ -127,6 +127,16 @@ describe('the vendor SDKs’ transport', () => {
     await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
   });
 
+  it('answers a redirect as it came, without following it', async () => {
+    const { url, seen } = await vendor((response) => {
+      response.writeHead(301, { location: 'http://127.0.0.1:9/elsewhere' });
+      response.end();
+    });
+    const answer = await vendorFetch(`${url}/v1/messages`, { method: 'POST', body: '{}' });
+    expect([answer.status, answer.headers.get('location')]).toEqual([301, 'http://127.0.0.1:9/elsewhere']);
+    expect(seen).toHaveLength(1);
+  });
+
   it('rejects with the connection’s own failure when nothing listens', async () => {
     const { url } = await vendor((response) => response.end());
     const closed = servers.pop();
