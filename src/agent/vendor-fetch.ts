@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { pipeline, Readable } from 'node:stream';
+import { pipeline, Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /**
@@ -17,7 +17,7 @@ const transports: Record<string, { request: typeof http.request; agent: http.Age
 /** Statuses whose answer has no body, which a Response refuses to be given one for. */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
-const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+const DECODERS: Record<string, (() => Transform) | undefined> = {
   gzip: createGunzip,
   'x-gzip': createGunzip,
   deflate: createInflate,
@@ -30,9 +30,7 @@ function decoded(response: http.IncomingMessage): Readable {
     .trim()
     .toLowerCase();
   const decoder = DECODERS[encoding];
-  if (!decoder) return response;
-  const stream = decoder();
-  return pipeline(response, stream, () => undefined) as unknown as Readable;
+  return decoder ? pipeline(response, decoder(), () => undefined) : response;
 }
 
 /** What an aborted request fails with: the signal's reason, as `fetch` rejects with it, when that is an error. */
