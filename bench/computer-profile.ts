@@ -14,6 +14,7 @@ import path from 'node:path';
 import { systemViewArgs } from '../src/agent/system-folders.js';
 import { ComputerSession } from '../src/computer/computer-session.js';
 import { SANDBOX_PYTHON } from '../src/skills/computer-software.js';
+import { launchCommand } from '../src/skills/launch-command.js';
 import type { CgroupHost, RunGroup } from '../src/skills/run-cgroup.js';
 import type { SkillSandbox } from '../src/skills/sandbox.js';
 import { median } from './processes.js';
@@ -110,7 +111,10 @@ export async function profileComputer(sandbox: SkillSandbox, bwrap: string, host
       const noGroup = await timeSession(sandbox, root, undefined);
       const { ms: groupMs, group } = await timeGroup(host);
       try {
-        const joining = group.wrap({ file: bwrap, args: [...args, 'bash', '-c', 'echo hi'] });
+        const joining = launchCommand(
+          { file: bwrap, args: [...args, 'bash', '-c', 'echo hi'] },
+          { procsFiles: group.procsFiles },
+        );
         const bashInGroup = await timeSpawn(joining.file, joining.args, 'hi\n');
         const inGroup = await timeSession(sandbox, root, group);
         if (round === 0) continue;

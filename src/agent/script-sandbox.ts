@@ -182,6 +182,7 @@ export async function runSkillScript(
       detached: true,
       timeoutMs: wallMs,
       watched: watchedLimits(limits, output),
+      setpriv: sandbox.setpriv,
       ...(group ? { group } : {}),
     },
     {

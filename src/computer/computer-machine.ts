@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { Command } from '../skills/launch-command.js';
 import { type RelayedProcess, startRelayed } from '../skills/relayed-process.js';
 
 /** One answer of the supervisor (computer/supervisor.py), as it sent it. */
@@ -56,7 +57,11 @@ export class Machine {
   /** Fails the start, when the machine ends before it said it was ready. */
   #onEnd: (error: Error) => void = () => undefined;
 
-  constructor(command: { file: string; args: string[] }, env: Record<string, string>) {
+  constructor(
+    command: Command,
+    launch: { procsFiles: readonly string[] | undefined; setpriv: string | undefined },
+    env: Record<string, string>,
+  ) {
     let markReady: () => void = () => undefined;
     let failStart: (error: Error) => void = () => undefined;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -69,7 +74,7 @@ export class Machine {
       failStart(error);
     };
     this.ready.catch(() => undefined);
-    const launched = startRelayed(command, env).then(
+    const launched = startRelayed(command, env, launch).then(
       (started) => {
         this.#process = started;
         if (this.#gone) started.kill();

@@ -170,7 +170,8 @@ export class ComputerSession {
       file: sandbox.bwrapPath,
       args: [...computerArgs(sandbox, folders), SANDBOX_PYTHON, '-E', '-S', '-B', SUPERVISOR_INSIDE],
     };
-    const machine = new Machine(group ? group.wrap(command) : command, {
+    const launch = { procsFiles: group?.procsFiles, setpriv: sandbox.setpriv };
+    const machine = new Machine(command, launch, {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       HOME: COMPUTER_PATHS.workspace,
       LANG: 'C.UTF-8',

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Command, launchCommand } from './launch-command.js';
 import { launchRelay, shellQuote } from './shell-relay.js';
 
 /** How long the launching shell may take to make the pipes and start the process. */
@@ -40,18 +41,25 @@ export interface RelayedProcess {
  * reports the output's end only after a writer has come and gone.
  */
 export async function startRelayed(
-  command: { file: string; args: string[] },
+  command: Command,
   env: Record<string, string>,
+  how: { procsFiles?: readonly string[] | undefined; setpriv?: string | undefined } = {},
 ): Promise<RelayedProcess> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-pipes-'));
   const input = path.join(dir, 'in');
   const output = path.join(dir, 'out');
   const settings = Object.entries(env).map(([name, value]) => shellQuote(`${name}=${value}`));
-  const words = ['setsid', 'env', '-i', ...settings, command.file, ...command.args.map(shellQuote)];
-  // `jobs` first: the shell keeps a record of each process it started until asked about them.
-  const script =
-    `jobs >/dev/null; mkfifo -m 600 ${shellQuote(input)} ${shellQuote(output)} && ` +
-    `{ ${words.join(' ')} <${shellQuote(input)} >${shellQuote(output)} 2>/dev/null & echo "$!"; }`;
+  // The launch shell is the process's parent: it dies with that shell, which ends with this server.
+  const script = (shellPid: number) => {
+    const guard = how.setpriv ? { setpriv: how.setpriv, parentPid: shellPid } : undefined;
+    const launched = launchCommand(command, { procsFiles: how.procsFiles, guard });
+    const words = ['setsid', 'env', '-i', ...settings, launched.file, ...launched.args.map(shellQuote)];
+    // `jobs` first: the shell keeps a record of each process it started until asked about them.
+    return (
+      `jobs >/dev/null; mkfifo -m 600 ${shellQuote(input)} ${shellQuote(output)} && ` +
+      `{ ${words.join(' ')} <${shellQuote(input)} >${shellQuote(output)} 2>/dev/null & echo "$!"; }`
+    );
+  };
   let pid: number;
   try {
     pid = Number((await launchRelay.run(script, command.file, LAUNCH_TIMEOUT_MS)).trim().split('\n').at(-1));

@@ -17,8 +17,8 @@ export interface GroupLimits {
  * group's counters costs the same however much the run does.
  */
 export interface RunGroup {
-  /** `command`, started inside the group, so nothing it starts is ever outside it. */
-  wrap(command: { file: string; args: string[] }): { file: string; args: string[] };
+  /** The files a process writes its pid into to join the group (launch-command.ts starts a run's first process so). */
+  readonly procsFiles: readonly string[];
   /** The first limit the kernel enforced (or the CPU the run has used past its budget), read from the counters. */
   breach(): Promise<LimitBreach | undefined>;
   /** Kills every process in the group and waits until none is left. */
@@ -56,14 +56,6 @@ export function counterIn(text: string, key: string): number {
     if (name === key) return Number(value) || 0;
   }
   return 0;
-}
-
-const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
-
-/** `sh -c` that writes its own pid into every `procs` file, then becomes the command. */
-function joiningCommand(procsFiles: string[], command: { file: string; args: string[] }) {
-  const joins = procsFiles.map((file) => `echo $$ > ${shellQuote(file)}`).join(' && ');
-  return { file: '/bin/sh', args: ['-c', `${joins} && exec "$@"`, 'sh', command.file, ...command.args] };
 }
 
 /** SIGKILLs every process listed in `procsFile` until it lists none; the process cap keeps this finite. */
@@ -106,11 +98,7 @@ function v1Group(folders: V1Folders, limits: GroupLimits): RunGroup {
   const dirs = [...new Set(Object.values(folders))];
   const cpuBudgetNs = limits.cpuSeconds * 1e9;
   return {
-    wrap: (command) =>
-      joiningCommand(
-        dirs.map((dir) => path.join(dir, 'cgroup.procs')),
-        command,
-      ),
+    procsFiles: dirs.map((dir) => path.join(dir, 'cgroup.procs')),
     async breach() {
       const [oom, pids, cpu] = await Promise.all([
         readText(path.join(folders.memory, 'memory.oom_control')),
@@ -139,7 +127,7 @@ function v2Group(dir: string, limits: GroupLimits): RunGroup {
     await killListed(path.join(dir, 'cgroup.procs'));
   };
   return {
-    wrap: (command) => joiningCommand([path.join(dir, 'cgroup.procs')], command),
+    procsFiles: [path.join(dir, 'cgroup.procs')],
     async breach() {
       const [memory, pids, cpu] = await Promise.all([
         readText(path.join(dir, 'memory.events')),

@@ -23,6 +23,8 @@ export interface SkillSandbox {
   runtimeFiles: string[];
   /** prlimit's path when present: the hard resource limits that hold without a watchdog. */
   prlimit: string | undefined;
+  /** setpriv's path when it can set a parent-death signal: a sandbox is then tied to the server from its start (launch-command.ts). */
+  setpriv: string | undefined;
   /** Said loudly at start when the sandbox is weaker than it should be. */
   warning: string | undefined;
   /** bwrap's path, when kind is bwrap. */
@@ -39,6 +41,7 @@ export const BUILT_INS_ONLY: SkillSandbox = {
   runsUntrusted: false,
   runtimeFiles: [],
   prlimit: undefined,
+  setpriv: undefined,
   warning: undefined,
   bwrapPath: undefined,
   cgroups: undefined,
@@ -60,6 +63,18 @@ async function locate(command: string): Promise<string | undefined> {
     }
   }
   return undefined;
+}
+
+/** setpriv, when it is there and knows --pdeathsig (util-linux 2.33, 2018). */
+async function locateSetpriv(): Promise<string | undefined> {
+  const setpriv = await locate('setpriv');
+  if (!setpriv) return undefined;
+  try {
+    await run(setpriv, ['--pdeathsig', 'KILL', '--', 'true'], { timeout: 5000 });
+    return setpriv;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The Node binary and every library `ldd` says it loads (none for a static build). */
@@ -152,6 +167,7 @@ export interface SandboxProbe {
   failure: string | undefined;
   runtimeFiles: string[];
   prlimit: string | undefined;
+  setpriv: string | undefined;
   cgroups: CgroupHost | undefined;
   /** Why there is no cgroup control, when there is none. */
   noCgroups: string | undefined;
@@ -165,9 +181,10 @@ let detected: Promise<SandboxProbe> | undefined;
 /** Probes once per process: bwrap, whether it can build a namespace here, prlimit, and cgroup control. */
 function probeMachine(): Promise<SandboxProbe> {
   detected ??= (async () => {
-    const [bwrap, prlimit, mount, umount, runtimeFiles, groups] = await Promise.all([
+    const [bwrap, prlimit, setpriv, mount, umount, runtimeFiles, groups] = await Promise.all([
       locate('bwrap'),
       locate('prlimit'),
+      locateSetpriv(),
       locate('mount'),
       locate('umount'),
       nodeRuntimeFiles(),
@@ -180,6 +197,7 @@ function probeMachine(): Promise<SandboxProbe> {
       failure,
       runtimeFiles,
       prlimit,
+      setpriv,
       cgroups: groups.host,
       noCgroups: groups.reason,
       boundedSpace: space.host,
@@ -195,6 +213,7 @@ export async function detectSandbox(setting: SandboxSetting, probe = probeMachin
   const base = {
     runtimeFiles: found.runtimeFiles,
     prlimit: found.prlimit,
+    setpriv: found.setpriv,
     cgroups: found.cgroups,
     boundedSpace: found.boundedSpace,
   };

@@ -88,7 +88,12 @@ export class ScriptPool extends WarmPool<Warm> {
       await symlink(path.join(PROJECT_ROOT, 'node_modules'), path.join(shelf, 'node_modules'), 'dir');
       group = await sandbox.cgroups?.create(groupLimits(limits));
       const command = skillCommand(sandbox, { skillDir: shelf, entry: '-', outputDir: output.dir }, limits);
-      const child = spawnInGroup(command, { cwd: output.dir, env: {}, ...(group ? { group } : {}) });
+      const child = spawnInGroup(command, {
+        cwd: output.dir,
+        env: {},
+        setpriv: sandbox.setpriv,
+        ...(group ? { group } : {}),
+      });
       const closed = once(child, 'close').then(([code, signal]) => ({
         code: code as number | null,
         signal: signal as NodeJS.Signals | null,

@@ -175,7 +175,14 @@ export async function startScript(
   if (uploads) await showUploads(sandbox, outputDir, uploads);
   const watched = watchedLimits(limits, outputDir);
   const group = warm ? warm.group : await openRunGroup(sandbox.cgroups, limits);
-  const watch = { cwd: outputDir, env: {}, timeoutMs: limits.timeoutMs, watched, ...(group ? { group } : {}) };
+  const watch = {
+    cwd: outputDir,
+    env: {},
+    timeoutMs: limits.timeoutMs,
+    watched,
+    setpriv: sandbox.setpriv,
+    ...(group ? { group } : {}),
+  };
   const reasons = {
     timedOut(): RunOutcome {
       reportKill('time', limits);

@@ -46,10 +46,12 @@ export class ShellRelay {
 
   /**
    * Runs a line of shell (its words quoted by the caller with shellQuote) and resolves with
-   * what it printed, once it exited 0. `name` stands for it in errors.
+   * what it printed, once it exited 0. `name` stands for it in errors. A script given as a
+   * function is written for the pid of the shell that runs it, the parent of what it starts.
    */
-  run(script: string, name: string, timeoutMs: number): Promise<string> {
+  run(script: string | ((shellPid: number) => string), name: string, timeoutMs: number): Promise<string> {
     const shell = this.#started();
+    const line = typeof script === 'string' ? script : script(shell.pid ?? 0);
     return new Promise<string>((resolve, reject) => {
       // Holds the process open while the command runs, as the shell itself does not.
       const timer = setTimeout(() => this.#abandon(shell, `${name} took over ${timeoutMs} ms`), timeoutMs);
@@ -65,7 +67,7 @@ export class ShellRelay {
           reject(error);
         },
       });
-      shell.stdin.write(`{ ${script}\n} </dev/null 2>&1; echo "${this.#marker} $?"\n`);
+      shell.stdin.write(`{ ${line}\n} </dev/null 2>&1; echo "${this.#marker} $?"\n`);
     });
   }
 

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { type Command, launchCommand } from './launch-command.js';
 import type { LimitBreach } from './limit-breach.js';
 import type { CgroupHost, GroupLimits, RunGroup } from './run-cgroup.js';
 import { type RunLimits, SkillRefused } from './runtime.js';
@@ -76,6 +77,8 @@ export interface WatchOptions {
   watched: WatchedLimits;
   /** The run's control group, when the server has cgroup control: the child starts inside it. */
   group?: RunGroup;
+  /** setpriv's path, when the sandbox found it: the child then dies with this server from its start. */
+  setpriv?: string | undefined;
 }
 
 /**
@@ -84,19 +87,20 @@ export interface WatchOptions {
  * account, and are asked only when nothing had killed the child yet.
  */
 export function spawnWatched<Why>(
-  command: { file: string; args: string[] },
+  command: Command,
   options: WatchOptions,
   reasons: { timedOut(): Why; breached(breach: LimitBreach): Why },
 ): WatchedChild<Why> {
   return watchChild(spawnInGroup(command, options), options, reasons);
 }
 
-/** Spawns `command` inside the run's group when there is one, not yet watched. */
+/** Spawns `command` inside the run's group when there is one, tied to this process, not yet watched. */
 export function spawnInGroup(
-  command: { file: string; args: string[] },
-  options: Pick<WatchOptions, 'cwd' | 'env' | 'detached' | 'group'>,
+  command: Command,
+  options: Pick<WatchOptions, 'cwd' | 'env' | 'detached' | 'group' | 'setpriv'>,
 ): ChildProcessWithoutNullStreams {
-  const { file, args } = options.group ? options.group.wrap(command) : command;
+  const guard = options.setpriv ? { setpriv: options.setpriv, parentPid: process.pid } : undefined;
+  const { file, args } = launchCommand(command, { procsFiles: options.group?.procsFiles, guard });
   return spawn(file, args, {
     cwd: options.cwd,
     env: options.env,

@@ -123,6 +123,20 @@ async function runGroupFolders(): Promise<string[]> {
   return mounts.v2 ? [path.join(groupFolder(mounts.v2, own.get('') ?? '/'), 'skillet-runs')] : [];
 }
 
+/** Each process left in `group`, with its state, its parent and its command line: what a failure needs to say. */
+async function processesIn(group: string): Promise<string> {
+  const pids = (await readFile(path.join(group, 'cgroup.procs'), 'utf8')).split('\n').filter(Boolean);
+  const described = await Promise.all(
+    pids.map(async (pid) => {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1] ?? '?';
+      return `${pid} (${field('State')}, parent ${field('PPid')}): ${command.replaceAll('\0', ' ').slice(0, 200)}`;
+    }),
+  );
+  return described.join('\n');
+}
+
 async function groupsOf(pid: number): Promise<string[]> {
   const found: string[] = [];
   for (const folder of await runGroupFolders()) {
@@ -147,7 +161,7 @@ describe.runIf(BUBBLEWRAP_HERE && BOUNDED_SPACE_HERE && KERNEL_LIMITS_HERE)('a s
     const created = await createExecution(api, person, 'hangs', 'wait');
     expect((await sendMessage(api, person, created.id, 'wait')).status).toBe(200);
     const scratch = path.join(servers.dataDir, 'scratch');
-    // The run's output folder, and those of the sandboxes the server keeps warm (skills/warm-pool.ts).
+    // The run's output folder (this server keeps no sandboxes warm).
     await expect.poll(() => mountsUnder(scratch), { timeout: 20_000 }).not.toEqual([]);
     await expect.poll(() => groupsOf(first.pid as number), { timeout: 20_000 }).not.toEqual([]);
 
@@ -160,10 +174,10 @@ describe.runIf(BUBBLEWRAP_HERE && BOUNDED_SPACE_HERE && KERNEL_LIMITS_HERE)('a s
     expect(leftGroups).not.toEqual([]);
     // The sandbox dies with the server (bubblewrap's --die-with-parent): the groups empty.
     for (const group of leftGroups) {
-      await expect.poll(() => readFile(path.join(group, 'cgroup.procs'), 'utf8'), { timeout: 10_000 }).toBe('');
+      await expect.poll(() => processesIn(group), { timeout: 10_000 }).toBe('');
     }
 
-    // The new server clears them all before it starts its own warm sandboxes there.
+    // The new server clears them all before it starts anything there.
     await servers.start();
     expect((await mountsUnder(scratch)).filter((mount) => leftMounts.includes(mount))).toEqual([]);
     expect(await groupsOf(first.pid as number)).toEqual([]);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_PYTHON } from '../../src/skills/computer-software.js';
+import { launchCommand } from '../../src/skills/launch-command.js';
 import {
   type CgroupHost,
   cgroupMounts,
@@ -78,7 +79,7 @@ async function groupOf(limits: { memoryBytes: number; processes: number; cpuSeco
 
 /** Runs `file args` inside `group`; resolves with how it ended and the pid it had. */
 function runIn(group: RunGroup, file: string, args: string[]) {
-  const { file: wrapped, args: wrappedArgs } = group.wrap({ file, args });
+  const { file: wrapped, args: wrappedArgs } = launchCommand({ file, args }, { procsFiles: group.procsFiles });
   const child = spawn(wrapped, wrappedArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {

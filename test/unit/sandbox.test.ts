@@ -7,6 +7,7 @@ const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe
   failure: undefined,
   runtimeFiles: ['/usr/bin/node'],
   prlimit: '/usr/bin/prlimit',
+  setpriv: '/usr/bin/setpriv',
   cgroups: {
     version: 1,
     create: () => Promise.reject(new Error('not made in these tests')),
