@@ -12,6 +12,8 @@ export interface DoctorReport {
     /** Whether a run's writable space is a bounded tmpfs of its own (the server may mount). */
     boundedSpace: boolean;
     prlimit: boolean;
+    /** Whether a sandbox is tied to the server from its start (setpriv's parent-death signal). */
+    setpriv: boolean;
   };
   software: SoftwareStatus[];
   /** Whether the host gives skills everything they may count on. */
@@ -29,6 +31,7 @@ export async function doctorReport(setting: SandboxSetting): Promise<DoctorRepor
       kernelLimits: sandbox.cgroups !== undefined,
       boundedSpace: sandbox.boundedSpace !== undefined,
       prlimit: sandbox.prlimit !== undefined,
+      setpriv: sandbox.setpriv !== undefined,
     },
     software,
     ready: sandbox.kind === 'bwrap' && sandbox.cgroups !== undefined && !missing,
@@ -63,6 +66,13 @@ export function doctorText(report: DoctorReport): string {
     }`,
   );
   lines.push(`${mark(sandbox.prlimit)}prlimit: ${sandbox.prlimit ? 'hard limits per process' : 'install util-linux'}`);
+  lines.push(
+    `${mark(sandbox.setpriv)}setpriv: ${
+      sandbox.setpriv
+        ? 'a sandbox dies with the server even when the server is killed as the sandbox starts'
+        : 'a server killed just as a sandbox starts can leave it running until the next start; to fix, install util-linux 2.33 or later'
+    }`,
+  );
   lines.push('', 'Software (the list is computer/software.json)');
   for (const item of report.software) {
     const fix = item.present ? '' : ` (install with: apt-get install ${item.package})`;

@@ -54,7 +54,14 @@ describe('the computer software list', () => {
 });
 
 describe('skillet doctor', () => {
-  const sandbox = { kind: 'bwrap' as const, runsUntrusted: true, kernelLimits: true, boundedSpace: true, prlimit: true };
+  const sandbox = {
+    kind: 'bwrap' as const,
+    runsUntrusted: true,
+    kernelLimits: true,
+    boundedSpace: true,
+    prlimit: true,
+    setpriv: true,
+  };
 
   it('says what is missing and the one command that installs it', () => {
     const text = doctorText({
@@ -76,6 +83,12 @@ describe('skillet doctor', () => {
     const text = doctorText({ sandbox: { ...sandbox, kernelLimits: false }, software: [], ready: false });
     expect(text).toMatch(/MISSING {2}cgroup control: a watchdog stands in.*Delegate=yes/);
     expect(text).toMatch(/Not ready: see the sandbox lines above\./);
+  });
+
+  it('says what a missing setpriv risks and how to get it', () => {
+    const text = doctorText({ sandbox: { ...sandbox, setpriv: false }, software: [], ready: true });
+    expect(text).toMatch(/MISSING {2}setpriv: a server killed just as a sandbox starts can leave it running.*util-linux 2\.33/);
+    expect(doctorText({ sandbox, software: [], ready: true })).toMatch(/ok {7}setpriv: a sandbox dies with the server/);
   });
 
   it('says so when everything is there', () => {
