@@ -20,7 +20,7 @@ export interface ParentGuard {
 }
 
 /** The exit status of a process whose parent was gone before it could be tied to it. */
-export const PARENT_GONE_STATUS = 125;
+const PARENT_GONE_STATUS = 125;
 
 const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
