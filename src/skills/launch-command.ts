@@ -1,3 +1,5 @@
+import { shellQuote } from './shell-relay.js';
+
 /** A program and its arguments, as spawn takes them. */
 export interface Command {
   file: string;
@@ -21,8 +23,6 @@ export interface ParentGuard {
 
 /** The exit status of a process whose parent was gone before it could be tied to it. */
 const PARENT_GONE_STATUS = 125;
-
-const shellQuote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
 /**
  * `command`, started so that it joins the run's control group (every `procsFiles` entry,

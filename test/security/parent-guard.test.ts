@@ -72,6 +72,22 @@ const slowly = (command: Command): Command => ({
   args: ['-c', 'sleep 0.3; exec "$@"', 'sh', command.file, ...command.args],
 });
 
+/**
+ * Starts `make(marker)` twice from a parent that dies at once, each time behind a pause:
+ * unguarded it runs on with no parent (the window the guard closes), guarded it never runs.
+ */
+async function runsOnlyUnguarded(make: (marker: string) => Command, settleMs: number): Promise<void> {
+  const bare = `skillet-bare-${randomUUID()}`;
+  await startThenDie(slowly(make(bare)), 0).exited;
+  await expect.poll(() => processesWith(bare), { timeout: 5_000 }).not.toEqual([]);
+  strays.push(...(await processesWith(bare)));
+
+  const marker = `skillet-guarded-${randomUUID()}`;
+  await startThenDie(guarded(make(marker), slowSetpriv), 0).exited;
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  expect(await processesWith(marker)).toEqual([]);
+}
+
 /** A process that would run for a minute, found again by `marker`. */
 const sleeper = (marker: string): Command => ({ file: '/bin/sh', args: ['-c', `sleep 60; : ${marker}`] });
 
@@ -79,15 +95,7 @@ const guarded = (command: Command, setpriv: string) => launchCommand(command, { 
 
 describe.runIf(SETPRIV)('a process started with the parent guard', () => {
   it('does not start when its parent was gone before the guard took hold, where an unguarded one runs on', async () => {
-    const bare = `skillet-bare-${randomUUID()}`;
-    await startThenDie(slowly(sleeper(bare)), 0).exited;
-    await expect.poll(() => processesWith(bare), { timeout: 5_000 }).not.toEqual([]);
-    strays.push(...(await processesWith(bare)));
-
-    const marker = `skillet-guarded-${randomUUID()}`;
-    await startThenDie(guarded(sleeper(marker), slowSetpriv), 0).exited;
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(await processesWith(marker)).toEqual([]);
+    await runsOnlyUnguarded(sleeper, 800);
   });
 
   it('dies with its parent once started', async () => {
@@ -118,15 +126,7 @@ describe.runIf(SETPRIV && BUBBLEWRAP_HERE)('a sandbox whose server dies while it
   });
 
   it('never runs, where bubblewrap alone would run on with no parent', async () => {
-    const bare = `skillet-bare-${randomUUID()}`;
-    await startThenDie(slowly(inSandbox(bare)), 0).exited;
-    await expect.poll(() => processesWith(bare), { timeout: 5_000 }).not.toEqual([]);
-    strays.push(...(await processesWith(bare)));
-
-    const marker = `skillet-guarded-${randomUUID()}`;
-    await startThenDie(guarded(inSandbox(marker), slowSetpriv), 0).exited;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(await processesWith(marker)).toEqual([]);
+    await runsOnlyUnguarded(inSandbox, 1_000);
   });
 
   it('dies with its server once started, every process of it', async () => {
