@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { computerMissing } from '../computer/computer-availability.js';
-import { computerPrompt } from '../computer/computer-prompt.js';
+import { computerPrompt, installedSoftware } from '../computer/computer-prompt.js';
 import type { RunComputer } from '../computer/computer-session.js';
 import { openRunComputer, stopRunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
@@ -109,7 +109,12 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       const session = computer?.session;
       if (session) signal.addEventListener('abort', () => session.close(), { once: true });
       const prompt = computer
-        ? computerPrompt({ slug: skill.slug, uploads: request.uploads?.files ?? [], allowedHosts: computer.allowedHosts })
+        ? computerPrompt({
+            slug: skill.slug,
+            uploads: request.uploads?.files ?? [],
+            allowedHosts: computer.allowedHosts,
+            installed: await installedSoftware(),
+          })
         : undefined;
       const finished = runAgent({
         client: clientFor(settings, route),

@@ -22,7 +22,7 @@ export interface DoctorReport {
 
 export async function doctorReport(setting: SandboxSetting): Promise<DoctorReport> {
   const sandbox = await detectSandbox(setting);
-  const software = inspectSoftware(readSoftwareList());
+  const software = await inspectSoftware(readSoftwareList());
   const missing = software.some((item) => !item.present && !item.optional);
   return {
     sandbox: {

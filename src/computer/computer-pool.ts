@@ -8,6 +8,7 @@ import type { RunUploads, WarmComputer } from '../skills/runtime.js';
 import { WarmPool, type WarmPoolDeps } from '../skills/warm-pool.js';
 import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
+import { installedSoftware } from './computer-prompt.js';
 import type { RunComputer } from './computer-session.js';
 import { openComputer } from './open-computer.js';
 import { stopRunComputer } from './run-computer.js';
@@ -40,6 +41,15 @@ interface Warm {
 export class ComputerPool extends WarmPool<Warm> {
   constructor(deps: WarmPoolDeps) {
     super(deps, 'computer', deps.config.executions.computerPoolSize);
+  }
+
+  /**
+   * Also asks, off the event loop, what the computers have installed, which every run's
+   * prompt says: the first run then finds the answer waiting.
+   */
+  override start(): void {
+    void installedSoftware().catch(() => undefined);
+    super.start();
   }
 
   /**

@@ -1,13 +1,16 @@
 import { inspectSoftware, readSoftwareList } from '../skills/computer-software.js';
 import { COMPUTER_PATHS } from './computer-paths.js';
 
-let installed: string[] | undefined;
+let installed: Promise<string[]> | undefined;
 
-/** What this host's computer has installed, asked once per process (it starts Python). */
-function installedSoftware(): string[] {
-  installed ??= inspectSoftware(readSoftwareList())
-    .filter((item) => item.present)
-    .map((item) => item.provides);
+/**
+ * What this host's computer has installed, asked once per process (it starts Python, off the
+ * event loop). A server asks as it warms its sandboxes, so runs find the answer waiting.
+ */
+export function installedSoftware(): Promise<string[]> {
+  installed ??= Promise.resolve()
+    .then(() => inspectSoftware(readSoftwareList()))
+    .then((software) => software.filter((item) => item.present).map((item) => item.provides));
   return installed;
 }
 
@@ -16,17 +19,19 @@ export interface ComputerPromptFacts {
   uploads: { path: string; size: number }[];
   /** Hosts the egress proxy lets through; empty, no network. */
   allowedHosts: readonly string[];
+  /** What the computer has installed (installedSoftware). */
+  installed: readonly string[];
 }
 
 const UPLOADS_SHOWN = 100;
 
 /** What the computer has installed and which network it reaches. */
-function softwareAndNetwork(allowedHosts: readonly string[]): string {
+function softwareAndNetwork(installed: readonly string[], allowedHosts: readonly string[]): string {
   const network =
     allowedHosts.length > 0
       ? `The network reaches only these hosts, through a proxy already set in HTTP_PROXY and HTTPS_PROXY: ${allowedHosts.join(', ')}.`
       : 'There is no network.';
-  return `Installed: ${installedSoftware().join(', ')}. ${network}`;
+  return `Installed: ${installed.join(', ')}. ${network}`;
 }
 
 const LIMITS_LINE =
@@ -41,7 +46,7 @@ export function computerPrompt(facts: ComputerPromptFacts): string {
   const more = facts.uploads.length > UPLOADS_SHOWN ? [`  - and ${facts.uploads.length - UPLOADS_SHOWN} more`] : [];
   return [
     'You have a computer: a Linux sandbox with a bash shell that lasts the whole run.',
-    softwareAndNetwork(facts.allowedHosts),
+    softwareAndNetwork(facts.installed, facts.allowedHosts),
     `- ${COMPUTER_PATHS.workspace}: your working folder and home (writable).`,
     `- ${skillDir}/: this skill's own files, read only. Paths in the skill's instructions (scripts/, references/, assets/) are relative to it; run its scripts from there, e.g. python3 ${skillDir}/scripts/<name>.py.`,
     facts.uploads.length > 0
@@ -57,12 +62,12 @@ export function computerPrompt(facts: ComputerPromptFacts): string {
  * and working things out. Nothing it writes reaches the person, so the prompt sends results
  * through skill runs.
  */
-export function assistantComputerPrompt(allowedHosts: readonly string[]): string {
+export function assistantComputerPrompt(installed: readonly string[], allowedHosts: readonly string[]): string {
   const skills = COMPUTER_PATHS.skills;
   return [
     'You have a computer for this turn: a Linux sandbox with a bash shell, started the first time you use it and gone when',
     'your turn ends (the next turn starts a fresh one: nothing you write is kept).',
-    softwareAndNetwork(allowedHosts),
+    softwareAndNetwork(installed, allowedHosts),
     `- ${COMPUTER_PATHS.workspace}: your working folder and home (writable).`,
     `- ${skills}/<slug>/: every skill this workspace can run, read only: read ${skills}/<slug>/SKILL.md and its files to`,
     `  explain a skill or choose one (ls ${skills} lists them).`,

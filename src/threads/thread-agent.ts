@@ -101,7 +101,7 @@ async function turn(
   const route = routeModel(ctx.config.agent, models, await account.ownModelKey());
   if (!route) return { stopReason: 'error', reason: NO_KEY };
   // The assistant's alone: an agent skill's thread keeps to the workspace tools.
-  const computer = skill ? undefined : offerTurnComputer(ctx, thread, signal);
+  const computer = skill ? undefined : await offerTurnComputer(ctx, thread, signal);
   const turnSignal = computer?.signal ?? signal;
   try {
     return await runTurnLoop({

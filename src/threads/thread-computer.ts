@@ -6,7 +6,7 @@ import type { ToolSpec } from '../agent/conversation.js';
 import { toolLabel } from '../agent/tools.js';
 import { WEB_FETCH_SPEC, webFetch } from '../agent/web-fetch.js';
 import { computerMissing } from '../computer/computer-availability.js';
-import { assistantComputerPrompt } from '../computer/computer-prompt.js';
+import { assistantComputerPrompt, installedSoftware } from '../computer/computer-prompt.js';
 import type { RunComputer } from '../computer/computer-session.js';
 import { COMPUTER_TOOL_NAMES, COMPUTER_TOOL_SPECS, runComputerTool } from '../computer/computer-tools.js';
 import { openComputer } from '../computer/open-computer.js';
@@ -50,14 +50,14 @@ export class TurnComputer {
   #stopClock: (() => void) | undefined;
   #closed = false;
 
-  constructor(ctx: AppContext, thread: ThreadRef, signal: AbortSignal) {
+  constructor(ctx: AppContext, thread: ThreadRef, signal: AbortSignal, installed: readonly string[]) {
     this.#ctx = ctx;
     this.#thread = thread;
     this.#policy = egressPolicyOf(ctx.config);
     this.signal = AbortSignal.any([signal, this.#overLimit.signal]);
     const web = this.#policy.allowedHosts.length > 0;
     this.specs = [...COMPUTER_TOOL_SPECS, ...(web ? [WEB_FETCH_SPEC] : [])];
-    this.prompt = assistantComputerPrompt(this.#policy.allowedHosts);
+    this.prompt = assistantComputerPrompt(installed, this.#policy.allowedHosts);
     // A stopped turn or a limit kills what the shell is running now, not at the call's end.
     const closeSession = () =>
       void this.#opening?.then(
@@ -178,7 +178,11 @@ export class TurnComputer {
  * The assistant's computer for a turn, where this server can give one: bubblewrap and
  * control of cgroups, as agent runs need. Elsewhere the assistant works without it.
  */
-export function offerTurnComputer(ctx: AppContext, thread: ThreadRef, signal: AbortSignal): TurnComputer | undefined {
+export async function offerTurnComputer(
+  ctx: AppContext,
+  thread: ThreadRef,
+  signal: AbortSignal,
+): Promise<TurnComputer | undefined> {
   if (computerMissing(ctx.sandbox)) return undefined;
-  return new TurnComputer(ctx, thread, signal);
+  return new TurnComputer(ctx, thread, signal, await installedSoftware());
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { doctorText } from '../../src/cli/doctor.js';
+import { assistantComputerPrompt, computerPrompt } from '../../src/computer/computer-prompt.js';
 import { inspectSoftware, readSoftwareList, SANDBOX_PYTHON, type SoftwareItem } from '../../src/skills/computer-software.js';
 
 const item = (provides: string, check: SoftwareItem['check'], optional = false): SoftwareItem => ({
@@ -32,8 +33,8 @@ describe('the computer software list', () => {
 
   it.runIf(existsSync(SANDBOX_PYTHON))(
     'finds commands on the sandbox PATH and modules its Python imports, and says which are missing',
-    () => {
-      const found = inspectSoftware([
+    async () => {
+      const found = await inspectSoftware([
         item('sh', { command: 'sh' }),
         item('nothing', { command: 'no-such-tool-skillet' }),
         item('json', { python: 'json' }),
@@ -48,8 +49,27 @@ describe('the computer software list', () => {
     },
   );
 
-  it('counts every Python module missing where there is no Python at all', () => {
-    expect(inspectSoftware([item('json', { python: 'json' })], '/nowhere/python3')).toMatchObject([{ present: false }]);
+  it.runIf(existsSync(SANDBOX_PYTHON))('asks Python without holding up the event loop while it answers', async () => {
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 1);
+    try {
+      await inspectSoftware([item('json', { python: 'json' })]);
+    } finally {
+      clearInterval(ticking);
+    }
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('says what the computer has installed in the prompt, from what the host was found to have', () => {
+    const prompt = computerPrompt({ slug: 'demo', uploads: [], allowedHosts: [], installed: ['Python 3', 'qpdf'] });
+    expect(prompt).toContain('Installed: Python 3, qpdf. There is no network.');
+    expect(assistantComputerPrompt(['pandoc'], ['example.com'])).toContain(
+      'Installed: pandoc. The network reaches only these hosts',
+    );
+  });
+
+  it('counts every Python module missing where there is no Python at all', async () => {
+    expect(await inspectSoftware([item('json', { python: 'json' })], '/nowhere/python3')).toMatchObject([{ present: false }]);
   });
 });
 
