@@ -65,12 +65,14 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
 
 /**
  * Kysely looks for its bookkeeping tables by listing every table of every schema on the
- * server; a schema someone drops meanwhile (another application's, another test file's)
- * fails that listing with "does not exist". Nothing was migrated then, and looking again works.
+ * server, with their columns; a schema someone drops meanwhile (another application's,
+ * another test file's) fails that listing with a table, schema or column that "does not
+ * exist". Nothing was migrated then, and looking again works.
  */
+const VANISHED_UNDER_INTROSPECTION = new Set(['42P01', '3F000', '42703']);
+
 function droppedUnderIntrospection(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === '42P01' || code === '3F000';
+  return VANISHED_UNDER_INTROSPECTION.has(String((error as { code?: unknown } | undefined)?.code));
 }
 
 /** On PostgreSQL, the schema our tables go in: the configured one, or the connection's current one. */
