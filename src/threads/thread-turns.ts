@@ -111,9 +111,11 @@ async function driveThread(ctx: AppContext, turns: NodeThreadTurns, thread: Thre
 
 /** Runs turns until no input is left that a turn has not seen. */
 async function turnsWhileHeld(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRow, drive: TurnDrive): Promise<void> {
+  let readAt = ctx.clock.now();
   let history = await historyOf(ctx, thread.id);
   while (!turns.closed && unanswered(history)) {
-    await runOneTurn(ctx, turns, threadRefOf(thread, drive.userId), history);
+    await runOneTurn(ctx, turns, threadRefOf(thread, drive.userId), { history, readAt });
+    readAt = ctx.clock.now();
     history = await historyOf(ctx, thread.id);
   }
 }
@@ -123,15 +125,22 @@ async function runOneTurn(
   ctx: AppContext,
   turns: NodeThreadTurns,
   thread: ThreadRef,
-  history: StoredThreadRecord[],
+  seen: { history: StoredThreadRecord[]; readAt: Date },
 ): Promise<void> {
+  const { history } = seen;
   const through = history.at(-1)?.sequence ?? 0;
   const controller = new AbortController();
   turns.controllers.add(controller);
   let ended = false;
+  // A sender who sees the turn end may ask again at once: the claims this turn answers are
+  // spent before its end is announced (claims made while it ran are the next turn's).
+  const endAnsweredClaims = () => endThreadTurnClaims(ctx, thread.id, seen.readAt);
   const sink: ThreadSink = {
     async append(records: ThreadRecord[]) {
-      if (records.some((record) => record.type === 'agent.turn_end')) ended = true;
+      if (records.some((record) => record.type === 'agent.turn_end')) {
+        ended = true;
+        await endAnsweredClaims();
+      }
       return (await recordInThread(ctx, thread.id, records, through)).map(({ frame: _frame, ...stored }) => stored);
     },
     requestApproval: (request, signal) => requestThreadApproval(ctx, thread, request, signal),
@@ -146,6 +155,7 @@ async function runOneTurn(
   // Every turn ends with a turn_end, or the thread would look unanswered for good.
   if (!ended) {
     const reason = controller.signal.aborted ? 'The server stopped during this turn' : 'The turn failed';
+    await endAnsweredClaims();
     await recordInThread(
       ctx,
       thread.id,

@@ -100,6 +100,39 @@ describe('agent threads in the store', () => {
     expect(last?.through).toBe(1);
   });
 
+  it('spends the claims a turn answered before its end is announced, and keeps one made while it ran', async ({
+    ctx,
+    db,
+    domain,
+  }) => {
+    const user = await aUser(db);
+    const own = otherNode(ctx);
+    const claimsHeld = async () =>
+      (await db.selectFrom('thread_turn_claims').select('thread_id').where('user_id', '=', user.id).execute()).length;
+    // What the person holds the moment each turn's end has been stored and announced.
+    const heldAtEnd: number[] = [];
+    let turns = 0;
+    useTurnRunner(own, async (_ctx, thread, _history, sink) => {
+      turns += 1;
+      if (thread.threadId.startsWith('more-') && turns === 2) {
+        domain.clock.advance(1000);
+        await send(own, user, thread.threadId, 'and another thing');
+      }
+      await sink.append([{ type: 'agent.turn_end', messageId: randomUUID(), stopReason: 'end_turn' }]);
+      heldAtEnd.push(await claimsHeld());
+    });
+    await send(own, user, `once-${randomUUID()}`, 'hello');
+    await threadTurnsSettled(own);
+    // Seeing the end, the person may ask again at once: the turn's claim went before it.
+    expect(heldAtEnd).toEqual([0]);
+
+    await send(own, user, `more-${randomUUID()}`, 'hello');
+    await threadTurnsSettled(own);
+    // A message sent during the turn keeps its claim past that turn's end, until its own turn ends.
+    expect(heldAtEnd).toEqual([0, 1, 0]);
+    expect(await claimsHeld()).toBe(0);
+  });
+
   it('wakes a turn waiting on an approval answered on another node, or found answered when it reads again', async ({
     ctx,
     db,
