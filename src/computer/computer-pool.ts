@@ -48,7 +48,7 @@ export class ComputerPool extends WarmPool<Warm> {
    * prompt says: the first run then finds the answer waiting.
    */
   override start(): void {
-    void installedSoftware().catch(() => undefined);
+    void installedSoftware();
     super.start();
   }
 

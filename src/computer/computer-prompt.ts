@@ -6,11 +6,14 @@ let installed: Promise<string[]> | undefined;
 /**
  * What this host's computer has installed, asked once per process (it starts Python, off the
  * event loop). A server asks as it warms its sandboxes, so runs find the answer waiting.
+ * Never rejects: callers hold an opened computer while they ask, and a list that cannot be
+ * read only leaves the prompt without it (`skillet doctor` reads the same list and stops on it).
  */
 export function installedSoftware(): Promise<string[]> {
   installed ??= Promise.resolve()
     .then(() => inspectSoftware(readSoftwareList()))
-    .then((software) => software.filter((item) => item.present).map((item) => item.provides));
+    .then((software) => software.filter((item) => item.present).map((item) => item.provides))
+    .catch(() => []);
   return installed;
 }
 

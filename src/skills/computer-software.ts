@@ -7,6 +7,8 @@ import { PROJECT_ROOT } from '../paths.js';
 /** The Python every skill script runs with, inside the sandbox and out: Debian's, where the listed packages install. */
 export const SANDBOX_PYTHON = '/usr/bin/python3';
 
+const execFileAsync = promisify(execFile);
+
 /** Folders a listed command is looked for in, the sandbox's own PATH among them. */
 const COMMAND_FOLDERS = ['/usr/bin', '/bin', '/usr/local/bin'];
 
@@ -42,7 +44,7 @@ async function importableModules(python: string, names: string[]): Promise<Set<s
     'print(json.dumps([n for n in sys.argv[1:] if importlib.util.find_spec(n) is not None]))',
   ].join('\n');
   try {
-    const { stdout } = await promisify(execFile)(python, ['-c', probe, ...names], { encoding: 'utf8', timeout: 20_000, env: {} });
+    const { stdout } = await execFileAsync(python, ['-c', probe, ...names], { encoding: 'utf8', timeout: 20_000, env: {} });
     return new Set(JSON.parse(stdout) as string[]);
   } catch {
     return new Set();
