@@ -133,8 +133,12 @@ async function runOneTurn(
   turns.controllers.add(controller);
   let ended = false;
   // A sender who sees the turn end may ask again at once: the claims this turn answers are
-  // spent before its end is announced (claims made while it ran are the next turn's).
-  const endAnsweredClaims = () => endThreadTurnClaims(ctx, thread.id, seen.readAt);
+  // spent before its end is announced (claims made while it ran are the next turn's). A
+  // failure here must not keep the end from being stored; the drive spends them after.
+  const endAnsweredClaims = () =>
+    endThreadTurnClaims(ctx, thread.id, seen.readAt).catch((error: unknown) =>
+      ctx.log.warn({ err: error, thread: thread.id }, 'the claims of an ended turn were not spent yet'),
+    );
   const sink: ThreadSink = {
     async append(records: ThreadRecord[]) {
       if (records.some((record) => record.type === 'agent.turn_end')) {
