@@ -91,12 +91,17 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
       // Deliveries queued before a restart (or by another node) are picked up from here on.
       ctx.webhooks.start();
       ctx.webhooks.kick();
+      // First, before the folders they might write to are cleared: sandboxes a server killed outright left running.
+      const leftover = await ctx.sandbox.cgroups?.clearLeftovers();
+      if (leftover && leftover.removed > 0)
+        log.warn(
+          { leftoverGroups: leftover.removed, strayProcesses: leftover.stopped },
+          'cleared the run groups of a server killed outright',
+        );
       await clearUploadLeftovers(ctx);
       const recovered = await recoverArtifacts(ctx);
       if (recovered.failed + recovered.removedBlobs + recovered.unmounted > 0)
         log.warn(recovered, 'cleaned up artifacts cut off by the last shutdown');
-      const leftoverGroups = (await ctx.sandbox.cgroups?.clearLeftovers()) ?? 0;
-      if (leftoverGroups > 0) log.warn({ leftoverGroups }, 'removed the empty run groups of a server killed outright');
       if (config.redisUrl) {
         await startClusterTick();
         if (config.nodeRole !== 'api') runWorker = startRunWorker(ctx, config.redisUrl, redisPrefix);

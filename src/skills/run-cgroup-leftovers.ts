@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdir, rmdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -27,25 +27,32 @@ function alive(pid: number): boolean {
   }
 }
 
+/** What clearing a dead server's run groups did: groups removed, and sandboxes found still running in them. */
+export interface LeftoverGroups {
+  removed: number;
+  stopped: number;
+}
+
 /**
- * Removes the run groups under `folders` whose server is gone. The kernel refuses to remove a
- * group with a process in it, so a group still holding one stays. A pid reused since its
- * server died keeps that server's empty groups for a while longer: a few folders, no harm.
+ * Clears the run groups under `folders` whose server is gone, with `clear` (which stops what
+ * is left in one, removes it, and says how many processes it stopped). A group that cannot be
+ * removed stays for the next start. A pid reused since its server died keeps that server's
+ * groups for a while longer: a few folders, no harm.
  */
-export async function clearLeftoverGroups(folders: string[]): Promise<number> {
-  let removed = 0;
+export async function clearLeftoverGroups(folders: string[], clear: (dir: string) => Promise<number>): Promise<LeftoverGroups> {
+  const cleared: LeftoverGroups = { removed: 0, stopped: 0 };
   for (const folder of folders) {
     const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const owner = entry.isDirectory() ? ownerOfGroup(entry.name) : undefined;
       if (owner === undefined || alive(owner)) continue;
       try {
-        await rmdir(path.join(folder, entry.name));
-        removed += 1;
+        cleared.stopped += await clear(path.join(folder, entry.name));
+        cleared.removed += 1;
       } catch {
-        // processes still in it (EBUSY), or gone already: left as it is
+        // a process the kernel has not let go of yet (EBUSY), or gone already: left as it is
       }
     }
   }
-  return removed;
+  return cleared;
 }

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LimitBreach } from './limit-breach.js';
-import { clearLeftoverGroups, runGroupName } from './run-cgroup-leftovers.js';
+import { clearLeftoverGroups, type LeftoverGroups, runGroupName } from './run-cgroup-leftovers.js';
 
 /** What the kernel holds one run to, across every process and tool call of the run. */
 export interface GroupLimits {
@@ -31,8 +31,11 @@ export interface RunGroup {
 export interface CgroupHost {
   readonly version: 1 | 2;
   create(limits: GroupLimits): Promise<RunGroup>;
-  /** Removes the empty run groups of servers no longer running (killed outright); how many went. */
-  clearLeftovers(): Promise<number>;
+  /**
+   * Removes the run groups of servers no longer running (killed outright), first stopping any
+   * sandbox still in one: one caught starting as its server died can outlive it (below).
+   */
+  clearLeftovers(): Promise<LeftoverGroups>;
 }
 
 const RUNS_FOLDER = 'skillet-runs';
@@ -58,10 +61,12 @@ export function counterIn(text: string, key: string): number {
   return 0;
 }
 
+const listedIn = async (procsFile: string) => (await readText(procsFile)).split('\n').filter((line) => line.trim() !== '');
+
 /** SIGKILLs every process listed in `procsFile` until it lists none; the process cap keeps this finite. */
 async function killListed(procsFile: string): Promise<void> {
   for (let round = 0; round < KILL_ROUNDS; round++) {
-    const pids = (await readText(procsFile)).split('\n').filter((line) => line.trim() !== '');
+    const pids = await listedIn(procsFile);
     if (pids.length === 0) return;
     for (const pid of pids) {
       try {
@@ -74,17 +79,37 @@ async function killListed(procsFile: string): Promise<void> {
   }
 }
 
-/** rmdir, retried while the kernel still counts the processes just killed. */
-async function removeFolder(dir: string): Promise<void> {
+/**
+ * A dead server's group, which should be empty: its sandboxes die with it (bubblewrap's
+ * --die-with-parent, launch-command.ts). All but one: bubblewrap's sandboxed first process
+ * takes the parent-death signal only once it has set up its namespaces, a millisecond or two
+ * after it was forked, and a server killed in that window leaves it running with no parent.
+ * It is stopped here, the group's limits having held it meanwhile. Returns how many were.
+ */
+async function clearDeadServersGroup(dir: string): Promise<number> {
+  const stray = (await listedIn(path.join(dir, 'cgroup.procs'))).length;
+  if (stray === 0) {
+    await rmdir(dir);
+    return 0;
+  }
+  await writeFile(path.join(dir, 'cgroup.kill'), '1').catch(() => undefined);
+  await killListed(path.join(dir, 'cgroup.procs'));
+  if (!(await removeFolder(dir))) throw new Error(`the run group ${dir} is still busy`);
+  return stray;
+}
+
+/** rmdir, retried while the kernel still counts the processes just killed; whether the folder is gone. */
+async function removeFolder(dir: string): Promise<boolean> {
   for (let round = 0; round < KILL_ROUNDS; round++) {
     try {
       await rmdir(dir);
-      return;
+      return true;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true;
       await pause(round);
     }
   }
+  return false;
 }
 
 /** The folders of the v1 hierarchies a run group needs, keyed by controller. */
@@ -165,7 +190,7 @@ function v2Host(base: string): CgroupHost {
       }
       return v2Group(dir, limits);
     },
-    clearLeftovers: () => clearLeftoverGroups([base]),
+    clearLeftovers: () => clearLeftoverGroups([base], clearDeadServersGroup),
   };
 }
 
@@ -196,7 +221,7 @@ function v1Host(bases: V1Folders): CgroupHost {
       }
       return v1Group(folders, limits);
     },
-    clearLeftovers: () => clearLeftoverGroups([...new Set(Object.values(bases))]),
+    clearLeftovers: () => clearLeftoverGroups([...new Set(Object.values(bases))], clearDeadServersGroup),
   };
 }
 

@@ -1,5 +1,7 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_PYTHON } from '../../src/skills/computer-software.js';
 import { launchCommand } from '../../src/skills/launch-command.js';
@@ -192,5 +194,56 @@ describe.runIf(process.platform === 'linux')('a run group holds hostile code to 
     expect(await group.breach()).toBeUndefined();
     expect((await runIn(group, SANDBOX_PYTHON, burn).ended).code).toBe(0);
     expect(await group.breach()).toMatchObject({ limit: 'cpu' });
+  });
+});
+
+/** Every folder the process `pid` has in the hierarchies a run group spans (v1's three, or v2's one). */
+function runGroupFoldersOf(pid: number): string[] {
+  const mounts = cgroupMounts(readFileSync('/proc/self/mountinfo', 'utf8'));
+  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n').filter(Boolean);
+  const v1 = ['memory', 'pids', 'cpuacct'].flatMap((controller) => {
+    const mount = mounts.v1.get(controller);
+    const line = lines.find((entry) => entry.split(':')[1]?.split(',').includes(controller));
+    return mount && line ? [groupFolder(mount, line.split(':')[2] ?? '/')] : [];
+  });
+  if (v1.length === 3) return [...new Set(v1)];
+  const unified = lines.find((entry) => entry.startsWith('0::'));
+  return mounts.v2 && unified ? [groupFolder(mounts.v2, unified.slice(3))] : [];
+}
+
+describe.runIf(process.platform === 'linux')('the run groups of a server killed outright', () => {
+  it('are cleared at the next start, a sandbox still running in one stopped first', async () => {
+    const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
+    // A sandbox caught starting as its server died runs on (run-cgroup.ts): here, a sleeper.
+    const stray = runIn(group, '/bin/sh', ['-c', 'sleep 60 & sleep 60; wait']);
+    await expect
+      .poll(
+        () =>
+          readFileSync(path.join(pidsFolderOf(stray.child.pid as number), 'cgroup.procs'), 'utf8')
+            .trim()
+            .split('\n').length,
+      )
+      .toBe(3);
+    // The group becomes a dead server's: named for a pid that has exited.
+    const deadPid = spawnSync('true').pid;
+    const folders = runGroupFoldersOf(stray.child.pid as number);
+    const name = `run-${deadPid}-${randomUUID()}`;
+    const renamed = folders.map((folder) => path.join(path.dirname(folder), name));
+    for (const [i, folder] of folders.entries()) renameSync(folder, renamed[i] as string);
+
+    // A live server's group, empty or not, is left alone.
+    const live = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
+    const working = runIn(live, '/bin/sh', ['-c', 'sleep 60']);
+    await expect
+      .poll(() => readFileSync(path.join(pidsFolderOf(working.child.pid as number), 'cgroup.procs'), 'utf8').trim())
+      .not.toBe('');
+
+    const cleared = await host?.clearLeftovers();
+    // Its three processes (other test files' dead servers may add theirs).
+    expect(cleared?.stopped).toBeGreaterThanOrEqual(3);
+    expect((await stray.ended).signal).toBe('SIGKILL');
+    for (const folder of renamed) expect(existsSync(folder)).toBe(false);
+    expect(working.child.exitCode).toBeNull();
+    await live.kill();
   });
 });

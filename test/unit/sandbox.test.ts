@@ -11,7 +11,7 @@ const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe
   cgroups: {
     version: 1,
     create: () => Promise.reject(new Error('not made in these tests')),
-    clearLeftovers: async () => 0,
+    clearLeftovers: async () => ({ removed: 0, stopped: 0 }),
   },
   noCgroups: undefined,
   boundedSpace: { mount: '/usr/bin/mount', umount: '/usr/bin/umount' },
