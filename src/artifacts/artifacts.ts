@@ -109,7 +109,8 @@ export async function artifactDownload(ctx: Files, caller: Caller, id: string): 
     body: ctx.blobs.read(file.sha256),
     contentType: file.mime_type,
     size: Number(file.size),
-    fileName: downloadName(artifact.title, path.posix.extname(file.path)),
+    // The name the skill gave its one file (proposal.docx), not the title: a bundle has no such name.
+    fileName: downloadName(path.posix.basename(file.path), ''),
   };
 }
 

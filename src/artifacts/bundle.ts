@@ -66,8 +66,9 @@ export function manifestOf(files: BundleFile[], createdAt: string): Manifest {
 }
 
 /**
- * A download's file name from a title: no control characters or path separators, at most
- * 100 characters, no trailing dots, with the extension the content calls for. Encoding it for the header is
+ * A download's file name from a bundle's title or a single file's own name: no control
+ * characters or path separators, at most 100 characters, no trailing dots, with the
+ * extension the content calls for. Encoding it for the header is
  * content-disposition's job (RFC 6266 with an RFC 5987 `filename*`).
  */
 export function downloadName(title: string, extension: string): string {

@@ -134,14 +134,14 @@ describe('artifacts written by runs', () => {
 });
 
 describe('downloads', () => {
-  it('a single file downloads with its type and an attachment name; raw is text/plain', async ({ stats, download }) => {
+  it('a single file downloads with its type and the name the skill wrote; raw is text/plain', async ({ stats, download }) => {
     const file = await download(stats);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/json');
     expect(file.headers.get('x-content-type-options')).toBe('nosniff');
     expect(parseDisposition(file.headers.get('content-disposition') ?? '')).toEqual({
       type: 'attachment',
-      parameters: { filename: 'One fish. Two fish. Red fish, blue fish.json' },
+      parameters: { filename: 'stats.json' },
     });
     expect(JSON.parse(file.body.toString('utf8'))).toMatchObject({ words: 8 });
     const raw = await download(stats, 'raw');
@@ -205,8 +205,13 @@ describe('downloads', () => {
     get,
     download,
   }) => {
-    // The title is the one the run's JSON input gives, with the awkward characters.
-    const input = JSON.stringify({ title: 'Ré"sumé \\ 東京 / Москва', files: [{ path: 'note.txt', text: 'hi' }] }, null, 1);
+    // The title is the one the run's JSON input gives, with the awkward characters; a
+    // bundle's download is named by it (a single file keeps its own name).
+    const files = [
+      { path: 'note.txt', text: 'hi' },
+      { path: 'more.txt', text: 'there' },
+    ];
+    const input = JSON.stringify({ title: 'Ré"sumé \\ 東京 / Москва', files }, null, 1);
     const { artifactId } = await runForArtifact(api, person, 'writer', input);
     const detail = await get<Artifact>(`/api/v1/artifacts/${artifactId}`);
     expect(detail.body.title).toBe('Ré"sumé \\ 東京 / Москва');
@@ -222,7 +227,7 @@ describe('downloads', () => {
     expect(name).toContain('Ré');
     expect(name).toContain('"');
     expect(name).toContain('東京 _ Москва');
-    expect(name.endsWith('.txt')).toBe(true);
+    expect(name.endsWith('.zip')).toBe(true);
   });
 
   it('every response carrying user content is sandboxed and never sniffed: file, raw, download and the published copy', async ({
