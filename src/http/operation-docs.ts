@@ -187,7 +187,7 @@ const DOCS: Record<string, Entry> = {
   'POST /api/v1/skills': [
     'Skills',
     'Install a skill from a folder',
-    'Sends a skill’s folder (its SKILL.md at the top, paths relative, contents base64; at most 200 files and 5 MB) to install it into the workspace, where it runs by its slug in the sandbox. 409 when the slug is taken.',
+    'Sends a skill’s folder (its SKILL.md at the top, paths relative, contents base64; at most 200 files and 30 MB) to install it into the workspace, where it runs by its slug in the sandbox. The slug is the optional slug field, else the SKILL.md’s, else folderName. 409 when the slug is taken (by one of the server’s skills or the workspace’s): send another in slug.',
   ],
   'GET /api/v1/marketplace/skills': [
     'Skills',

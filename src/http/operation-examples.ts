@@ -31,6 +31,7 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'POST /api/v1/agents/connect': { scopes: ['read', 'write'], label: 'My coding agent' },
   'POST /api/v1/skills': {
     folderName: 'word-counter',
+    slug: 'my-word-counter',
     files: [
       {
         path: 'SKILL.md',

@@ -410,7 +410,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     actualStatus: 'idle',
   },
   'POST /api/v1/skills': {
-    slug: 'word-counter',
+    slug: 'my-word-counter',
     name: 'Word counter',
     description: 'Counts the words of its input.',
     runtime: 'script',

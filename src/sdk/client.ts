@@ -101,9 +101,12 @@ export class SkilletClient {
   readonly skills = {
     list: (page: { limit?: number; offset?: number } = {}) =>
       this.transport.json<Page<SkillItem>>('GET', `/api/v1/marketplace/skills${query(page)}`),
-    /** Installs a skill from a folder's files into the workspace; it then runs by its slug. */
-    install: (folderName: string, files: SkillFolderFile[]) =>
-      this.transport.json<InstalledSkill>('POST', '/api/v1/skills', { folderName, files }),
+    /**
+     * Installs a skill from a folder's files into the workspace; it then runs by its slug:
+     * `slug` when given, else the one its SKILL.md names, else the folder's name.
+     */
+    install: (folderName: string, files: SkillFolderFile[], options: { slug?: string } = {}) =>
+      this.transport.json<InstalledSkill>('POST', '/api/v1/skills', { folderName, files, ...options }),
   };
 
   readonly executions = {

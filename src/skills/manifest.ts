@@ -53,6 +53,11 @@ const INPUT_HINT_MAX_CHARS = 500;
 /** Far below a run's input limit: a default is an example to try, not a data set. */
 const DEFAULT_INPUT_MAX_BYTES = 4096;
 
+/** Whether a text can be a skill's slug: it names the skill's folder and its runs, so no path parts. */
+export function isSkillSlug(candidate: string): boolean {
+  return SLUG_SHAPE.test(candidate);
+}
+
 function text(fields: Record<string, unknown>, key: string): string | undefined {
   const value = fields[key];
   if (value === undefined || value === null) return undefined;

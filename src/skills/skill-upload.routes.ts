@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
-import { installFromFolder, UPLOAD_LIMITS } from './skill-upload.js';
+import { installFromFolder, UPLOAD_BODY_LIMIT } from './skill-upload.js';
 import { InstalledSkill, InstallFolderBody } from './skill-upload.schemas.js';
-
-/** Base64 makes 5 MB of files about 6.7 MB, with room for the paths and the JSON around them. */
-const BODY_LIMIT = Math.ceil((UPLOAD_LIMITS.bytes * 4) / 3) + 1024 * 1024;
 
 /** A skill installed into the caller's workspace from a folder of files (`skillet skills install PATH`). */
 export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -14,7 +11,7 @@ export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/skills',
       {
         config: { auth: 'user' },
-        bodyLimit: BODY_LIMIT,
+        bodyLimit: UPLOAD_BODY_LIMIT,
         schema: { body: InstallFolderBody, response: { 201: InstalledSkill } },
       },
       async (request, reply) => {

@@ -7,12 +7,19 @@ export const InstallFolderBody = Type.Object(
     folderName: Type.String({ minLength: 1, maxLength: 100 }),
     files: Type.Array(
       Type.Object(
-        { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String({ maxLength: 8 * 1024 * 1024 }) },
+        // No length of its own: the route's body limit holds the whole folder, and the domain
+        // says the size limit in words. A per-file cap would refuse a skill's large font first.
+        { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() },
         { additionalProperties: false },
       ),
       // One more than the limit, so the domain says it in words instead of the validator.
       { maxItems: UPLOAD_LIMITS.files + 1 },
     ),
+    /**
+     * The slug to install under, chosen by the person: above the SKILL.md's and the folder's,
+     * for a skill whose own is taken (a public skill named like one of the server's).
+     */
+    slug: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { additionalProperties: false },
 );

@@ -10,12 +10,20 @@ import { Conflict, InvalidInput, PayloadTooLarge } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { writeFolderFromBlobs } from './installed-skill-folder.js';
-import { ManifestError, parseSkillManifest } from './manifest.js';
+import { isSkillSlug, ManifestError, parseSkillManifest } from './manifest.js';
 import { insertUploadedFiles } from './uploaded-skills.store.js';
 import { isSlugTaken, recordInstalledSkill } from './workspace-skills.store.js';
 
-/** What one folder may hold: a skill is instructions and a little code, not a dataset. */
-export const UPLOAD_LIMITS = { files: 200, bytes: 5 * 1024 * 1024 } as const;
+const MB = 1024 * 1024;
+
+/**
+ * What one folder may hold: instructions, code and the fonts, templates and images a skill
+ * ships with (the public document skills carry several MB of fonts), but not a dataset.
+ */
+export const UPLOAD_LIMITS = { files: 200, bytes: 30 * MB } as const;
+
+/** Base64 makes the files a third larger; the rest is room for the paths and the JSON around them. */
+export const UPLOAD_BODY_LIMIT = Math.ceil((UPLOAD_LIMITS.bytes * 4) / 3) + MB;
 
 export interface UploadedFile {
   path: string;
@@ -50,10 +58,31 @@ function decoded(files: UploadedFile[]): { path: string; bytes: Buffer }[] {
     const bytes = Buffer.from(file.content, 'base64');
     total += bytes.length;
     if (total > UPLOAD_LIMITS.bytes) {
-      throw new PayloadTooLarge('A skill folder may hold at most 5 MB of files. Leave data and dependencies out of it.');
+      throw new PayloadTooLarge(
+        `A skill folder may hold at most ${UPLOAD_LIMITS.bytes / MB} MB of files. Leave data and dependencies out of it.`,
+      );
     }
     return { path: file.path, bytes };
   });
+}
+
+/** A slug the person chose, checked like the one a SKILL.md names: it becomes a folder's name. */
+function chosenSlug(slug: string | undefined): string | undefined {
+  if (slug === undefined || isSkillSlug(slug)) return slug;
+  throw new InvalidInput(
+    'The slug you chose cannot name a skill. Choose one of lower-case letters, digits and dashes (at most 63), starting with a letter or digit.',
+  );
+}
+
+/** What a person does about a taken slug: choose one, where they are (the CLI or the API). */
+function slugTaken(slug: string, builtIn: boolean, chosen: boolean): Conflict {
+  const fact = builtIn
+    ? `${slug} is the slug of one of this server's own skills, so yours needs another.`
+    : `This workspace already has a skill called ${slug}.`;
+  const remedy = chosen
+    ? 'Choose another slug for yours.'
+    : 'Install yours under a slug you choose: skillet skills install FOLDER --slug NAME, or the slug field of the request.';
+  return new Conflict(`${fact} ${remedy}`);
 }
 
 function manifestOf(files: { path: string; bytes: Buffer }[], folderName: string) {
@@ -75,18 +104,22 @@ function manifestOf(files: { path: string; bytes: Buffer }[], folderName: string
  * Installs a skill from a folder a person sends (the CLI's `skills install PATH`): its
  * files go to the blob store and are recorded, the skill's folder is written from them, and
  * the workspace runs it by its slug from then on, in the sandbox like any installed skill.
- * A slug the server's own skills or another installed skill use is a conflict.
+ * The slug is the one the person chose, else the SKILL.md's, else the folder's name; one the
+ * server's own skills or another skill of the workspace use is a conflict that says how to
+ * choose another (a public skill's folder is often named like a built-in: pdf, xlsx).
  */
 export async function installFromFolder(
   ctx: UploadContext,
   caller: Caller,
-  upload: { folderName: string; files: UploadedFile[] },
+  upload: { folderName: string; files: UploadedFile[]; slug?: string | undefined },
 ): Promise<InstalledFromFolder> {
+  const chosen = chosenSlug(upload.slug);
   const files = decoded(upload.files);
-  const manifest = manifestOf(files, upload.folderName);
-  const slug = manifest.slug;
-  const taken = () => new Conflict(`This workspace already has a skill called ${slug}. Give yours another slug in its SKILL.md.`);
-  if (ctx.skills.get(slug) || (await isSlugTaken(ctx.db, caller.workspaceId, slug))) throw taken();
+  const manifest = manifestOf(files, chosen ?? upload.folderName);
+  const slug = chosen ?? manifest.slug;
+  if (ctx.skills.get(slug)) throw slugTaken(slug, true, chosen !== undefined);
+  const taken = () => slugTaken(slug, false, chosen !== undefined);
+  if (await isSlugTaken(ctx.db, caller.workspaceId, slug)) throw taken();
 
   const dir = path.join(ctx.config.dataDir, 'installed-skills', caller.workspaceId, `${slug}-${randomBytes(4).toString('hex')}`);
   const staged: { path: string; blob: StagedBlob }[] = [];

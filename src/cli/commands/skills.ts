@@ -41,11 +41,13 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
   skills
     .command('install <path>')
     .description('install a skill from a folder (its SKILL.md at the top) into your workspace')
+    .option('--slug <slug>', "the slug to run it by, in place of its SKILL.md's or the folder's name")
     .option('--json', 'print the installed skill as JSON')
-    .action(async (folder: string, _options: unknown, command: Command) => {
+    .action(async (folder: string, options: { slug?: string }, command: Command) => {
       const packed = await packSkillFolder(folder);
       for (const left of packed.leftOut) process.stderr.write(`Left out: ${left}\n`);
-      const installed = await (await signedInClient(global())).skills.install(packed.folderName, packed.files);
+      const client = await signedInClient(global());
+      const installed = await client.skills.install(packed.folderName, packed.files, options.slug ? { slug: options.slug } : {});
       if (wantsJson(command)) return printJson(installed);
       const files = `${installed.files} file${installed.files === 1 ? '' : 's'}`;
       process.stdout.write(

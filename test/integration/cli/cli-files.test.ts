@@ -195,10 +195,42 @@ describe('skillet skills install', () => {
     const again = cli(['skills', 'install', dir]);
     expect(await again.exited).toBe(1);
     expect(again.stderr()).toMatch(
-      new RegExp(`\nThis workspace already has a skill called ${slug}\\. Give yours another slug in its SKILL\\.md\\.\n$`),
+      new RegExp(
+        `\nThis workspace already has a skill called ${slug}\\. Install yours under a slug you choose: .* --slug NAME, .*\n$`,
+      ),
     );
     const notFolder = cli(['skills', 'install', path.join(dir, 'main.mjs')]);
     expect(await notFolder.exited).toBe(2);
     expect(notFolder.stderr()).toContain("is not a folder. Give the folder that holds the skill's SKILL.md.");
+  });
+
+  it('a folder named like one of the server’s skills is told to take --slug, and installs under the one given', async ({
+    cli,
+    signIn,
+  }) => {
+    await signIn();
+    const skills = path.join(PROJECT_ROOT, 'test', 'skills', 'echo-summary');
+    const parent = await folderWith({});
+    // Named as the public skill's folder would be: the server has a pdf skill of its own.
+    const dir = path.join(parent, 'pdf');
+    await mkdir(dir);
+    for (const name of ['SKILL.md', 'main.mjs']) await writeFile(path.join(dir, name), await readFile(path.join(skills, name)));
+
+    const refused = cli(['skills', 'install', dir]);
+    expect(await refused.exited).toBe(1);
+    expect(refused.stderr()).toBe(
+      "pdf is the slug of one of this server's own skills, so yours needs another. Install yours under a slug you choose: skillet skills install FOLDER --slug NAME, or the slug field of the request.\n",
+    );
+
+    const installed = cli(['skills', 'install', dir, '--slug', 'my-pdf']);
+    expect(await installed.exited, installed.stderr()).toBe(0);
+    expect(installed.stdout()).toBe('Installed Echo Summary (my-pdf, 2 files). Run it: skillet run my-pdf "<input>"\n');
+    const ran = cli(['run', 'my-pdf', 'my own pdf', '--json']);
+    expect(await ran.exited, ran.stderr()).toBe(0);
+    expect(ran.stdout()).toContain('"summary":"my own pdf"');
+
+    const badSlug = cli(['skills', 'install', dir, '--slug', '../up']);
+    expect(await badSlug.exited).toBe(1);
+    expect(badSlug.stderr()).toContain('The slug you chose cannot name a skill.');
   });
 });

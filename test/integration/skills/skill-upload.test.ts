@@ -1,41 +1,14 @@
-import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { describe, expect } from 'vitest';
 import { sweepOrphanBlobs } from '../../../src/artifacts/blob-collection.js';
 import { blobStoreFor } from '../../../src/artifacts/blob-store-for.js';
-import { PROJECT_ROOT } from '../../../src/paths.js';
-import type { InstalledSkill, SkillFolderFile } from '../../../src/sdk/types.js';
+import type { SkillFolderFile } from '../../../src/sdk/types.js';
 import { runToEnd } from '../../helpers/executions.js';
-import { session, signUp, type TestUser } from '../../helpers/factories.js';
+import { session, signUp } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
-import type { Client } from '../../helpers/http.js';
+import { echoFolder, folderFile as file, installFolder as install, resultOf } from '../../helpers/skill-folders.js';
 
 const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '100000' });
-
-const file = (filePath: string, text: string): SkillFolderFile => ({
-  path: filePath,
-  content: Buffer.from(text).toString('base64'),
-});
-
-/** The test skill whose result is its input, as a person's own folder would hold it. */
-async function echoFolder(): Promise<SkillFolderFile[]> {
-  const dir = path.join(PROJECT_ROOT, 'test', 'skills', 'echo-summary');
-  return Promise.all(
-    ['SKILL.md', 'main.mjs'].map(async (name) => ({
-      path: name,
-      content: (await readFile(path.join(dir, name))).toString('base64'),
-    })),
-  );
-}
-
-const install = (api: Client, person: TestUser, folderName: string, files: SkillFolderFile[]) =>
-  api.post<InstalledSkill & { error?: { code: string; message: string } }>('/api/v1/skills', {
-    body: { folderName, files },
-    headers: session(person),
-  });
-
-const resultOf = (events: { type: string; payload: Record<string, unknown> }[]) =>
-  events.find((event) => event.type === 'execution.result')?.payload.summary;
 
 describe('installing a skill from a folder', () => {
   it('installs it into the workspace, where it runs by its slug, and nowhere else', async ({ api }) => {
@@ -60,20 +33,18 @@ describe('installing a skill from a folder', () => {
     expect(elsewhere.status).toBe(404);
   });
 
-  it('refuses a slug the server or the workspace already has, in words', async ({ api }) => {
+  it('refuses a slug the server or the workspace already has, in words that say how to choose another', async ({ api }) => {
     const person = await signUp(api);
     expect((await install(api, person, 'twice', await echoFolder())).status).toBe(201);
-    for (const folderName of ['twice', 'echo-summary']) {
+    const remedy =
+      'Install yours under a slug you choose: skillet skills install FOLDER --slug NAME, or the slug field of the request.';
+    const clashes: [string, string][] = [
+      ['twice', `This workspace already has a skill called twice. ${remedy}`],
+      ['echo-summary', `echo-summary is the slug of one of this server's own skills, so yours needs another. ${remedy}`],
+    ];
+    for (const [folderName, message] of clashes) {
       const clash = await install(api, person, folderName, await echoFolder());
-      expect([clash.status, clash.body]).toEqual([
-        409,
-        {
-          error: {
-            code: 'CONFLICT',
-            message: `This workspace already has a skill called ${folderName}. Give yours another slug in its SKILL.md.`,
-          },
-        },
-      ]);
+      expect([clash.status, clash.body]).toEqual([409, { error: { code: 'CONFLICT', message } }]);
     }
   });
 
@@ -96,7 +67,6 @@ describe('installing a skill from a folder', () => {
       ['an entry that is not there', [manifest as SkillFolderFile], 400, /names main\.mjs as its entry/],
       ['an empty folder', [], 400, /The folder is empty/],
       ['201 files', Array.from({ length: 201 }, (_, index) => file(`f${index}.txt`, 'x')), 413, /at most 200 files/],
-      ['more than 5 MB', [manifest as SkillFolderFile, file('big.bin', 'x'.repeat(5 * 1024 * 1024 + 1))], 413, /at most 5 MB/],
     ];
     for (const [what, files, status, words] of refusals) {
       const refused = await install(api, person, 'hostile', files);
