@@ -24,6 +24,11 @@ from file_tools import FILE_TOOLS, WORKSPACE, Refused, describe
 
 OUTPUT_CAP = 30 * 1024
 KILL_GRACE_S = 2.0
+# The shell and every command it starts are counted this much worse than the supervisor when
+# the run's memory is full: the kernel then stops the command that passed the limit, not the
+# computer (issue 49). 500 of 1000 adds half the limit to each command's score.
+COMMAND_OOM_SCORE_ADJ = 500
+
 class Capture:
     """One of the shell's output streams, cut into one piece per command at the end marker."""
 
@@ -108,6 +113,7 @@ class Shell:
         ], setsid=True, setsigdef=(signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD))
         for fd in (out_w, err_w, status_w, command_r):
             os.close(fd)
+        mark_first_to_stop(pid)
         self.pid = pid
         self.commands = os.fdopen(command_w, 'wb', buffering=0)
         self.status = os.fdopen(status_r, 'rb', buffering=0)
@@ -160,6 +166,20 @@ class Shell:
             'printf "%d\\n" "$__skillet_status" >&3\n'
         )
         self.commands.write(line.encode())
+
+
+def mark_first_to_stop(pid):
+    """Makes `pid` (the shell, before its first command) the memory killer's choice over the supervisor.
+
+    Raising a score takes no privilege. A command may lower its own back to the supervisor's,
+    no further; should the supervisor be stopped then, the server starts the computer again
+    and the call still names the limit (computer-tools.ts).
+    """
+    try:
+        with open('/proc/%d/oom_score_adj' % pid, 'w') as score:
+            score.write(str(COMMAND_OOM_SCORE_ADJ))
+    except OSError:
+        pass  # a kernel without the file: the fallback above still holds
 
 
 def child_pids():

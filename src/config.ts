@@ -71,7 +71,13 @@ export interface Config {
   controlPingMs: number;
   executions: {
     timeoutMs: number;
+    /** Memory of a script skill's run, or an agent run without a computer. */
     memoryMb: number;
+    /**
+     * Memory of a run's computer (an agent run's, the threads assistant's): sized for real
+     * work, and holding the writable space too, whose pages are memory.
+     */
+    computerMemoryMb: number;
     outputLimitBytes: number;
     inputLimitBytes: number;
     heartbeatMs: number;
@@ -93,7 +99,7 @@ export interface Config {
     allowedHosts: string[];
     /**
      * Bytes the computer's writable folders (/workspace, /tmp and /dev/shm together) may hold.
-     * Below the memory limit: they are tmpfs, and their pages count as the run's memory.
+     * Below the computer's memory limit: they are tmpfs, and their pages count as its memory.
      */
     workspaceLimitBytes: number;
     /** How skills are confined: see src/skills/sandbox.ts. */
@@ -504,6 +510,23 @@ function redisUrl(env: Env): string | undefined {
   return value;
 }
 
+/**
+ * The computer's memory and writable space (issue 49: sized after the anchor's 5 GiB of
+ * each). The space is in memory and counts toward the limit, so it must be below it: one as
+ * large would leave the run's programs nothing once it is full.
+ */
+function computerSizes(env: Env): { computerMemoryMb: number; workspaceLimitBytes: number } {
+  const memoryMb = integer(env, 'COMPUTER_MEMORY_MB', 4096, 16, 262_144);
+  const bytes = integer(env, 'SKILL_WORKSPACE_LIMIT_BYTES', 2 * 1024 ** 3, 1024 * 1024, 64 * 1024 ** 3);
+  if (bytes >= memoryMb * 1024 * 1024) {
+    throw new ConfigError(
+      `SKILL_WORKSPACE_LIMIT_BYTES (${bytes}) must be below COMPUTER_MEMORY_MB (${memoryMb} MiB): the computer's ` +
+        'writable folders are held in memory and count toward that limit. Lower the first or raise the second.',
+    );
+  }
+  return { computerMemoryMb: memoryMb, workspaceLimitBytes: bytes };
+}
+
 /** Reads and validates every setting. The only reader of process.env is whoever calls this. */
 export async function loadConfig(env: Env): Promise<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -554,6 +577,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     executions: {
       timeoutMs: integer(env, 'EXECUTION_TIMEOUT_MS', 65 * 60_000, 100, 24 * 3_600_000),
       memoryMb: integer(env, 'SKILL_MEMORY_MB', 256, 16, 16_384),
+      ...computerSizes(env),
       outputLimitBytes: integer(env, 'SKILL_OUTPUT_LIMIT_BYTES', 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
       inputLimitBytes: 100 * 1024,
       heartbeatMs: integer(env, 'STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
@@ -563,7 +587,6 @@ export async function loadConfig(env: Env): Promise<Config> {
       outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 10_000, 1, 1_000_000),
       processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 64, 1, 4096),
       allowedHosts: allowedHosts(env),
-      workspaceLimitBytes: integer(env, 'SKILL_WORKSPACE_LIMIT_BYTES', 128 * 1024 * 1024, 1024 * 1024, 64 * 1024 * 1024 * 1024),
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),

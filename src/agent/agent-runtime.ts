@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { computerMissing } from '../computer/computer-availability.js';
+import { computerLimits } from '../computer/computer-memory.js';
 import { computerPrompt, installedSoftware } from '../computer/computer-prompt.js';
 import type { RunComputer } from '../computer/computer-session.js';
 import { openRunComputer, stopRunComputer } from '../computer/run-computer.js';
@@ -57,9 +58,12 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       if (!route)
         return { finished: Promise.resolve(resultWithoutRun({ kind: 'failed', reason: NO_MODEL_KEY, fault: 'service' })) };
       await mkdir(request.outputDir, { recursive: true });
+      const limits = toolset.needsComputer
+        ? computerLimits(request.limits, services.config.executions.computerMemoryMb)
+        : request.limits;
 
       const warm = request.warm?.kind === 'computer' ? request.warm : undefined;
-      const group = warm ? warm.group : await openRunGroup(services.sandbox.cgroups, request.limits);
+      const group = warm ? warm.group : await openRunGroup(services.sandbox.cgroups, limits);
       let computer: RunComputer | undefined = warm?.computer;
       try {
         if (!computer && toolset.needsComputer) computer = await openRunComputer(services, request, group);
@@ -92,17 +96,23 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       }
       const overLimit = new AbortController();
       const timer = setTimeout(
-        () => overLimit.abort(new RunOverLimit(`the run took longer than its limit of ${request.limits.timeoutMs} ms`)),
-        request.limits.timeoutMs,
+        () => overLimit.abort(new RunOverLimit(`the run took longer than its limit of ${limits.timeoutMs} ms`)),
+        limits.timeoutMs,
       );
       // Every script of the run starts in its group, so memory, processes and CPU are the
       // run's. Nothing runs in it between scripts: while one runs, its own watch reads the
-      // counters; after it, this check ends the run on the first limit they show.
+      // counters; after it, this check ends the run on the first limit they show. On a
+      // computer a memory kill stops one process, not the run: the call that finds it tells
+      // the model (computer-tools.ts), and a script's own watch names it for run_script.
       const checkLimits = async () => {
-        const breach = await group?.breach();
+        const breach = await group?.breach({ memory: !computer });
         if (!breach || overLimit.signal.aborted) return;
-        reportKill(breach.limit, request.limits);
-        overLimit.abort(new RunOverLimit(breachReason(breach, request.limits)));
+        reportKill(breach.limit, limits);
+        overLimit.abort(new RunOverLimit(breachReason(breach, limits)));
+      };
+      const afterScript = async () => {
+        if (computer) await group?.answerMemoryKills();
+        await checkLimits();
       };
       const signal = AbortSignal.any([request.signal, overLimit.signal]);
       const tools = agentToolSpecs(toolset.names);
@@ -129,13 +139,19 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
           // The narrow tools of §9 stay usable as aliases on the computer, for skills written for them.
           allowed: toolset.needsComputer ? [...toolset.names, ...FILE_TOOL_NAMES] : toolset.names,
           sandbox: services.sandbox,
-          limits: request.limits,
+          limits,
           builtIn: skill.builtIn,
           signal,
-          ...(group ? { group, checkLimits } : {}),
+          ...(group ? { group, checkLimits: afterScript } : {}),
           ...(computer
             ? {
-                computer: { computer: computer.session, bashPrefixes: toolset.bashPrefixes, ...(group ? { checkLimits } : {}) },
+                computer: {
+                  computer: computer.session,
+                  bashPrefixes: toolset.bashPrefixes,
+                  ...(group
+                    ? { checkLimits, memory: { limitMb: limits.memoryMb, answerKills: () => group.answerMemoryKills() } }
+                    : {}),
+                },
               }
             : {}),
           ...(toolset.names.includes('web_fetch') ? { webPolicy: egressPolicyOf(services.config) } : {}),

@@ -8,6 +8,7 @@ import type { RunUploads, WarmComputer } from '../skills/runtime.js';
 import { WarmPool, type WarmPoolDeps } from '../skills/warm-pool.js';
 import { groupLimits } from '../skills/watched-child.js';
 import { computerMissing } from './computer-availability.js';
+import { computerLimits } from './computer-memory.js';
 import { installedSoftware } from './computer-prompt.js';
 import type { RunComputer } from './computer-session.js';
 import { openComputer } from './open-computer.js';
@@ -40,7 +41,7 @@ interface Warm {
  */
 export class ComputerPool extends WarmPool<Warm> {
   constructor(deps: WarmPoolDeps) {
-    super(deps, 'computer', deps.config.executions.computerPoolSize);
+    super(deps, 'computer', deps.config.executions.computerPoolSize, deps.config.executions.computerMemoryMb);
   }
 
   /**
@@ -100,7 +101,7 @@ export class ComputerPool extends WarmPool<Warm> {
     try {
       await mkdir(shelf);
       await mkdir(uploads);
-      group = await sandbox.cgroups?.create(groupLimits(config.executions));
+      group = await sandbox.cgroups?.create(groupLimits(computerLimits(config.executions, config.executions.computerMemoryMb)));
       computer = await openComputer(
         this.deps,
         { spaceDir: `${output.dir}-space`, skills: { shelf }, outputDir: output.dir, uploadsDir: uploads },

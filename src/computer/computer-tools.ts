@@ -1,6 +1,7 @@
 import { ToolRefused } from '../agent/confined-files.js';
 import type { ToolImage, ToolSpec } from '../agent/conversation.js';
 import type { ComputerAnswer } from './computer-machine.js';
+import { type MemoryKillMoment, memoryKillText } from './computer-memory.js';
 import type { ComputerSession } from './computer-session.js';
 
 /** A bash result is cut to this many characters, with a note, before the model sees it. */
@@ -106,6 +107,11 @@ export interface ComputerToolContext {
   bashPrefixes: readonly string[];
   /** Reads the run's counters: a breach ends the run (and with it this call) through its signal. */
   checkLimits?: () => Promise<void>;
+  /**
+   * The computer's memory limit and the kernel's kills under it, where its group has one: a
+   * kill stops one process, the call that finds it says so, and the run goes on (issue 49).
+   */
+  memory?: { limitMb: number; answerKills(): Promise<number> };
 }
 
 function cut(value: string): string {
@@ -129,7 +135,7 @@ function imageResult(answer: ComputerAnswer & { image: string }): ComputerToolRe
   const text =
     `${String(answer.path)} is an image (${String(answer.mediaType)}, about ${bytes} bytes), attached here where the ` +
     'model can see images; otherwise inspect it with Python (Pillow) through bash.';
-  return { text, image: { mediaType: String(answer.mediaType), data: answer.image } };
+  return { text: [...notesOf(answer), text].join('\n'), image: { mediaType: String(answer.mediaType), data: answer.image } };
 }
 
 function bashText(answer: ComputerAnswer): { text: string; failed: boolean } {
@@ -179,20 +185,60 @@ async function watched<T>(work: Promise<T>, context: ComputerToolContext): Promi
   }
 }
 
+/** Kills the kernel made under the memory limit since the last look, worded for `moment`; none: undefined. */
+async function memoryKills(context: ComputerToolContext, moment: MemoryKillMoment): Promise<string | undefined> {
+  const memory = context.memory;
+  if (!memory || (await memory.answerKills()) === 0) return undefined;
+  return memoryKillText(moment, memory.limitMb);
+}
+
+/**
+ * Sends one call to the computer, read against its memory: a process the kernel stopped
+ * since the last call is noted in the answer, and one stopped during it is told by the
+ * caller (`killedDuring`); the computer's own end is the call's error, naming the limit.
+ */
+async function callComputer(
+  body: Record<string, unknown>,
+  answerWithinMs: number,
+  context: ComputerToolContext,
+): Promise<{ answer: ComputerAnswer; killedDuring: boolean }> {
+  const earlier = await memoryKills(context, 'between-calls');
+  let answer: ComputerAnswer;
+  try {
+    answer = await watched(context.computer.call(body, answerWithinMs), context);
+  } catch (error) {
+    const stopped = error instanceof ToolRefused ? await memoryKills(context, 'computer-stopped') : undefined;
+    throw stopped ? new ToolRefused([stopped, ...(earlier ? [earlier] : [])].join('\n')) : error;
+  }
+  const killedDuring = (await context.memory?.answerKills()) ?? 0;
+  return {
+    answer: { ...answer, notes: [...(earlier ? [earlier] : []), ...notesOf(answer)], restarted: false },
+    killedDuring: killedDuring > 0,
+  };
+}
+
 /** Runs one computer tool; a refusal or a failing command throws ToolRefused with the text the model reads. */
 export async function runComputerTool(
   name: string,
   input: Record<string, unknown>,
   context: ComputerToolContext,
 ): Promise<ComputerToolResult> {
+  const limitMb = context.memory?.limitMb ?? 0;
   if (name === 'bash') {
     const { command, timeout } = bashInput(input, context);
-    const answer = await watched(context.computer.call({ op: 'bash', command, timeout_ms: timeout }, timeout), context);
+    const { answer, killedDuring } = await callComputer({ op: 'bash', command, timeout_ms: timeout }, timeout, context);
     const result = bashText(answer);
-    if (result.failed) throw new ToolRefused(result.text);
-    return { text: result.text };
+    if (!killedDuring) {
+      if (result.failed) throw new ToolRefused(result.text);
+      return { text: result.text };
+    }
+    // A kill the command outlived (one of an earlier command's leftovers, say) is a note; one it died of, its error.
+    if (!result.failed) return { text: `${memoryKillText('command-finished', limitMb)}\n${result.text}` };
+    throw new ToolRefused(`${memoryKillText('command-stopped', limitMb)}\n${result.text}`);
   }
-  const answer = await watched(context.computer.call({ ...input, op: name }, FILE_TOOL_MS), context);
+  const called = await callComputer({ ...input, op: name }, FILE_TOOL_MS, context);
+  const notes = called.killedDuring ? [memoryKillText('file-tool', limitMb)] : [];
+  const answer: ComputerAnswer = { ...called.answer, notes: [...notes, ...notesOf(called.answer)] };
   if (typeof answer.image === 'string' && typeof answer.error !== 'string')
     return imageResult({ ...answer, image: answer.image });
   return { text: answerText(answer) };

@@ -19,8 +19,17 @@ export interface GroupLimits {
 export interface RunGroup {
   /** The files a process writes its pid into to join the group (launch-command.ts starts a run's first process so). */
   readonly procsFiles: readonly string[];
-  /** The first limit the kernel enforced (or the CPU the run has used past its budget), read from the counters. */
-  breach(): Promise<LimitBreach | undefined>;
+  /**
+   * The first limit the kernel enforced (or the CPU the run has used past its budget), read
+   * from the counters. Memory counts only kills not yet answered (`answerMemoryKills`); with
+   * `memory: false` not at all, for a computer, where a kill stops one command, not the run.
+   */
+  breach(options?: { memory: boolean }): Promise<LimitBreach | undefined>;
+  /**
+   * Processes the kernel killed for passing the memory limit since the last answer, now
+   * answered: a computer's tool call tells the model of them and the run goes on.
+   */
+  answerMemoryKills(): Promise<number>;
   /** Kills every process in the group and waits until none is left. */
   kill(): Promise<void>;
   /** Kills whatever is left, then removes the group. */
@@ -119,18 +128,39 @@ interface V1Folders {
   cpuacct: string;
 }
 
+/**
+ * The kernel's count of memory kills in a group, and how many of them were answered already:
+ * the count only grows, and a run that goes on after a kill must not meet it again.
+ */
+function memoryKillCount(read: () => Promise<number>) {
+  let answered = 0;
+  return {
+    unanswered: async () => (await read()) - answered,
+    async answer() {
+      const total = await read();
+      const fresh = total - answered;
+      answered = total;
+      return fresh;
+    },
+  };
+}
+
 function v1Group(folders: V1Folders, limits: GroupLimits): RunGroup {
   const dirs = [...new Set(Object.values(folders))];
   const cpuBudgetNs = limits.cpuSeconds * 1e9;
+  const kills = memoryKillCount(async () =>
+    counterIn(await readText(path.join(folders.memory, 'memory.oom_control')), 'oom_kill'),
+  );
   return {
     procsFiles: dirs.map((dir) => path.join(dir, 'cgroup.procs')),
-    async breach() {
-      const [oom, pids, cpu] = await Promise.all([
-        readText(path.join(folders.memory, 'memory.oom_control')),
+    answerMemoryKills: kills.answer,
+    async breach(options = { memory: true }) {
+      const [unanswered, pids, cpu] = await Promise.all([
+        options.memory ? kills.unanswered() : 0,
         readText(path.join(folders.pids, 'pids.events')),
         readText(path.join(folders.cpuacct, 'cpuacct.usage')),
       ]);
-      if (counterIn(oom, 'oom_kill') > 0) return { limit: 'memory', bytes: limits.memoryBytes };
+      if (unanswered > 0) return { limit: 'memory', bytes: limits.memoryBytes };
       if (counterIn(pids, 'max') > 0) return { limit: 'processes', count: limits.processes };
       const usedNs = Number(cpu.trim()) || 0;
       if (usedNs > cpuBudgetNs) return { limit: 'cpu', seconds: usedNs / 1e9 };
@@ -151,15 +181,17 @@ function v2Group(dir: string, limits: GroupLimits): RunGroup {
     await writeFile(path.join(dir, 'cgroup.kill'), '1').catch(() => undefined);
     await killListed(path.join(dir, 'cgroup.procs'));
   };
+  const kills = memoryKillCount(async () => counterIn(await readText(path.join(dir, 'memory.events')), 'oom_kill'));
   return {
     procsFiles: [path.join(dir, 'cgroup.procs')],
-    async breach() {
-      const [memory, pids, cpu] = await Promise.all([
-        readText(path.join(dir, 'memory.events')),
+    answerMemoryKills: kills.answer,
+    async breach(options = { memory: true }) {
+      const [unanswered, pids, cpu] = await Promise.all([
+        options.memory ? kills.unanswered() : 0,
         readText(path.join(dir, 'pids.events')),
         readText(path.join(dir, 'cpu.stat')),
       ]);
-      if (counterIn(memory, 'oom_kill') > 0) return { limit: 'memory', bytes: limits.memoryBytes };
+      if (unanswered > 0) return { limit: 'memory', bytes: limits.memoryBytes };
       if (counterIn(pids, 'max') > 0) return { limit: 'processes', count: limits.processes };
       const usedUs = counterIn(cpu, 'usage_usec');
       if (usedUs > cpuBudgetUs) return { limit: 'cpu', seconds: usedUs / 1e6 };

@@ -154,8 +154,8 @@ export interface RuntimeServices {
   sandbox: SkillSandbox;
   config: {
     agent: AgentSettings;
-    /** The computer's writable space, and the hosts its network reaches (DESIGN §14). */
-    executions: { workspaceLimitBytes: number; allowedHosts: string[] };
+    /** The computer's memory and writable space, and the hosts its network reaches (DESIGN §14). */
+    executions: { computerMemoryMb: number; workspaceLimitBytes: number; allowedHosts: string[] };
     webhooks: { allowPrivateAddresses: boolean };
   };
   /** For what a run does outside a request: its network's connection log. */

@@ -36,7 +36,7 @@ const isRunning = (child: ChildProcessWithoutNullStreams) => child.exitCode === 
  */
 export class ScriptPool extends WarmPool<Warm> {
   constructor(deps: WarmPoolDeps) {
-    super(deps, 'script sandbox', deps.config.executions.scriptPoolSize);
+    super(deps, 'script sandbox', deps.config.executions.scriptPoolSize, deps.config.executions.memoryMb);
   }
 
   /** A warm sandbox holding `skill`, or undefined when none is ready or the run is not one it serves. */

@@ -53,6 +53,8 @@ export abstract class WarmPool<Item> {
   readonly #name: string;
   /** How many the operator wants held. */
   readonly #size: number;
+  /** The memory limit of the runs one would serve. */
+  readonly #runMemoryBytes: number;
   readonly #ready: { item: Item; madeAt: number }[] = [];
   #filling: Promise<void> | undefined;
   /** Stops the regular tending, once started. */
@@ -63,10 +65,11 @@ export abstract class WarmPool<Item> {
   /** What is left of sandboxes whose runs let go of them, being cleared away: close waits for it. */
   readonly #clearings: Clearings;
 
-  constructor(deps: WarmPoolDeps, name: string, size: number) {
+  constructor(deps: WarmPoolDeps, name: string, size: number, runMemoryMb: number) {
     this.deps = deps;
     this.#name = name;
     this.#size = size;
+    this.#runMemoryBytes = runMemoryMb * MIB;
     this.#clearings = new Clearings(deps.log);
   }
 
@@ -165,12 +168,13 @@ export abstract class WarmPool<Item> {
 
   /**
    * How many to hold: the setting, but only while each leaves a run's memory limit free for
-   * itself, beyond one run's worth kept free for everything else.
+   * itself, beyond one run's worth kept free for everything else. Nothing is reserved (a
+   * waiting sandbox holds a few MB, and a limit only caps): this keeps a machine short of
+   * memory from holding sandboxes whose runs it could not serve.
    */
   #target(): number {
-    const { config, freeMemory = freemem } = this.deps;
-    const runMemoryBytes = config.executions.memoryMb * MIB;
-    return Math.max(0, Math.min(this.#size, Math.floor(freeMemory() / runMemoryBytes) - 1));
+    const { freeMemory = freemem } = this.deps;
+    return Math.max(0, Math.min(this.#size, Math.floor(freeMemory() / this.#runMemoryBytes) - 1));
   }
 
   #refillSoon(): void {

@@ -6,6 +6,7 @@ import type { ToolSpec } from '../agent/conversation.js';
 import { toolLabel } from '../agent/tools.js';
 import { WEB_FETCH_SPEC, webFetch } from '../agent/web-fetch.js';
 import { computerMissing } from '../computer/computer-availability.js';
+import { computerLimits } from '../computer/computer-memory.js';
 import { assistantComputerPrompt, installedSoftware } from '../computer/computer-prompt.js';
 import type { RunComputer } from '../computer/computer-session.js';
 import { COMPUTER_TOOL_NAMES, COMPUTER_TOOL_SPECS, runComputerTool } from '../computer/computer-tools.js';
@@ -34,8 +35,9 @@ interface Opened {
  * first computer tool call, so a turn that never uses it costs nothing, and closed when the
  * turn ends, with everything written in it. It shows every skill the workspace can run read
  * only at /mnt/skills/<slug>/, stands in a control group of its own with the run limits
- * (memory, processes, CPU, and the run time from its start) and on a bounded space, and has
- * no uploads; its outputs folder is scratch. A limit it goes over ends the turn.
+ * (the computer's memory, processes, CPU, and the run time from its start) and on a bounded
+ * space, and has no uploads; its outputs folder is scratch. A limit it goes over ends the
+ * turn, but for memory: the kernel stops the one process that passed it, and the call says so.
  */
 export class TurnComputer {
   /** The turn's signal, also aborted when the computer goes over a limit: the turn runs on it. */
@@ -93,12 +95,16 @@ export class TurnComputer {
   async #computerTool(name: string, input: Record<string, unknown>): Promise<string> {
     if (!COMPUTER_TOOL_NAMES.includes(name)) throw new ToolRefused(`There is no tool ${name}.`);
     const { computer, group } = await this.#started();
-    const checkLimits = group ? () => this.#checkLimits(group) : undefined;
     // The assistant's tool results are words: a picture it reads is described, not shown.
     const result = await runComputerTool(name, input, {
       computer: computer.session,
       bashPrefixes: [],
-      ...(checkLimits ? { checkLimits } : {}),
+      ...(group
+        ? {
+            checkLimits: () => this.#checkLimits(group),
+            memory: { limitMb: this.#limits().memoryMb, answerKills: () => group.answerMemoryKills() },
+          }
+        : {}),
     });
     return result.text;
   }
@@ -113,9 +119,15 @@ export class TurnComputer {
     return this.#opening;
   }
 
+  /** The run limits, with the computer's memory. */
+  #limits() {
+    const executions = this.#ctx.config.executions;
+    return computerLimits(executions, executions.computerMemoryMb);
+  }
+
   async #open(): Promise<Opened> {
     const ctx = this.#ctx;
-    const limits = ctx.config.executions;
+    const limits = this.#limits();
     let group: RunGroup | undefined;
     try {
       group = await openRunGroup(ctx.sandbox.cgroups, limits);
@@ -149,9 +161,9 @@ export class TurnComputer {
 
   /** Reads the group's counters: a breach ends the turn (through its signal) before the model is asked again. */
   async #checkLimits(group: RunGroup): Promise<void> {
-    const breach = await group.breach();
+    const breach = await group.breach({ memory: false });
     if (!breach || this.#overLimit.signal.aborted) return;
-    const limits = this.#ctx.config.executions;
+    const limits = this.#limits();
     reportKill(breach.limit, limits);
     this.#overLimit.abort(new RunOverLimit(`${breachReason(breach, limits, SUBJECT)}. ${GO_ON}`));
   }

@@ -237,20 +237,26 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)("the threads assistant's c
     expect(await leftovers(ctx)).toEqual(NOTHING_LEFT);
   });
 
-  it('ends the turn when the computer goes over its memory limit, naming it', async ({ computerCtx, anthropic }) => {
-    const small = { ...computerCtx.config.executions, memoryMb: 64 };
+  it('stops a command past the computer memory limit alone, naming it; the turn goes on', async ({ computerCtx, anthropic }) => {
+    const small = { ...computerCtx.config.executions, computerMemoryMb: 64 };
     const { ctx } = counting({ ...computerCtx, config: { ...computerCtx.config, executions: small } });
     const user = await aUser(ctx.db, { credits: AGENT_CREDITS });
     const thread = await aThread(ctx, user);
     onTestFinished(() => anthropic.forgetPlans());
-    anthropic.plan(use('hog', 'bash', { command: `python3 -c "x = b'a' * (400 * 1024 * 1024); print(len(x))"` }), done);
+    const before = anthropic.requests.length;
+    anthropic.plan(
+      use('hog', 'bash', { command: `python3 -c "x = b'a' * (400 * 1024 * 1024); print(len(x))"` }),
+      use('after', 'bash', { command: 'echo after' }),
+      done,
+    );
     const sink = await turn(ctx, thread, 'use a lot of memory');
-    expect(sink.of('agent.turn_end')).toMatchObject([
-      {
-        stopReason: 'error',
-        reason: expect.stringMatching(/the assistant's computer went over its memory limit of 64 MiB\. Send another message/),
-      },
-    ]);
+    const results = resultsSent(anthropic, before);
+    expect(results.get('hog')).toMatchObject({
+      text: expect.stringMatching(/^The command was stopped: a process of it passed the computer's memory limit of 64 MiB/),
+      isError: true,
+    });
+    expect(results.get('after')).toEqual({ text: 'after\nexit code 0', isError: false });
+    expect(sink.of('agent.turn_end')).toMatchObject([{ stopReason: 'end_turn' }]);
     expect(await leftovers(ctx)).toEqual(NOTHING_LEFT);
   });
 

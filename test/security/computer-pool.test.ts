@@ -20,7 +20,7 @@ import { TEST_ENV } from '../helpers/server.js';
 const sandbox = await detectSandbox('auto');
 const CAN_POOL = sandbox.kind === 'bwrap' && sandbox.cgroups !== undefined;
 const MIB = 1024 * 1024;
-/** The run memory limit these pools are set up with, and free memory that holds them whole. */
+/** The computer memory limit these pools are set up with, and free memory that holds them whole. */
 const RUN_MB = 64;
 const PLENTY = 64 * 1024 * MIB;
 
@@ -34,7 +34,13 @@ const taken: WarmComputer[] = [];
 
 beforeEach(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'computer-pool-'));
-  config = await loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, SKILL_MEMORY_MB: String(RUN_MB), COMPUTER_POOL_SIZE: '2' });
+  config = await loadConfig({
+    ...TEST_ENV,
+    DATA_DIR: dataDir,
+    COMPUTER_MEMORY_MB: String(RUN_MB),
+    SKILL_WORKSPACE_LIMIT_BYTES: String(16 * MIB),
+    COMPUTER_POOL_SIZE: '2',
+  });
   clock = new ManualClock();
   freeMemory = PLENTY;
   const dir = path.join(dataDir, 'skills', 'pooled');

@@ -144,6 +144,20 @@ describe.runIf(process.platform === 'linux')('a run group holds hostile code to 
     expect(await group.breach()).toEqual({ limit: 'memory', bytes: 64 * MIB });
   });
 
+  it('counts a memory kill once answered no more, so a computer run goes on past it (issue 49)', async () => {
+    const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
+    const hog = ['-c', 'x = b"a" * (300 * 1024 * 1024)'];
+    expect((await runIn(group, SANDBOX_PYTHON, hog).ended).signal).toBe('SIGKILL');
+    // A computer's own check leaves memory to the call that finds the kill.
+    expect(await group.breach({ memory: false })).toBeUndefined();
+    expect(await group.answerMemoryKills()).toBe(1);
+    expect(await group.breach()).toBeUndefined();
+    expect(await group.answerMemoryKills()).toBe(0);
+    expect((await runIn(group, SANDBOX_PYTHON, hog).ended).signal).toBe('SIGKILL');
+    expect(await group.breach()).toEqual({ limit: 'memory', bytes: 64 * MIB });
+    expect(await group.answerMemoryKills()).toBe(1);
+  });
+
   it('counts socket buffers: 400 socket pairs filled to their largest buffers are killed at the memory limit', async () => {
     const group = await groupOf({ memoryBytes: 64 * MIB, processes: 16, cpuSeconds: 60 });
     const hoard = [

@@ -14,7 +14,7 @@ const it = withAgentServer();
 
 const MIB = 1024 * 1024;
 const LIMITS = {
-  SKILL_MEMORY_MB: '128',
+  COMPUTER_MEMORY_MB: '128',
   SKILL_WORKSPACE_LIMIT_BYTES: String(16 * MIB),
   SKILL_OUTPUT_LIMIT_BYTES: String(4 * MIB),
   SKILL_OUTPUT_FILE_LIMIT: '64',
@@ -102,11 +102,22 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('the
     expect(ending.stopReason === 'end_turn' || /output folder/.test(ending.info)).toBe(true);
   });
 
-  it('counts socket buffers as the run memory', async ({ anthropic, ownServer }) => {
+  it('counts socket buffers as the computer memory: the hoarder is stopped, the shell and the run go on', async ({
+    anthropic,
+    ownServer,
+  }) => {
     const fixtures = { anthropic, ownServer };
     const rssBefore = process.memoryUsage().rss;
-    const ending = await runCommands(fixtures, 'python3 /mnt/skills/computer-hostile/scripts/hoard.py');
-    expect(ending).toMatchObject({ stopReason: 'error', info: expect.stringMatching(/memory limit of 128 MiB/) });
+    const ending = await runCommands(
+      fixtures,
+      'export MARK=shell-kept; python3 /mnt/skills/computer-hostile/scripts/hoard.py',
+      'echo "$MARK"',
+    );
+    expect(ending.told[0]).toMatch(/^The command was stopped: a process of it passed the computer's memory limit of 128 MiB/);
+    expect(ending.told[0]).not.toMatch(/holding 400 pairs/);
+    // Its memory is in no process's count, yet the supervisor and the shell are not what the kernel stops.
+    expect(ending.told[1]).toBe('shell-kept\nexit code 0');
+    expect(ending.stopReason).toBe('end_turn');
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * MIB);
   });
 

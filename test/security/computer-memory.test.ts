@@ -1,0 +1,112 @@
+import { describe, expect } from 'vitest';
+import type { FakeAnthropic } from '../fakes/anthropic.js';
+import { runAgent, stopReasonOf, withAgentServer } from '../helpers/agent.js';
+import { signUp } from '../helpers/factories.js';
+import type { Client } from '../helpers/http.js';
+import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../helpers/sandbox.js';
+
+const it = withAgentServer();
+
+const MIB = 1024 * 1024;
+/** A small computer, so a command passes its memory in a moment. */
+const SMALL_COMPUTER = { COMPUTER_MEMORY_MB: '128', SKILL_WORKSPACE_LIMIT_BYTES: String(16 * MIB) };
+const NAMES_THE_LIMIT = /passed the computer's memory limit of 128 MiB/;
+/** Allocates 400 MiB, writing every page, then says it got through (it must not). */
+const HOG = `python3 -c "x = b'a' * (400 << 20); print('survived')"`;
+
+const bash = (id: string, command: string) => ({
+  kind: 'reply' as const,
+  blocks: [{ type: 'tool_use' as const, id, name: 'bash', input: { command } }],
+  usage: { input: 1, output: 1 },
+});
+const done = { kind: 'reply' as const, blocks: [{ type: 'text' as const, text: 'Done.' }], usage: { input: 1, output: 1 } };
+
+type Fixtures = { anthropic: FakeAnthropic; ownServer: (env: Record<string, string>) => Promise<Client> };
+interface Told {
+  content: string;
+  isError: boolean;
+}
+
+/** Runs computer-hostile on a small computer, the model sending `commands` to bash in turn; what it was told, and how the run ended. */
+async function runCommands({ anthropic, ownServer }: Fixtures, ...commands: string[]) {
+  const api = await ownServer(SMALL_COMPUTER);
+  const person = await signUp(api);
+  anthropic.forgetPlans();
+  const before = anthropic.requests.length;
+  anthropic.plan(...commands.map((command, index) => bash(`c${index}`, command)), done);
+  const events = await runAgent(api, person, 'computer-hostile', 'Run the commands.');
+  const results = anthropic.requests
+    .slice(before)
+    .flatMap((request) =>
+      (request.body.messages as { content: unknown }[]).flatMap((message) =>
+        Array.isArray(message.content)
+          ? (message.content as { type: string; content?: unknown; is_error?: boolean }[])
+              .filter((block) => block.type === 'tool_result')
+              .map((block): Told => ({ content: String(block.content), isError: block.is_error === true }))
+          : [],
+      ),
+    );
+  return {
+    stopReason: stopReasonOf(events),
+    info: events.filter((event) => event.type === 'agent.info').map((event) => String(event.payload.message)),
+    // The last request holds every result so far, in order.
+    told: results.slice(-commands.length),
+  };
+}
+
+/**
+ * A command that passes the computer's memory limit is stopped alone (issue 49): the kernel
+ * ends the process in the run's group, the model's call answers with an error naming the
+ * limit, and the run goes on with its shell and files. Before, the first such kill ended the
+ * whole run with stop reason error, and the model never heard why.
+ */
+describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('a command past the computer memory', () => {
+  it('is stopped alone, the model is told the limit, and the next call works in the same shell', async ({
+    anthropic,
+    ownServer,
+  }) => {
+    const ending = await runCommands(
+      { anthropic, ownServer },
+      `export MARK=shell-kept; echo kept > /workspace/kept.txt; ${HOG}`,
+      'echo "$MARK" && cat /workspace/kept.txt',
+    );
+    expect(ending.told[0]?.isError).toBe(true);
+    expect(ending.told[0]?.content).toMatch(
+      /^The command was stopped: a process of it passed the computer's memory limit of 128 MiB/,
+    );
+    expect(ending.told[0]?.content).not.toMatch(/^survived$/m);
+    // The supervisor and the shell outlived the kill: the variable is still there.
+    expect(ending.told[1]).toEqual({ content: 'shell-kept\nkept\nexit code 0', isError: false });
+    expect(ending.stopReason).toBe('end_turn');
+    expect(ending.info.join('\n')).not.toMatch(/memory/);
+  });
+
+  it('tells of a background process the kernel stopped, beside a command that finished', async ({ anthropic, ownServer }) => {
+    const ending = await runCommands(
+      { anthropic, ownServer },
+      `${HOG} > /dev/null 2>&1 & wait $!; echo "waited: $?"`,
+      'echo after',
+    );
+    expect(ending.told[0]?.isError).toBe(false);
+    expect(ending.told[0]?.content).toMatch(/^Note: during this command a process in the computer passed the computer's memory/);
+    expect(ending.told[0]?.content).toMatch(/\nwaited: 137\n.*Killed.*\nexit code 0$/s);
+    expect(ending.told[1]).toEqual({ content: 'after\nexit code 0', isError: false });
+    expect(ending.stopReason).toBe('end_turn');
+  });
+
+  it('holds against a swarm of allocators that give up their extra score: the run goes on', async ({ anthropic, ownServer }) => {
+    const ending = await runCommands(
+      { anthropic, ownServer },
+      'echo kept > /workspace/kept.txt; python3 /mnt/skills/computer-hostile/scripts/swarm.py 12',
+      'cat /workspace/kept.txt',
+    );
+    // Either the swarm alone was stopped, or the supervisor with it and the computer started again.
+    expect(ending.told[0]?.isError).toBe(true);
+    expect(ending.told[0]?.content).toMatch(NAMES_THE_LIMIT);
+    expect(ending.told[1], JSON.stringify(ending.told)).toMatchObject({
+      content: expect.stringMatching(/(^|\n)kept\n/),
+      isError: false,
+    });
+    expect(ending.stopReason).toBe('end_turn');
+  });
+});
