@@ -88,6 +88,12 @@ export default defineConfig(async () => {
         },
         {
           extends: true as const,
+          // Workflows of public Agent Skills on the computer image (issue 49), where .ci/run built one
+          // (SKILLET_TEST_COMPUTER_IMAGE); LibreOffice and Chromium are heavy, so one file at a time.
+          test: { name: 'compat', include: ['test/compat/**/*.test.ts'], env: { TEST_DB: 'sqlite' }, maxWorkers: 1 },
+        },
+        {
+          extends: true as const,
           // Requests derived from /openapi.json by fast-check (issue 18): one server, many seeds.
           test: { name: 'fuzz', include: ['test/fuzz/**/*.test.ts'], env: { TEST_DB: 'sqlite' } },
         },

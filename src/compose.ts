@@ -6,6 +6,8 @@ import { type Background, background } from './background.js';
 import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
 import { computerMissing } from './computer/computer-availability.js';
+import { withComputerImage } from './computer/computer-image.js';
+import { readImageRecipe } from './computer/computer-image-recipe.js';
 import { ComputerPool } from './computer/computer-pool.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -140,7 +142,9 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
     builtIn: BUILTIN_SKILLS_DIR,
     extra: config.skillsDir,
   });
-  const sandbox = deps.sandbox ?? (await detectSandbox(config.executions.sandbox));
+  const sandbox =
+    deps.sandbox ??
+    withComputerImage(await detectSandbox(config.executions.sandbox), config.executions.computerImage, readImageRecipe().version);
   const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
   const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
   const redisPrefix = deps.redisPrefix ?? config.redisPrefix;

@@ -110,6 +110,12 @@ export interface Config {
     runsPerServer: number;
     /** Agent-run computers kept started ahead of need (computer/computer-pool.ts); 0 starts each with its run. */
     computerPoolSize: number;
+    /**
+     * Where computer images are kept (`skillet computer build`): the one its `current` link
+     * names is the computer's root filesystem. `required`: the operator named the folder, so a
+     * missing image stops the start instead of falling back to the host's folders.
+     */
+    computerImage: { dir: string; required: boolean };
     /** Script-skill sandboxes kept started ahead of need (skills/script-pool.ts); 0 starts each with its run. */
     scriptPoolSize: number;
   };
@@ -585,12 +591,16 @@ export async function loadConfig(env: Env): Promise<Config> {
       lineLimitBytes: integer(env, 'SKILL_LINE_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       eventBytesPerRun: integer(env, 'SKILL_EVENT_BYTES_PER_RUN', 8 * 1024 * 1024, 4096, 1024 * 1024 * 1024),
       outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 10_000, 1, 1_000_000),
-      processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 64, 1, 4096),
+      processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 512, 1, 4096),
       allowedHosts: allowedHosts(env),
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),
       computerPoolSize: integer(env, 'COMPUTER_POOL_SIZE', 2, 0, 64),
+      computerImage: {
+        dir: path.resolve(read(env, 'COMPUTER_IMAGE_DIR') ?? path.join(dataDir, 'computer-image')),
+        required: read(env, 'COMPUTER_IMAGE_DIR') !== undefined,
+      },
       scriptPoolSize: integer(env, 'SCRIPT_POOL_SIZE', 2, 0, 64),
     },
     agent: agentSettings(env),

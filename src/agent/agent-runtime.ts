@@ -123,7 +123,7 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
             slug: skill.slug,
             uploads: request.uploads?.files ?? [],
             allowedHosts: computer.allowedHosts,
-            installed: await installedSoftware(),
+            installed: await installedSoftware(services.sandbox),
           })
         : undefined;
       const finished = runAgent({

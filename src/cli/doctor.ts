@@ -1,7 +1,14 @@
+import { findComputerImage, softwareHostOf } from '../computer/computer-image.js';
+import { readImageRecipe } from '../computer/computer-image-recipe.js';
 import type { SandboxSetting } from '../config.js';
 import { inspectSoftware, readSoftwareList, type SoftwareStatus } from '../skills/computer-software.js';
 import { GRANT_CGROUPS_HINT } from '../skills/run-cgroup.js';
 import { detectSandbox, ENABLE_SANDBOX_HINT } from '../skills/sandbox.js';
+
+/** The computer image this host's servers would run agent skills on, or why there is none. */
+export type ImageReport =
+  | { inUse: true; version: string; builtAt: string; folder: string; recipeVersion: string }
+  | { inUse: false; reason: string };
 
 /** What `skillet doctor` found on this host. */
 export interface DoctorReport {
@@ -15,14 +22,28 @@ export interface DoctorReport {
     /** Whether a sandbox is tied to the server from its start (setpriv's parent-death signal). */
     setpriv: boolean;
   };
+  image: ImageReport;
+  /** What the computer has: the image's software where there is one, else this host's. */
   software: SoftwareStatus[];
   /** Whether the host gives skills everything they may count on. */
   ready: boolean;
 }
 
-export async function doctorReport(setting: SandboxSetting): Promise<DoctorReport> {
-  const sandbox = await detectSandbox(setting);
-  const software = await inspectSoftware(readSoftwareList());
+export async function doctorReport(settings: { sandbox: SandboxSetting; computerImage: { dir: string } }): Promise<DoctorReport> {
+  const sandbox = await detectSandbox(settings.sandbox);
+  const found = findComputerImage(settings.computerImage.dir);
+  const image: ImageReport =
+    'image' in found
+      ? {
+          inUse: true,
+          version: found.image.version,
+          builtAt: found.image.builtAt,
+          folder: found.image.root,
+          recipeVersion: readImageRecipe().version,
+        }
+      : { inUse: false, reason: found.missing };
+  const withImage = 'image' in found ? { ...sandbox, computerImage: found.image } : sandbox;
+  const software = await inspectSoftware(readSoftwareList(), softwareHostOf(withImage));
   const missing = software.some((item) => !item.present && !item.optional);
   return {
     sandbox: {
@@ -33,12 +54,43 @@ export async function doctorReport(setting: SandboxSetting): Promise<DoctorRepor
       prlimit: sandbox.prlimit !== undefined,
       setpriv: sandbox.setpriv !== undefined,
     },
+    image,
     software,
     ready: sandbox.kind === 'bwrap' && sandbox.cgroups !== undefined && !missing,
   };
 }
 
 const mark = (ok: boolean) => (ok ? '  ok       ' : '  MISSING  ');
+const BUILD_HINT = 'skillet computer build (as root, with mmdebstrap installed)';
+
+function imageLines(image: ImageReport): string[] {
+  if (!image.inUse) {
+    return [
+      `  none     ${image.reason}: agent skills get this host's own system folders, with whatever versions its distribution has.`,
+      `           To give them the image's software instead: ${BUILD_HINT}`,
+    ];
+  }
+  const lines = [`  ok       ${image.version}, built ${image.builtAt}, at ${image.folder}: agent skills run on it`];
+  if (image.version !== image.recipeVersion) {
+    lines.push(`  STALE    this version's recipe is ${image.recipeVersion}: rebuild with ${BUILD_HINT}`);
+  }
+  return lines;
+}
+
+function softwareLine(item: SoftwareStatus, image: ImageReport): string {
+  const found = item.version ? ` ${item.version}` : '';
+  if (item.tooOld) {
+    const min = 'min' in item.check ? item.check.min : '';
+    return `  TOO OLD  ${item.provides}${found} (skills need ${min} or later; the computer image has it: ${BUILD_HINT})`;
+  }
+  if (item.present) return `${mark(true)}${item.provides}${found}`;
+  const fix = image.inUse
+    ? ` (rebuild the image: ${BUILD_HINT})`
+    : item.package
+      ? ` (install with: apt-get install ${item.package})`
+      : ' (comes with the computer image)';
+  return `${item.optional ? '  optional ' : mark(false)}${item.provides}${fix}`;
+}
 
 /** The report for a person: what is there, what is not, and what to run about it. */
 export function doctorText(report: DoctorReport): string {
@@ -73,16 +125,18 @@ export function doctorText(report: DoctorReport): string {
         : 'a server killed just as a sandbox starts can leave it running until the next start; to fix, install util-linux 2.33 or later'
     }`,
   );
-  lines.push('', 'Software (the list is computer/software.json)');
-  for (const item of report.software) {
-    const fix = item.present ? '' : ` (install with: apt-get install ${item.package})`;
-    const optional = item.optional && !item.present ? '  optional ' : mark(item.present);
-    lines.push(`${optional}${item.provides}${fix}`);
-  }
-  const missing = report.software.filter((item) => !item.present && !item.optional).map((item) => item.package);
+  lines.push('', 'Computer image', ...imageLines(report.image));
+  const where = report.image.inUse ? 'in the image' : 'on this host';
+  lines.push('', `Software ${where} (the list is computer/software.json)`);
+  for (const item of report.software) lines.push(softwareLine(item, report.image));
+  const needed = report.software.filter((item) => !item.present && !item.optional);
+  const installable = needed.filter((item) => !item.tooOld && item.package).map((item) => item.package);
   lines.push('');
   if (report.ready) lines.push('Ready: skills have everything they may count on.');
-  else if (missing.length > 0) lines.push(`Not ready. To install what is missing: apt-get install ${missing.join(' ')}`);
+  else if (needed.length > 0 && !report.image.inUse && installable.length === needed.length) {
+    lines.push(`Not ready. To install what is missing: apt-get install ${installable.join(' ')}`);
+  } else if (needed.length > 0)
+    lines.push(`Not ready: some software is missing or too old. To give skills all of it: ${BUILD_HINT}`);
   else lines.push('Not ready: see the sandbox lines above.');
   return `${lines.join('\n')}\n`;
 }

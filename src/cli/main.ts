@@ -16,6 +16,7 @@ import { executionCommands } from './commands/executions.js';
 import { fileCommands } from './commands/files.js';
 import { runCommands } from './commands/run.js';
 import { skillCommands } from './commands/skills.js';
+import { computerCommands } from './computer-commands.js';
 import { doctorReport, doctorText } from './doctor.js';
 import { CliError, EXIT, explain, printLine } from './output.js';
 import type { GlobalOptions } from './session.js';
@@ -71,7 +72,7 @@ program
   .description('check what skills get on this host: the sandbox, cgroup control and the installed software')
   .option('--json', 'the report as one JSON line')
   .action(async (options: { json?: boolean }) => {
-    const report = await doctorReport((await loadConfig(process.env)).executions.sandbox);
+    const report = await doctorReport((await loadConfig(process.env)).executions);
     if (options.json) printLine(report);
     else process.stdout.write(doctorText(report));
     if (!report.ready) process.exitCode = EXIT.failure;
@@ -81,6 +82,7 @@ program
   .description('apply database migrations')
   .option('--json', 'the answer is one JSON line either way')
   .action(async () => printLine(await migrateCommand(await loadConfig(process.env))));
+computerCommands(program);
 const users = program.command('users').description('manage users on the server');
 users
   .command('reset-password')
@@ -129,7 +131,7 @@ license
  * from that folder. Operator commands keep the project root: their settings' relative paths
  * (the data folder) must not move with the shell.
  */
-const OPERATOR_COMMANDS = new Set(['serve', 'worker', 'doctor', 'migrate', 'users', 'license']);
+const OPERATOR_COMMANDS = new Set(['serve', 'worker', 'doctor', 'computer', 'migrate', 'users', 'license']);
 program.hook('preAction', (_program, action) => {
   let top = action;
   while (top.parent && top.parent !== program) top = top.parent;

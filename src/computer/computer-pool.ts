@@ -49,7 +49,7 @@ export class ComputerPool extends WarmPool<Warm> {
    * prompt says: the first run then finds the answer waiting.
    */
   override start(): void {
-    void installedSoftware();
+    void installedSoftware(this.deps.sandbox);
     super.start();
   }
 

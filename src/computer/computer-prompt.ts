@@ -1,20 +1,28 @@
 import { inspectSoftware, readSoftwareList } from '../skills/computer-software.js';
+import type { SkillSandbox } from '../skills/sandbox.js';
+import { softwareHostOf } from './computer-image.js';
 import { COMPUTER_PATHS } from './computer-paths.js';
 
-let installed: Promise<string[]> | undefined;
+/** The answer for each system asked about: the host's, or an image's (by its root). */
+const installed = new Map<string, Promise<string[]>>();
 
 /**
- * What this host's computer has installed, asked once per process (it starts Python, off the
- * event loop). A server asks as it warms its sandboxes, so runs find the answer waiting.
- * Never rejects: callers hold an opened computer while they ask, and a list that cannot be
- * read only leaves the prompt without it (`skillet doctor` reads the same list and stops on it).
+ * What the computer has installed (the image's, or this host's), asked once per process (it
+ * starts Python, off the event loop). A server asks as it warms its sandboxes, so runs find the
+ * answer waiting. Never rejects: callers hold an opened computer while they ask, and a list that
+ * cannot be read only leaves the prompt without it (`skillet doctor` reads the same list and stops on it).
  */
-export function installedSoftware(): Promise<string[]> {
-  installed ??= Promise.resolve()
-    .then(() => inspectSoftware(readSoftwareList()))
-    .then((software) => software.filter((item) => item.present).map((item) => item.provides))
-    .catch(() => []);
-  return installed;
+export function installedSoftware(sandbox: SkillSandbox): Promise<string[]> {
+  const host = softwareHostOf(sandbox);
+  let answer = installed.get(host.root);
+  if (!answer) {
+    answer = Promise.resolve()
+      .then(() => inspectSoftware(readSoftwareList(), host))
+      .then((software) => software.filter((item) => item.present).map((item) => item.provides))
+      .catch(() => []);
+    installed.set(host.root, answer);
+  }
+  return answer;
 }
 
 export interface ComputerPromptFacts {

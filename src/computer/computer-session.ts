@@ -3,12 +3,14 @@ import path from 'node:path';
 import { ToolRefused } from '../agent/confined-files.js';
 import { systemViewArgs } from '../agent/system-folders.js';
 import { PROJECT_ROOT } from '../paths.js';
-import { SANDBOX_PYTHON } from '../skills/computer-software.js';
+import { GLOBAL_NODE_MODULES, SANDBOX_PYTHON } from '../skills/computer-software.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
+import { imageViewArgs } from './computer-image.js';
 import { type ComputerAnswer, Machine } from './computer-machine.js';
 import { NETWORK_INSIDE } from './computer-network.js';
 import { COMPUTER_PATHS } from './computer-paths.js';
+import { PLAYWRIGHT_BROWSERS_INSIDE } from './playwright-browsers.js';
 
 /** The supervisor, its file tools and the network's forwarder, shown read only inside at /opt/skillet. */
 const COMPUTER_CODE = path.join(PROJECT_ROOT, 'computer');
@@ -19,13 +21,24 @@ const ANSWER_GRACE_MS = 10_000;
 /** A computer that keeps dying is not restarted for ever within one run. */
 const MAX_STARTS = 4;
 /**
- * Read-only extras of /etc the installed software reads: fonts for matplotlib and LibreOffice,
- * Debian's matplotlibrc (matplotlib will not import without it), the MIME table, and
- * certificates for HTTPS through the proxy.
+ * Read-only extras of /etc the installed software reads on a host without an image: fonts for
+ * matplotlib and LibreOffice, Debian's matplotlibrc (matplotlib will not import without it),
+ * the MIME table, and certificates for HTTPS through the proxy. An image brings its own /etc.
  */
 const SYSTEM_EXTRAS = ['/etc/fonts', '/etc/matplotlibrc', '/etc/mime.types', '/etc/ssl/certs', '/etc/ca-certificates'].filter(
   (file) => existsSync(file),
 );
+/**
+ * The computer's own /etc files, on the image's or the host's: localhost resolves, the
+ * sandbox's user has a name and a home, and names are looked up in files only.
+ */
+const OWN_ETC = ['hosts', 'passwd', 'group', 'nsswitch.conf'].flatMap((file) => [
+  '--ro-bind',
+  path.join(COMPUTER_CODE, 'etc', file),
+  `/etc/${file}`,
+]);
+/** First on PATH: `python`, and pip and npm that end at once without a network (computer/bin). */
+const COMPUTER_BIN_INSIDE = `${COMPUTER_CODE_INSIDE}/bin`;
 
 export interface ComputerFolders {
   /**
@@ -116,9 +129,34 @@ function computerArgs(sandbox: SkillSandbox, folders: ComputerFolders): string[]
     '--ro-bind',
     COMPUTER_CODE,
     COMPUTER_CODE_INSIDE,
+    ...OWN_ETC,
   ];
+  const inside = ['--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];
+  if (sandbox.computerImage) return [...imageViewArgs(sandbox.computerImage.root, binds), ...inside];
   const runtime = sandbox.runtimeFiles.map((file) => realpathSync(file));
-  return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), '--as-pid-1', '--chdir', COMPUTER_PATHS.workspace];
+  return [...systemViewArgs([...runtime, ...SYSTEM_EXTRAS], binds), ...inside];
+}
+
+/** The shell's environment: the computer's paths, and where the image's Node packages and browsers are. */
+function computerEnv(sandbox: SkillSandbox, extra: Record<string, string>): Record<string, string> {
+  const image: Record<string, string> = sandbox.computerImage
+    ? { NODE_PATH: GLOBAL_NODE_MODULES, PLAYWRIGHT_BROWSERS_PATH: PLAYWRIGHT_BROWSERS_INSIDE }
+    : {};
+  return {
+    PATH: `${COMPUTER_BIN_INSIDE}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: COMPUTER_PATHS.workspace,
+    USER: 'user',
+    LOGNAME: 'user',
+    LANG: 'C.UTF-8',
+    TMPDIR: '/tmp',
+    TERM: 'dumb',
+    MPLBACKEND: 'Agg',
+    PYTHONDONTWRITEBYTECODE: '1',
+    // pip installs into ~/.local (the system's folders are read only), as in any container.
+    PIP_BREAK_SYSTEM_PACKAGES: '1',
+    ...image,
+    ...extra,
+  };
 }
 
 /**
@@ -171,16 +209,7 @@ export class ComputerSession {
       args: [...computerArgs(sandbox, folders), SANDBOX_PYTHON, '-E', '-S', '-B', SUPERVISOR_INSIDE],
     };
     const launch = { procsFiles: group?.procsFiles, setpriv: sandbox.setpriv };
-    const machine = new Machine(command, launch, {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      HOME: COMPUTER_PATHS.workspace,
-      LANG: 'C.UTF-8',
-      TMPDIR: '/tmp',
-      TERM: 'dumb',
-      MPLBACKEND: 'Agg',
-      PYTHONDONTWRITEBYTECODE: '1',
-      ...env,
-    });
+    const machine = new Machine(command, launch, computerEnv(sandbox, env));
     this.#machine = machine;
     try {
       await machine.ready;

@@ -33,6 +33,17 @@ export interface SkillSandbox {
   cgroups: CgroupHost | undefined;
   /** How run folders are mounted as tmpfs of their own size, when this server can mount: the kernel then bounds what a run writes. */
   boundedSpace: SpaceHost | undefined;
+  /** The root filesystem agent runs' computers run on, when one is built (DESIGN §14); else the host's folders. */
+  computerImage?: ComputerImage | undefined;
+}
+
+/** A built computer image (src/computer/computer-image.ts): a root filesystem the computer runs on as `/`. */
+export interface ComputerImage {
+  /** The image's root filesystem on the host, resolved at start: a running server keeps the version it started with. */
+  root: string;
+  /** The recipe version it was built from (computer-image-recipe.ts). */
+  version: string;
+  builtAt: string;
 }
 
 /** Node's permission model alone, for built-in skills only: what a context gets by default. */

@@ -196,5 +196,5 @@ export async function offerTurnComputer(
   signal: AbortSignal,
 ): Promise<TurnComputer | undefined> {
   if (computerMissing(ctx.sandbox)) return undefined;
-  return new TurnComputer(ctx, thread, signal, await installedSoftware());
+  return new TurnComputer(ctx, thread, signal, await installedSoftware(ctx.sandbox));
 }

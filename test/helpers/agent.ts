@@ -139,3 +139,41 @@ export function withAgentServer(env: Env = {}) {
       })
   );
 }
+
+/** A scripted model reply that calls one tool. */
+export const use = (id: string, name: string, input: Record<string, unknown>) => ({
+  kind: 'reply' as const,
+  blocks: [{ type: 'tool_use' as const, id, name, input }],
+  usage: { input: 1, output: 1 },
+});
+
+/** A scripted model reply that ends the turn. */
+export const done = {
+  kind: 'reply' as const,
+  blocks: [{ type: 'text' as const, text: 'Done.' }],
+  usage: { input: 1, output: 1 },
+};
+
+interface ToolResultBlock {
+  type: string;
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+/** The tool results the model was sent, by the id of the call they answer. */
+export function resultsSent(anthropic: FakeAnthropic, from: number): Map<string, { text: string; isError: boolean }> {
+  const results = new Map<string, { text: string; isError: boolean }>();
+  for (const request of anthropic.requests.slice(from)) {
+    const messages = request.body.messages as { role: string; content: unknown }[];
+    for (const message of messages) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as ToolResultBlock[]) {
+        if (block.type === 'tool_result') {
+          results.set(block.tool_use_id, { text: String(block.content), isError: block.is_error === true });
+        }
+      }
+    }
+  }
+  return results;
+}

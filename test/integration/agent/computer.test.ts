@@ -1,44 +1,12 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { describe, expect, onTestFinished } from 'vitest';
-import type { FakeAnthropic } from '../../fakes/anthropic.js';
-import { eventOf, runAgent, stopReasonOf, withAgentServer } from '../../helpers/agent.js';
+import { done, eventOf, resultsSent, runAgent, stopReasonOf, use, withAgentServer } from '../../helpers/agent.js';
 import { session, signUp } from '../../helpers/factories.js';
 import { BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../../helpers/sandbox.js';
 
 // Warm computers on: after the first run each takes one the pool started (computer-pool.ts).
 const it = withAgentServer({ COMPUTER_POOL_SIZE: '2' });
-
-const use = (id: string, name: string, input: Record<string, unknown>) => ({
-  kind: 'reply' as const,
-  blocks: [{ type: 'tool_use' as const, id, name, input }],
-  usage: { input: 1, output: 1 },
-});
-const done = { kind: 'reply' as const, blocks: [{ type: 'text' as const, text: 'Done.' }], usage: { input: 1, output: 1 } };
-
-interface ToolResultBlock {
-  type: string;
-  tool_use_id: string;
-  content: string;
-  is_error?: boolean;
-}
-
-/** The tool results the model was sent, by the id of the call they answer. */
-function resultsSent(anthropic: FakeAnthropic, from: number): Map<string, { text: string; isError: boolean }> {
-  const results = new Map<string, { text: string; isError: boolean }>();
-  for (const request of anthropic.requests.slice(from)) {
-    const messages = request.body.messages as { role: string; content: unknown }[];
-    for (const message of messages) {
-      if (!Array.isArray(message.content)) continue;
-      for (const block of message.content as ToolResultBlock[]) {
-        if (block.type === 'tool_result') {
-          results.set(block.tool_use_id, { text: String(block.content), isError: block.is_error === true });
-        }
-      }
-    }
-  }
-  return results;
-}
 
 /**
  * The computer of DESIGN §14 through the real server: a fake Anthropic scripts the model's
