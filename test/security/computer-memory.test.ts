@@ -1,9 +1,15 @@
-import { describe, expect } from 'vitest';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, onTestFinished, it as plainIt } from 'vitest';
+import { runComputerTool } from '../../src/computer/computer-tools.js';
+import { openComputer } from '../../src/computer/open-computer.js';
+import { detectSandbox } from '../../src/skills/sandbox.js';
 import type { FakeAnthropic } from '../fakes/anthropic.js';
 import { runAgent, stopReasonOf, withAgentServer } from '../helpers/agent.js';
 import { signUp } from '../helpers/factories.js';
 import type { Client } from '../helpers/http.js';
-import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../helpers/sandbox.js';
+import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE, removeDataFolder } from '../helpers/sandbox.js';
 
 const it = withAgentServer();
 
@@ -108,5 +114,57 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('a c
       isError: false,
     });
     expect(ending.stopReason).toBe('end_turn');
+  });
+});
+
+/** The kernel's count of memory kills in `group`'s folders (v1's memory.oom_control, v2's memory.events), read as the test waits. */
+async function kernelKills(procsFiles: readonly string[]): Promise<number> {
+  for (const file of procsFiles) {
+    for (const name of ['memory.oom_control', 'memory.events']) {
+      const text = await readFile(path.join(path.dirname(file), name), 'utf8').catch(() => '');
+      const match = /^oom_kill (\d+)$/m.exec(text);
+      if (match) return Number(match[1]);
+    }
+  }
+  return 0;
+}
+
+describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('a background process past the computer memory, between calls', () => {
+  plainIt('is told on the next call, whatever tool it is', async () => {
+    const sandbox = await detectSandbox('auto');
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'computer-memory-'));
+    onTestFinished(() => removeDataFolder(dataDir));
+    const group = await sandbox.cgroups?.create({ memoryBytes: 128 * MIB, processes: 64, cpuSeconds: 60 });
+    if (!group) throw new Error('no run group');
+    onTestFinished(() => group.remove());
+    const services = {
+      sandbox,
+      config: { executions: { workspaceLimitBytes: 16 * MIB, allowedHosts: [] }, webhooks: { allowPrivateAddresses: false } },
+      log: { info: () => undefined },
+    };
+    const plan = { spaceDir: path.join(dataDir, 'space'), skills: [], outputDir: undefined, uploadsDir: undefined };
+    const computer = await openComputer(services, plan, group);
+    onTestFinished(() => computer.release());
+    const context = {
+      computer: computer.session,
+      bashPrefixes: [],
+      memory: { limitMb: 128, answerKills: () => group.answerMemoryKills() },
+    };
+    const started = await runComputerTool(
+      'bash',
+      { command: `echo kept > /workspace/kept.txt; (sleep 0.5; ${HOG}) > /dev/null 2>&1 & echo started` },
+      context,
+    );
+    expect(started.text).toBe('started\nexit code 0');
+    await expect.poll(() => kernelKills(group.procsFiles), { timeout: 10_000 }).toBe(1);
+    const read = await runComputerTool('read', { path: '/workspace/kept.txt' }, context);
+    expect(read.text).toMatch(
+      /^Note: since the last call a process still running in the computer \(one left in the background\) passed the computer's memory limit of 128 MiB/,
+    );
+    expect(read.text).toMatch(/kept/);
+    // Told once: the next call has nothing to add.
+    const again = await runComputerTool('bash', { command: 'echo again' }, context);
+    expect(again.text).toMatch(/^again\n/);
+    expect(again.text).not.toMatch(/memory limit/);
   });
 });

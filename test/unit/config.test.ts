@@ -31,6 +31,22 @@ describe('loadConfig', () => {
     });
   });
 
+  it('gives a run’s computer 4 GiB and 2 GiB of writable space, scripts 256 MiB; the space must be below the memory', async () => {
+    const config = await loadConfig({ DATA_DIR: dir });
+    expect(config.executions).toMatchObject({ memoryMb: 256, computerMemoryMb: 4096, workspaceLimitBytes: 2 * 1024 ** 3 });
+    const small = await loadConfig({
+      DATA_DIR: dir,
+      COMPUTER_MEMORY_MB: '128',
+      SKILL_WORKSPACE_LIMIT_BYTES: String(16 * 1024 ** 2),
+    });
+    expect(small.executions).toMatchObject({ computerMemoryMb: 128, workspaceLimitBytes: 16 * 1024 ** 2 });
+    const refused = loadConfig({ DATA_DIR: dir, COMPUTER_MEMORY_MB: '2048' });
+    await expect(refused).rejects.toThrow(ConfigError);
+    await expect(refused).rejects.toThrow(
+      /SKILL_WORKSPACE_LIMIT_BYTES \(2147483648\) must be below COMPUTER_MEMORY_MB \(2048 MiB\)/,
+    );
+  });
+
   it('generates a signing secret once and keeps it in the data folder', async () => {
     const first = await loadConfig({ DATA_DIR: dir });
     const second = await loadConfig({ DATA_DIR: dir });
