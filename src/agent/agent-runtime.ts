@@ -107,7 +107,8 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
       const checkLimits = async () => {
         const breach = await group?.breach({ memory: !computer });
         if (!breach || overLimit.signal.aborted) return;
-        reportKill(breach.limit, limits);
+        // The server's own limits object: the metrics tell their server's kills by it.
+        reportKill(breach.limit, request.limits);
         overLimit.abort(new RunOverLimit(breachReason(breach, limits)));
       };
       const afterScript = async () => {

@@ -163,9 +163,9 @@ export class TurnComputer {
   async #checkLimits(group: RunGroup): Promise<void> {
     const breach = await group.breach({ memory: false });
     if (!breach || this.#overLimit.signal.aborted) return;
-    const limits = this.#limits();
-    reportKill(breach.limit, limits);
-    this.#overLimit.abort(new RunOverLimit(`${breachReason(breach, limits, SUBJECT)}. ${GO_ON}`));
+    // The server's own limits object: the metrics tell their server's kills by it.
+    reportKill(breach.limit, this.#ctx.config.executions);
+    this.#overLimit.abort(new RunOverLimit(`${breachReason(breach, this.#limits(), SUBJECT)}. ${GO_ON}`));
   }
 
   /** Ends the sandbox and removes its group, space and network: nothing of the turn's computer is left. */
