@@ -7,14 +7,18 @@
  * - what a run writing many files costs the server: its event loop's delay (p99) while a
  *   run's one bash call writes 20,000 small files into /mnt/session/outputs, beside the same
  *   server idle for as long.
+ * The first of these again on the computer image, where COMPUTER_IMAGE_DIR names one, beside
+ * bubblewrap alone on the same image; and each time, the idle memory of a warm computer.
  * Then the pieces of the first command's time, when its ratio misses the target.
  * Skips, saying why, where the machine has no bubblewrap or no cgroup control.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { findComputerImage, imageViewArgs } from '../src/computer/computer-image.js';
 import { detectSandbox } from '../src/skills/sandbox.js';
 import { type AnthropicPlan, type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../test/fakes/anthropic.js';
+import { type IdleComputers, idleComputers } from './computer-memory.js';
 import { bareSandboxArgs, profileComputer, reportProfile, timeSpawn } from './computer-profile.js';
 import { json, median, percentile, type Server, seedUser, startServer, stop } from './processes.js';
 
@@ -147,10 +151,11 @@ function splitOf(run: AgentRun): Split {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function firstResult(fake: FakeAnthropic, args: string[], bwrap: string) {
-  const skillet = await startSkillet(fake, {}, []);
+async function firstResult(fake: FakeAnthropic, args: string[], bwrap: string, extra: Record<string, string>) {
+  const skillet = await startSkillet(fake, extra, []);
   const ours: Split[] = [];
   const bare: number[] = [];
+  let idle: IdleComputers;
   try {
     for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
       // Time for the pool to start the computer the last run took (see POOL_REFILL_MS).
@@ -161,10 +166,13 @@ async function firstResult(fake: FakeAnthropic, args: string[], bwrap: string) {
       bare.push(baseline);
       ours.push(splitOf(run));
     }
+    // The pool full again and nothing running: what the warm computers hold while they wait.
+    await pause(2 * POOL_REFILL_MS);
+    idle = idleComputers(skillet.server.process.pid ?? 0);
   } finally {
     await stop(skillet.server);
   }
-  return { ours, bare };
+  return { ours, bare, idle };
 }
 
 interface LoopDelay {
@@ -214,7 +222,7 @@ async function manyFiles(fake: FakeAnthropic) {
 
 const ms = (value: number) => Number(value.toFixed(1));
 
-function reportFirstResult(first: { ours: Split[]; bare: number[] }): number {
+function reportFirstResult(first: { ours: Split[]; bare: number[]; idle: IdleComputers }): number {
   const totals = first.ours.map((split) => split.total);
   const ratio = median(totals) / median(first.bare);
   console.table([
@@ -240,6 +248,11 @@ function reportFirstResult(first: { ours: Split[]; bare: number[] }): number {
     `Where a Skillet round's time goes (medians, ms): user.message to the first model call ${part('toModel')}, ` +
       `the fake model's tool_use reply ${part('model')}, tool_use to the bash result sent back ${part('tool')}; ` +
       `a second \`echo hi\` on the started computer, tool_use to result sent back ${part('warmTool')}.`,
+  );
+  const { computers, pssKiB, rssKiB } = first.idle;
+  console.log(
+    `Idle memory per warm computer (${computers} warm; its bubblewrap, supervisor and shell): ` +
+      `PSS ${(pssKiB / 1024).toFixed(1)} MiB, RSS ${(rssKiB / 1024).toFixed(1)} MiB.`,
   );
   return ratio;
 }
@@ -269,6 +282,27 @@ function reportFiles(rounds: FileRound[]): void {
   console.log(`Run lengths, user.message to the stream's end (ms): ${lengths.join(', ')}`);
 }
 
+/**
+ * The same on the computer image (issue 49), where one is built: COMPUTER_IMAGE_DIR names its
+ * store (`skillet computer build --dir`). The baseline is bubblewrap's `echo hi` on the same image.
+ */
+async function imageFirstResult(fake: FakeAnthropic, bwrap: string, workspace: string): Promise<void> {
+  const store = process.env.COMPUTER_IMAGE_DIR;
+  const found = store ? findComputerImage(store) : { missing: 'COMPUTER_IMAGE_DIR is not set' };
+  if ('missing' in found) {
+    console.log(
+      `\nOn the computer image: skipped (${found.missing}; build one with skillet computer build and set COMPUTER_IMAGE_DIR)`,
+    );
+    return;
+  }
+  const args = [...imageViewArgs(found.image.root, ['--bind', workspace, '/workspace']), '--as-pid-1', '--chdir', '/workspace'];
+  const first = await firstResult(fake, args, bwrap, { COMPUTER_IMAGE_DIR: store ?? '' });
+  console.log(
+    `\nFirst bash result on the computer image ${found.image.version}: the same rounds; the baseline is bwrap's \`echo hi\` on the same image\n`,
+  );
+  reportFirstResult(first);
+}
+
 export async function computerBench(): Promise<void> {
   console.log('\n## The computer: first bash result, and a run writing many files');
   const sandbox = await detectSandbox('auto');
@@ -283,12 +317,13 @@ export async function computerBench(): Promise<void> {
   const fake = await startFakeAnthropic();
   const workspace = await mkdtemp(path.join(tmpdir(), 'skillet-bench-bare-'));
   try {
-    const first = await firstResult(fake, bareSandboxArgs(sandbox, workspace), sandbox.bwrapPath);
+    const first = await firstResult(fake, bareSandboxArgs(sandbox, workspace), sandbox.bwrapPath, {});
     console.log(
-      `\nFirst bash result: ${WARM_UP_ROUNDS} warm-up then ${first.ours.length} alternating rounds; Skillet timed to the fake ` +
-        "model receiving the call that carries the result; the baseline is bwrap's `echo hi` reaching this process\n",
+      `\nFirst bash result on this host's folders: ${WARM_UP_ROUNDS} warm-up then ${first.ours.length} alternating rounds; ` +
+        "Skillet timed to the fake model receiving the call that carries the result; the baseline is bwrap's `echo hi` reaching this process\n",
     );
     const ratio = reportFirstResult(first);
+    await imageFirstResult(fake, sandbox.bwrapPath, workspace);
     reportFiles(await manyFiles(fake));
     if (ratio > RATIO_TARGET) reportProfile(await profileComputer(sandbox, sandbox.bwrapPath, sandbox.cgroups));
   } finally {

@@ -1,6 +1,8 @@
 import path from 'node:path';
-import { describe, expect } from 'vitest';
+import { describe, expect, it as plainIt } from 'vitest';
+import { doctorReport, doctorText } from '../../src/cli/doctor.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
+import { versionAtLeast } from '../../src/skills/computer-software.js';
 import { done, eventOf, resultsSent, runAgent, stopReasonOf, use, withAgentServer } from '../helpers/agent.js';
 import { bytesOf } from '../helpers/artifacts.js';
 import { session, type TestUser } from '../helpers/factories.js';
@@ -218,4 +220,62 @@ describe.runIf(IMAGE_DIR && BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('public-skill
     },
     SLOW,
   );
+
+  it(
+    'shows nothing of the host on the image, and lets nothing of the image be changed',
+    async ({ api, anthropic, person }) => {
+      const at = anthropic.requests.length;
+      anthropic.plan(
+        use('look', 'bash', {
+          command: `ls / | tr '\\n' ' '; echo; ls ${PROJECT_ROOT} /root /home/* 2>&1 | head -3; cat /proc/1/cmdline | tr '\\0' ' '`,
+        }),
+        use('change', 'bash', {
+          command:
+            'for target in /usr/bin/python3 /etc/passwd /usr/local/lib/node_modules/docx/package.json /opt/skillet/supervisor.py; do ' +
+            'echo x >> "$target" 2>/dev/null && echo "CHANGED $target"; done; touch /usr/new 2>&1; echo checked',
+        }),
+        done,
+      );
+      await runAgent(api, person, 'compat-system', 'Look around.');
+      const sent = resultsSent(anthropic, at);
+      const look = sent.get('look')?.text ?? '';
+      // The image's system, the computer's own folders, and nothing else at the root.
+      expect(look.split('\n')[0]?.trim().split(' ').sort()).toEqual([
+        'bin',
+        'dev',
+        'etc',
+        'lib',
+        'lib64',
+        'mnt',
+        'node_modules',
+        'opt',
+        'proc',
+        'sbin',
+        'tmp',
+        'usr',
+        'var',
+        'workspace',
+      ]);
+      expect(look).toMatch(new RegExp(`cannot access '${PROJECT_ROOT}': No such file or directory`));
+      expect(look).not.toContain('package.json');
+      expect(sent.get('change')?.text).not.toContain('CHANGED');
+      expect(sent.get('change')?.text).toMatch(/Read-only file system[\s\S]*checked/);
+    },
+    SLOW,
+  );
+});
+
+describe.runIf(IMAGE_DIR && BUBBLEWRAP_HERE)('skillet doctor on the computer image', () => {
+  plainIt('names the image and finds everything of the list in it, at the versions skills need', async () => {
+    const report = await doctorReport({ sandbox: 'auto', computerImage: { dir: IMAGE_DIR ?? '' } });
+    expect(report.image).toMatchObject({ inUse: true, version: expect.stringMatching(/^trixie-r\d+-/) });
+    const missing = report.software.filter((item) => !item.present).map((item) => item.provides);
+    expect(missing).toEqual([]);
+    const version = (provides: string) => report.software.find((item) => item.provides === provides)?.version ?? '';
+    expect(versionAtLeast(version('pypdf'), '5.0')).toBe(true);
+    expect(versionAtLeast(version('Pillow'), '10.0')).toBe(true);
+    expect(versionAtLeast(version('imageio'), '2.31')).toBe(true);
+    expect(version('docx (Node)')).toMatch(/^9\./);
+    expect(doctorText(report)).toMatch(/Software in the image[\s\S]*ok {7}pypdf 5\.\d+/);
+  });
 });

@@ -96,8 +96,10 @@ describe.runIf(BUBBLEWRAP_HERE)('a computer attacked from inside', () => {
     );
     expect(look.stdout).not.toContain('package.json');
     expect(look.stdout).not.toContain('SECRET');
-    expect(look.stdout).toContain('HOME LANG MPLBACKEND PATH PWD PYTHONDONTWRITEBYTECODE SHLVL TERM TMPDIR');
-    expect(look.stdout).toMatch(/TMPDIR _ s\n/);
+    expect(look.stdout).toContain(
+      'HOME LANG LOGNAME MPLBACKEND PATH PIP_BREAK_SYSTEM_PACKAGES PWD PYTHONDONTWRITEBYTECODE SHLVL TERM TMPDIR USER',
+    );
+    expect(look.stdout).toMatch(/USER _ s\n/);
     expect(await readdir(path.join(root, 'out'))).toEqual([]);
   });
 
