@@ -119,13 +119,16 @@ describe.runIf(IMAGE_DIR && BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('public-skill
       const at = anthropic.requests.length;
       const scripts = `${skill('compat-node-office')}/scripts`;
       anthropic.plan(
-        use('copy', 'bash', { command: `cp ${scripts}/make_docx.cjs ${scripts}/make_deck.mjs /workspace/ && cd /workspace` }),
+        use('copy', 'bash', {
+          command: `cp ${scripts}/make_docx.cjs ${scripts}/make_deck.mjs /workspace/ && cd /workspace && node -e "require('pptxgenjs'); require('docx'); console.log('both found')"`,
+        }),
         use('docx', 'bash', { command: 'node make_docx.cjs /mnt/session/outputs/report.docx' }),
         use('deck', 'bash', { command: 'node make_deck.mjs /mnt/session/outputs/deck.pptx' }),
         done,
       );
       const events = await runAgent(api, person, 'compat-node-office', 'A report and a deck, please.');
       const sent = resultsSent(anthropic, at);
+      expect(sent.get('copy')?.text).toBe('both found\nexit code 0');
       expect(sent.get('docx')?.text).toMatch(/wrote \/mnt\/session\/outputs\/report\.docx \(\d+ bytes\)\nexit code 0/);
       expect(sent.get('deck')?.text).toMatch(/wrote \/mnt\/session\/outputs\/deck\.pptx\nexit code 0/);
       expect((await artifactFile(server, person, events, 'deck.pptx')).subarray(0, 2).toString()).toBe('PK');
