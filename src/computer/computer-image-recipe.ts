@@ -33,8 +33,8 @@ const words = (text: string | undefined) => (text ?? '').split(/\s+/).filter(Boo
 
 /**
  * The recipe as the repository has it, or with other pip requirements (an operator's, or a
- * test's own wheel). The version changes with any input, so every worker built from the same
- * inputs names the same image.
+ * test's own wheel). The version changes with anything installed, so every worker built from
+ * the same inputs names the same image.
  */
 export function readImageRecipe(options: { pipRequirementsFile?: string | undefined } = {}): ImageRecipe {
   const file = JSON.parse(readFileSync(path.join(RECIPE_DIR, 'recipe.json'), 'utf8')) as RecipeFile;
@@ -46,7 +46,11 @@ export function readImageRecipe(options: { pipRequirementsFile?: string | undefi
     .filter(Boolean);
   const debianPackages = [...new Set([...software.flatMap((item) => words(item.package)), ...file.packages])];
   const npmPackages = [...new Set(software.flatMap((item) => words(item.npm)))];
-  const digest = createHash('sha256').update(JSON.stringify({ file, software, pipRequirements })).digest('hex').slice(0, 10);
+  // What ends up in the image, not how the lists word it: a reworded entry names the same version.
+  const digest = createHash('sha256')
+    .update(JSON.stringify([file.suite, file.variant, file.revision, debianPackages, npmPackages, pipRequirements]))
+    .digest('hex')
+    .slice(0, 10);
   return {
     version: `${file.suite}-r${file.revision}-${digest}`,
     suite: file.suite,
