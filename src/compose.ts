@@ -162,6 +162,7 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
       log,
       databaseStatements: database.statementsSent,
       databaseCommits: database.commitsSent,
+      computerImageVersion: sandbox.computerImage?.version,
     },
     redisPrefix,
   );

@@ -19,6 +19,8 @@ export interface ScrapedSources {
   databaseStatements(): number;
   /** Transactions among them it committed (a running count). */
   databaseCommits(): number;
+  /** The computer image this node runs agent runs' computers on; undefined: the host's folders. */
+  computerImageVersion: string | undefined;
 }
 
 /**
@@ -93,6 +95,13 @@ export class AppMetrics {
         for (const [kind, count] of Object.entries(sources.warmSandboxes())) this.set({ kind }, count);
       },
     });
+    // Constant for the process's life (the image is read at start): nodes of a cluster should agree.
+    new Gauge<'version'>({
+      name: 'skillet_computer_image_info',
+      help: 'The computer image agent runs on this node use (version="host": this host\'s own folders); always 1',
+      labelNames: ['version'],
+      registers,
+    }).set({ version: sources.computerImageVersion ?? 'host' }, 1);
     new Gauge<'state'>({
       name: 'skillet_run_queue_jobs',
       help: 'Jobs in the cluster run queue by state (absent on a single node)',

@@ -34,6 +34,8 @@ type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> &
   databaseStatements: () => number;
   /** The running count of transactions committed (Database.commitsSent). */
   databaseCommits: () => number;
+  /** The computer image's version, when this node runs computers on one. */
+  computerImageVersion: string | undefined;
 };
 
 /**
@@ -76,6 +78,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
           ledger: () => ledgerTotals(parts.db),
           databaseStatements: parts.databaseStatements,
           databaseCommits: parts.databaseCommits,
+          computerImageVersion: parts.computerImageVersion,
         },
         config.executions,
       )

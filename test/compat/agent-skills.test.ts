@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { describe, expect, it as plainIt } from 'vitest';
 import { doctorReport, doctorText } from '../../src/cli/doctor.js';
+import { findComputerImage } from '../../src/computer/computer-image.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import { versionAtLeast } from '../../src/skills/computer-software.js';
 import { done, eventOf, resultsSent, runAgent, stopReasonOf, use, withAgentServer } from '../helpers/agent.js';
 import { bytesOf } from '../helpers/artifacts.js';
 import { session, type TestUser } from '../helpers/factories.js';
+import { seriesValue } from '../helpers/metrics.js';
 import { BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../helpers/sandbox.js';
 import type { StreamEvent } from '../helpers/sse.js';
 
@@ -14,6 +16,7 @@ const IMAGE_DIR = process.env.SKILLET_TEST_COMPUTER_IMAGE;
 if (!IMAGE_DIR)
   console.warn('\n[skillet] SKILLET_TEST_COMPUTER_IMAGE is not set: the computer image compatibility suite is skipped.\n');
 
+const METRICS = 'compat-metrics-token-0123456789';
 const it = withAgentServer({
   COMPUTER_IMAGE_DIR: IMAGE_DIR ?? '',
   SKILLS_DIR: path.join(PROJECT_ROOT, 'test', 'compat', 'skills'),
@@ -21,6 +24,7 @@ const it = withAgentServer({
   EXECUTION_TIMEOUT_MS: '240000',
   SKILL_MEMORY_MB: '2048',
   SKILL_WORKSPACE_LIMIT_BYTES: String(1024 * 1024 * 1024),
+  METRICS_TOKEN: METRICS,
 });
 
 /** LibreOffice and Chromium start in seconds, not milliseconds. */
@@ -266,6 +270,16 @@ describe.runIf(IMAGE_DIR && BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('public-skill
     },
     SLOW,
   );
+});
+
+describe.runIf(IMAGE_DIR && BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('a node on the computer image', () => {
+  it('says which image it runs computers on, for an operator comparing nodes', async ({ api }) => {
+    const found = findComputerImage(IMAGE_DIR ?? '');
+    const version = 'image' in found ? found.image.version : 'none';
+    const scrape = await api.get<string>('/metrics', { headers: { authorization: `Bearer ${METRICS}` } });
+    expect(seriesValue(scrape.text, `skillet_computer_image_info{version="${version}"}`)).toBe(1);
+    expect(scrape.text).not.toContain('skillet_computer_image_info{version="host"}');
+  });
 });
 
 describe.runIf(IMAGE_DIR && BUBBLEWRAP_HERE)('skillet doctor on the computer image', () => {

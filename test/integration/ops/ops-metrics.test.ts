@@ -51,6 +51,11 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
     expect(short.text).not.toContain('skillet_');
   });
 
+  it("names the computer's system: this host's folders where no image is built", async ({ api }) => {
+    const scrape = await api.get<string>('/metrics', { headers: bearer });
+    expect(seriesValue(scrape.text, 'skillet_computer_image_info{version="host"}')).toBe(1);
+  });
+
   it('counts requests by route pattern, runs by status and runtime, ledger grants and debits', async ({ api }) => {
     const person = await signUp(api);
     const { created } = await runToEnd(api, person, 'ticker', '2 10');
