@@ -158,7 +158,7 @@ async function finishRootfs(rootfs: string): Promise<void> {
 }
 
 /** Moves a finished build into the store, points `current` at it, and keeps the one before it (a server may still run on it). */
-async function moveIntoStore(work: string, storeDir: string, version: string): Promise<string> {
+export async function moveIntoStore(work: string, storeDir: string, version: string): Promise<string> {
   const folder = path.join(storeDir, version);
   const previous = await readlink(path.join(storeDir, CURRENT_IMAGE)).catch(() => undefined);
   if (existsSync(folder)) await rename(folder, `${folder}.replaced-${process.pid}`);

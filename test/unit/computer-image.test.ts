@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findComputerImage, imageViewArgs, withComputerImage } from '../../src/computer/computer-image.js';
-import { hostDebianMirror } from '../../src/computer/computer-image-build.js';
+import { hostDebianMirror, moveIntoStore } from '../../src/computer/computer-image-build.js';
 import { readImageRecipe } from '../../src/computer/computer-image-recipe.js';
 import { linkPlaywrightBrowsers } from '../../src/computer/playwright-browsers.js';
 import { ConfigError } from '../../src/config.js';
@@ -151,5 +151,34 @@ describe('versions', () => {
     expect(versionAtLeast('2.4.1', '2.31')).toBe(false);
     expect(versionAtLeast('10.0', '10.0')).toBe(true);
     expect(versionAtLeast('11.1.0rc1', '10')).toBe(true);
+  });
+});
+
+describe('the image store', () => {
+  /** A finished build's folder, as buildComputerImage leaves it before moving it in. */
+  async function built(store: string, version: string): Promise<string> {
+    const work = path.join(store, `.building-${version}-1`);
+    await mkdir(path.join(work, 'rootfs', 'usr', 'bin'), { recursive: true });
+    await writeFile(path.join(work, 'rootfs', 'usr', 'bin', 'python3'), '');
+    await writeFile(path.join(work, 'image.json'), JSON.stringify({ version, builtAt: 'now', suite: 'trixie' }));
+    return work;
+  }
+
+  it('points current at each new build and keeps the one before, for servers still on it', async () => {
+    const store = await scratch();
+    for (const version of ['v1', 'v2', 'v3']) await moveIntoStore(await built(store, version), store, version);
+    expect(readlinkSync(path.join(store, 'current'))).toBe('v3');
+    expect(existsSync(path.join(store, 'v2'))).toBe(true);
+    expect(existsSync(path.join(store, 'v1'))).toBe(false);
+    expect(findComputerImage(store)).toMatchObject({ image: { version: 'v3' } });
+  });
+
+  it('replaces a version built again, whole', async () => {
+    const store = await scratch();
+    await moveIntoStore(await built(store, 'v1'), store, 'v1');
+    await writeFile(path.join(store, 'v1', 'rootfs', 'stale'), '');
+    await moveIntoStore(await built(store, 'v1'), store, 'v1');
+    expect(existsSync(path.join(store, 'v1', 'rootfs', 'stale'))).toBe(false);
+    expect(readlinkSync(path.join(store, 'current'))).toBe('v1');
   });
 });
