@@ -100,15 +100,41 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('a c
     expect(ending.stopReason).toBe('end_turn');
   });
 
+  it('goes on when the kernel stops the supervisor itself: the computer starts again, the call names the limit', async ({
+    anthropic,
+    ownServer,
+  }) => {
+    // The shell gives up its extra score, and socket buffers grow in no process's count: the
+    // supervisor is then the largest process the kernel can choose.
+    const ending = await runCommands(
+      { anthropic, ownServer },
+      'echo kept > /workspace/kept.txt; echo 0 > /proc/self/oom_score_adj; python3 /mnt/skills/computer-hostile/scripts/hoard.py',
+      'cat /workspace/kept.txt',
+    );
+    expect(ending.told[0]).toEqual({
+      content: expect.stringMatching(
+        /^The command was stopped: a process in the computer passed the computer's memory limit of 128 MiB, and the computer stopped with it\. The next call starts it again/,
+      ),
+      isError: true,
+    });
+    expect(ending.told[1]).toEqual({
+      content: expect.stringMatching(/^kept\nexit code 0\nNote: the computer had stopped and was started again/),
+      isError: false,
+    });
+    expect(ending.stopReason).toBe('end_turn');
+  });
+
   it('holds against a swarm of allocators that give up their extra score: the run goes on', async ({ anthropic, ownServer }) => {
     const ending = await runCommands(
       { anthropic, ownServer },
       'echo kept > /workspace/kept.txt; python3 /mnt/skills/computer-hostile/scripts/swarm.py 12',
       'cat /workspace/kept.txt',
     );
-    // Either the swarm alone was stopped, or the supervisor with it and the computer started again.
+    // The shell, the one process left with the extra score, is the kernel's choice: the
+    // supervisor starts a new one and ends what the old one ran, the swarm with it.
     expect(ending.told[0]?.isError).toBe(true);
     expect(ending.told[0]?.content).toMatch(NAMES_THE_LIMIT);
+    expect(ending.told[0]?.content).toMatch(/The shell exited, so a new one was started/);
     expect(ending.told[1], JSON.stringify(ending.told)).toMatchObject({
       content: expect.stringMatching(/(^|\n)kept\n/),
       isError: false,
