@@ -49,11 +49,11 @@ function decoded(files: UploadedFile[]): { path: string; bytes: Buffer }[] {
   }
   const seen = new Set<string>();
   let total = 0;
-  return files.map((file) => {
+  const decodedFiles = files.map((file) => {
     if (!isBundlePath(file.path)) {
       throw new InvalidInput(`“${file.path}” is not a path inside the folder. Use relative paths with forward slashes.`);
     }
-    if (seen.has(file.path)) throw new InvalidInput(`“${file.path}” is in the folder twice.`);
+    if (seen.has(file.path)) throw new InvalidInput(`“${file.path}” is in the folder twice. Send each file once.`);
     seen.add(file.path);
     const bytes = Buffer.from(file.content, 'base64');
     total += bytes.length;
@@ -64,6 +64,44 @@ function decoded(files: UploadedFile[]): { path: string; bytes: Buffer }[] {
     }
     return { path: file.path, bytes };
   });
+  checkWritable(files.map((file) => file.path));
+  return decodedFiles;
+}
+
+/** The longest name of one file or folder that Linux file systems take (NAME_MAX), in bytes of UTF-8. */
+const NAME_MAX_BYTES = 255;
+
+/** A name as a message shows it: a name too long to write is too long to read in full. */
+function shownName(name: string): string {
+  const characters = Array.from(name);
+  return characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : name;
+}
+
+/**
+ * Paths that are relative and inside the folder can still be impossible to write: a name
+ * over the file system's length, or a name that is a file and also a folder of another
+ * path (`a` beside `a/b`). Checked here, before anything is stored, so the person hears
+ * which name to change rather than the file system's error.
+ */
+function checkWritable(paths: string[]): void {
+  const files = new Set(paths);
+  for (const filePath of paths) {
+    const names = filePath.split('/');
+    const long = names.find((name) => Buffer.byteLength(name) > NAME_MAX_BYTES);
+    if (long !== undefined) {
+      throw new InvalidInput(
+        `“${shownName(long)}” is longer than a file or folder name may be (${NAME_MAX_BYTES} bytes). Shorten it, then install again.`,
+      );
+    }
+    for (let depth = 1; depth < names.length; depth++) {
+      const folder = names.slice(0, depth).join('/');
+      if (files.has(folder)) {
+        throw new InvalidInput(
+          `“${folder}” is both a file and a folder in this upload. A name can only be one of them: rename the file or the folder, then install again.`,
+        );
+      }
+    }
+  }
 }
 
 /** A slug the person chose, checked like the one a SKILL.md names: it becomes a folder's name. */
