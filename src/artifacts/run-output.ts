@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { constants, createReadStream } from 'node:fs';
-import { open, readdir, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
@@ -11,7 +11,9 @@ import { SkillRefused } from '../skills/runtime.js';
 import { HEADING_SCAN_BYTES, headingOf, titleOf } from './artifact-titles.js';
 import { deleteArtifact, insertArtifact, insertFiles, updateArtifact } from './artifacts.store.js';
 import type { StagedBlob } from './blob-files.js';
-import { type BundleFile, isBundlePath, mainFileOf, manifestOf, mimeTypeOf } from './bundle.js';
+import { type BundleFile, mainFileOf, manifestOf, mimeTypeOf } from './bundle.js';
+import { checkOutputBytes, checkOutputEntries } from './output-limits.js';
+import { openRegularFile, type ScratchFile, scratchFiles, sizeOf } from './scratch-files.js';
 
 interface RunOutputTarget {
   executionId: string;
@@ -31,39 +33,6 @@ export interface SkillInBundle {
   description: string;
   /** Its folder inside the bundle ('' for the top). */
   folder: string;
-}
-
-interface ScratchFile {
-  path: string;
-  absolute: string;
-}
-
-/** The regular files under `root`, with bundle paths; links and odd entries are not followed. */
-async function scratchFiles(root: string): Promise<ScratchFile[]> {
-  const entries = await readdir(root, { withFileTypes: true, recursive: true }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [];
-    throw error;
-  });
-  const files: ScratchFile[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    const absolute = path.join(entry.parentPath, entry.name);
-    const relative = path.relative(root, absolute).split(path.sep).join('/');
-    if (!isBundlePath(relative))
-      throw new Error(`the skill wrote a file whose name cannot be served: ${JSON.stringify(relative)}`);
-    files.push({ path: relative, absolute });
-  }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/** Opens without following a link, so a skill cannot point its output at a file of the server. */
-async function openRegularFile(absolute: string) {
-  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
-  if (!(await handle.stat()).isFile()) {
-    await handle.close();
-    throw new Error(`not a regular file: ${absolute}`);
-  }
-  return handle;
 }
 
 async function skillInBundle(files: ScratchFile[]): Promise<SkillInBundle | undefined> {
@@ -186,8 +155,9 @@ export class RunOutput {
    */
   async complete(cost: number): Promise<string | undefined> {
     try {
-      const skipped = this.#target.notOutput;
-      const files = (await scratchFiles(this.scratchDir)).filter((file) => !skipped || !file.path.startsWith(`${skipped}/`));
+      const { files, entries } = await scratchFiles(this.scratchDir, this.#target.notOutput);
+      // Counted before anything is read, so an output over its file limit costs one listing.
+      checkOutputEntries(entries, this.#ctx.config.executions);
       if (files.length === 0) {
         if (this.#artifactId) await deleteArtifact(this.#ctx.db, await this.#artifactId);
         return undefined;
@@ -226,10 +196,17 @@ export class RunOutput {
 
   async #stage(files: ScratchFile[]): Promise<{ file: BundleFile; blob: StagedBlob }[]> {
     const staged: { file: BundleFile; blob: StagedBlob }[] = [];
+    const limits = this.#ctx.config.executions;
     try {
+      // Sizes first, so an output over its byte limit is refused before its bytes are read.
+      checkOutputBytes(await sizeOf(files), limits);
+      let bytes = 0;
       for (const scratch of files) {
         const handle = await openRegularFile(scratch.absolute);
         const blob = await this.#ctx.blobs.stage(createReadStream('', { fd: handle }));
+        bytes += blob.size;
+        // A file that grew after its size was read (a process of the run still alive) counts as stored.
+        checkOutputBytes(bytes, limits);
         staged.push({
           blob,
           file: {

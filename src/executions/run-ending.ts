@@ -1,3 +1,4 @@
+import { OutputOverLimit } from '../artifacts/output-limits.js';
 import type { RunOutput } from '../artifacts/run-output.js';
 import { executionCost, refundRun } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
@@ -41,6 +42,8 @@ async function settle(ctx: AppContext, executionId: string, output?: RunOutput):
   try {
     return { kind: 'completed', cost, artifactId: await output?.complete(cost) };
   } catch (error) {
+    // The run's own doing, like any other limit it went over: it keeps its charges.
+    if (error instanceof OutputOverLimit) return { kind: 'failed', reason: error.message, stopReason: 'error' };
     const reason = `the run's files could not be stored: ${(error as Error).message}`;
     return { kind: 'failed', reason, stopReason: 'error', refund: REFUNDED_BECAUSE.service };
   }
