@@ -25,6 +25,11 @@ const TEND_EVERY_MS = 15_000;
 /** After a take, the next is started this much later, so the run's own start has the processor first. */
 const REFILL_DELAY_MS = 250;
 const MIB = 1024 * 1024;
+/**
+ * What one waiting sandbox is counted as holding, with room to spare: a computer's
+ * supervisor and idle shell take about 15 MB, a script sandbox's Node about 40.
+ */
+const WAITING_BYTES = 64 * MIB;
 /** How long a run's end waits for its released sandbox to stop. */
 const STOP_WAIT_MS = 2000;
 
@@ -167,14 +172,15 @@ export abstract class WarmPool<Item> {
   }
 
   /**
-   * How many to hold: the setting, but only while each leaves a run's memory limit free for
-   * itself, beyond one run's worth kept free for everything else. Nothing is reserved (a
-   * waiting sandbox holds a few MB, and a limit only caps): this keeps a machine short of
-   * memory from holding sandboxes whose runs it could not serve.
+   * How many to hold: the setting, but only while free memory covers one run's limit (for
+   * the run that takes one next) and what each waiting one holds. A limit caps and reserves
+   * nothing, so a pool is not sized as if every sandbox held its run's whole limit: with 4 GiB
+   * computers that would have kept a machine with 8 GiB free from holding any.
    */
   #target(): number {
     const { freeMemory = freemem } = this.deps;
-    return Math.max(0, Math.min(this.#size, Math.floor(freeMemory() / this.#runMemoryBytes) - 1));
+    const spare = freeMemory() - this.#runMemoryBytes;
+    return Math.max(0, Math.min(this.#size, Math.floor(spare / WAITING_BYTES)));
   }
 
   #refillSoon(): void {

@@ -61,9 +61,9 @@ afterEach(async () => {
   await removeDataFolder(dataDir);
 });
 
-function newPool(): ComputerPool {
+function newPool(poolConfig: Config = config): ComputerPool {
   const log = { info: () => undefined, warn: () => undefined };
-  const pool = new ComputerPool({ sandbox, config, log, clock, freeMemory: () => freeMemory });
+  const pool = new ComputerPool({ sandbox, config: poolConfig, log, clock, freeMemory: () => freeMemory });
   pools.push(pool);
   return pool;
 }
@@ -191,6 +191,21 @@ describe.runIf(CAN_POOL)('the warm computer pool', () => {
     freeMemory = PLENTY;
     await pool.tend();
     expect(pool.size).toBe(2);
+  });
+
+  it('holds computers of the default 4 GiB where 6 GiB are free: a limit caps a run, it reserves nothing', async () => {
+    const large = await loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, COMPUTER_POOL_SIZE: '2' });
+    expect(large.executions.computerMemoryMb).toBe(4096);
+    const pool = newPool(large);
+    freeMemory = 6 * 1024 * MIB;
+    await pool.tend();
+    expect(pool.size).toBe(2);
+    freeMemory = 4096 * MIB + 100 * MIB;
+    await pool.tend();
+    expect(pool.size).toBe(1);
+    freeMemory = 4096 * MIB;
+    await pool.tend();
+    expect(pool.size).toBe(0);
   });
 
   it('starts none for a skill that needs no computer, and none for a skill too large to place', async () => {
