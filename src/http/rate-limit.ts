@@ -35,6 +35,12 @@ function mcpKey(request: FastifyRequest): string {
   return request.caller ? callerKey('mcp', request.caller) : `mcp:ip:${request.ip}`;
 }
 
+/**
+ * When the window that counted each MCP request as it arrived ends: a batch then refused
+ * whole gives that hit back to the same window (limitMcpBatch).
+ */
+const mcpArrivals = new WeakMap<FastifyRequest, number>();
+
 function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {
     'x-ratelimit-limit': String(decision.limit),
@@ -44,15 +50,8 @@ function rateLimitHeaders(decision: RateDecision): Record<string, string> {
 }
 
 /** On every routed request: the headers go straight onto the reply, with nothing in between. */
-function enforce(
-  ctx: Limiter,
-  reply: FastifyReply,
-  key: string,
-  rule: RateRule,
-  message: string,
-  hits = 1,
-): Promise<void> | undefined {
-  const decision = ctx.rateLimits.consume(key, rule, ctx.clock.nowMs(), hits);
+function enforce(ctx: Limiter, reply: FastifyReply, key: string, rule: RateRule, message: string): Promise<void> | undefined {
+  const decision = ctx.rateLimits.consume(key, rule, ctx.clock.nowMs());
   if (decision instanceof Promise) return decision.then((decided) => applyDecision(reply, decided, message));
   applyDecision(reply, decision, message);
   return undefined;
@@ -96,7 +95,7 @@ export function limitRequest(
     case 'unlimited':
       return undefined;
     case 'mcp':
-      return enforce(ctx, reply, mcpKey(request), rulesOf(ctx.config).mcp, MCP_LIMIT_MESSAGE);
+      return enforceMcpArrival(ctx, request, reply);
     case 'activation-create':
       return enforce(
         ctx,
@@ -110,14 +109,48 @@ export function limitRequest(
   }
 }
 
+/** An MCP request counted as it arrives, before its body is read, as one message. */
+function enforceMcpArrival(ctx: Limiter, request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined {
+  const nowMs = ctx.clock.nowMs();
+  const decision = ctx.rateLimits.consume(mcpKey(request), rulesOf(ctx.config).mcp, nowMs);
+  const settle = (decided: RateDecision) => {
+    applyDecision(reply, decided, MCP_LIMIT_MESSAGE);
+    mcpArrivals.set(request, nowMs + decided.resetMs);
+  };
+  if (decision instanceof Promise) return decision.then(settle);
+  settle(decision);
+  return undefined;
+}
+
+/** Why a batch was refused while smaller requests still fit, and what the client can do. */
+function batchRefusal(messages: number, remaining: number, retryAfterMs: number): string {
+  const wait = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return remaining === 0
+    ? `This batch of ${messages} messages needs ${messages} of the MCP allowance and none is left this minute. Wait ${wait} seconds.`
+    : `This batch of ${messages} messages needs ${messages} of the MCP allowance and ${remaining} are left this minute. Send at most ${remaining} messages at once, or wait ${wait} seconds.`;
+}
+
 /**
  * The messages of an MCP JSON-RPC batch past its first, which was counted with its request
- * before the body was read: each message counts, in the same window, and a batch the
- * allowance cannot hold whole is refused whole (the 429 with its headers), before any of it runs.
+ * before the body was read: a batch counts one per message, in the same window. One the
+ * allowance cannot hold whole is refused whole (the 429 with its headers) before any of it
+ * runs, and counts nothing: its first message's hit is given back, so a client that sends
+ * it again, or a smaller one, still has the whole rest of the minute.
  */
 export async function limitMcpBatch(ctx: Limiter, request: FastifyRequest, reply: FastifyReply, messages: number): Promise<void> {
   if (messages <= 1) return;
-  await enforce(ctx, reply, mcpKey(request), rulesOf(ctx.config).mcp, MCP_LIMIT_MESSAGE, messages - 1);
+  const key = mcpKey(request);
+  const rule = rulesOf(ctx.config).mcp;
+  const nowMs = ctx.clock.nowMs();
+  const decision = await ctx.rateLimits.consume(key, rule, nowMs, messages - 1);
+  if (decision.allowed) {
+    applyDecision(reply, decision, MCP_LIMIT_MESSAGE);
+    return;
+  }
+  const arrival = mcpArrivals.get(request);
+  if (arrival === undefined) throw new Error('An MCP batch reached its limit without its request counted on arrival');
+  const remaining = await ctx.rateLimits.release(key, rule, nowMs, 1, arrival);
+  applyDecision(reply, { ...decision, remaining }, batchRefusal(messages, remaining, decision.retryAfterMs));
 }
 
 /**

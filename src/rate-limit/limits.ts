@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { strategyOf } from '../identity/credential-strategies.js';
-import type { RateDecision, RateRule } from './store.js';
+import type { RateDecision, RateRule, WindowRule } from './store.js';
 
 /**
  * The per-minute limits as rules, and the decisions domain code asks for itself (an MCP
@@ -14,7 +14,8 @@ import type { RateDecision, RateRule } from './store.js';
 /** The limiter rules of one configuration, built once rather than on every request. */
 interface Rules {
   rest: RateRule;
-  mcp: RateRule;
+  /** A window: a batch refused whole gives back its first message's hit (RateLimitStore.release). */
+  mcp: WindowRule;
   webhook: RateRule;
   executionStarts: RateRule;
   activationCreate: RateRule;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RateDecision, RateLimitStore, RateRule } from './store.js';
+import type { RateDecision, RateLimitStore, RateRule, WindowRule } from './store.js';
 
 /**
  * The same decisions as MemoryRateLimitStore, counted in Redis so that every node shares them.
@@ -32,7 +32,8 @@ local function save(value, spentAt, now)
   redis.call('SET', KEYS[1], value, 'PX', fmt(math.min(MAX_TTL_MS, ttl)))
 end
 
-local count = ARGV[1] == '1'
+local mode = ARGV[1]
+local count = mode == 'count'
 local kind = ARGV[2]
 local limit = tonumber(ARGV[3])
 local period = tonumber(ARGV[4])
@@ -45,6 +46,14 @@ if kind == 'window' then
   hits, resetAt = tonumber(hits), tonumber(resetAt)
   if not (resetAt and resetAt > now) then
     hits, resetAt = 0, now + period
+  end
+  if mode == 'release' then
+    -- Only to the window that counted them, and never below nothing.
+    if hits > 0 and resetAt == tonumber(ARGV[7]) then
+      hits = max0(hits - n)
+      save('w ' .. fmt(hits) .. ' ' .. fmt(resetAt), resetAt, now)
+    end
+    return { 1, fmt(max0(limit - hits)), fmt(resetAt - now), fmt(0) }
   end
   local allowed = hits + (n - 1) < limit
   if allowed and count then
@@ -95,17 +104,28 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async consume(key: string, rule: RateRule, nowMs: number, hits = 1): Promise<RateDecision> {
-    return this.#hit(key, rule, nowMs, hits, true);
+    return this.#hit(key, rule, nowMs, hits, 'count');
   }
 
   async peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
-    return this.#hit(key, rule, nowMs, 1, false);
+    return this.#hit(key, rule, nowMs, 1, 'peek');
   }
 
-  async #hit(key: string, rule: RateRule, nowMs: number, hits: number, count: boolean): Promise<RateDecision> {
+  async release(key: string, rule: WindowRule, nowMs: number, hits: number, windowEndsAtMs: number): Promise<number> {
+    return (await this.#hit(key, rule, nowMs, hits, 'release', windowEndsAtMs)).remaining;
+  }
+
+  async #hit(
+    key: string,
+    rule: RateRule,
+    nowMs: number,
+    hits: number,
+    mode: 'count' | 'peek' | 'release',
+    windowEndsAtMs = 0,
+  ): Promise<RateDecision> {
     const [limit, period] = rule.kind === 'window' ? [rule.limit, rule.windowMs] : [rule.capacity, rule.intervalMs];
     // String(n) is JavaScript's shortest exact form, which Lua's tonumber reads back to the same double.
-    const args = [count ? '1' : '0', rule.kind, String(limit), String(period), String(nowMs), String(hits)];
+    const args = [mode, rule.kind, String(limit), String(period), String(nowMs), String(hits), String(windowEndsAtMs)];
     const reply = await this.#eval(this.#prefix + key, args);
     if (!Array.isArray(reply) || reply.length !== 4 || typeof reply[0] !== 'number') {
       throw new Error(`Unexpected reply from the rate-limit script: ${JSON.stringify(reply)}`);

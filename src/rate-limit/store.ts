@@ -11,6 +11,8 @@ export type RateRule =
   | { kind: 'window'; limit: number; windowMs: number }
   | { kind: 'bucket'; capacity: number; intervalMs: number };
 
+export type WindowRule = Extract<RateRule, { kind: 'window' }>;
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;
@@ -31,6 +33,14 @@ export interface RateLimitStore {
   consume(key: string, rule: RateRule, nowMs: number, hits?: number): RateDecision | Promise<RateDecision>;
   /** Reports what a hit would get, without counting one. */
   peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision>;
+  /**
+   * Gives back `hits` counted in the window that ends at `windowEndsAtMs` (the `nowMs` of
+   * the hit plus its `resetMs`), if that is still the key's window, and answers what is left
+   * of it. For a request counted as it arrived and then refused whole for the limit (a
+   * JSON-RPC batch larger than what is left): a refusal costs nothing. A window that has
+   * ended since keeps nothing of the hit, so nothing is given back to the next one.
+   */
+  release(key: string, rule: WindowRule, nowMs: number, hits: number, windowEndsAtMs: number): number | Promise<number>;
 }
 
 type Entry = { kind: 'window'; count: number; resetAt: number } | { kind: 'bucket'; tat: number };
@@ -47,6 +57,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   async peek(key: string, rule: RateRule, nowMs: number): Promise<RateDecision> {
     return this.#hit(key, rule, nowMs, 1, false);
+  }
+
+  release(key: string, rule: WindowRule, nowMs: number, hits: number, windowEndsAtMs: number): number {
+    const entry = this.#entries.get(key);
+    if (entry?.kind !== 'window' || entry.resetAt <= nowMs) return rule.limit;
+    // Exact: the caller's end is this one's `nowMs + (resetAt - nowMs)`, which gives resetAt back.
+    if (entry.resetAt === windowEndsAtMs) entry.count = Math.max(0, entry.count - hits);
+    return Math.max(0, rule.limit - entry.count);
   }
 
   #hit(key: string, rule: RateRule, nowMs: number, hits: number, count: boolean): RateDecision {

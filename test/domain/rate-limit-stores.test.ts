@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisRateLimitStore } from '../../src/rate-limit/redis-store.js';
-import { MemoryRateLimitStore, type RateDecision, type RateLimitStore, type RateRule } from '../../src/rate-limit/store.js';
+import {
+  MemoryRateLimitStore,
+  type RateDecision,
+  type RateLimitStore,
+  type RateRule,
+  type WindowRule,
+} from '../../src/rate-limit/store.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Every key of this run sits under one prefix, dropped at the end: some rules here last for years.
@@ -101,6 +107,26 @@ describe.each([
       expect(brief(await store.consume('k', five, 2000, 2))).toEqual([true, 0, 58_000, 0]);
       expect(brief(await store.consume('k', five, 3000))).toEqual([false, 0, 57_000, 57_000]);
       expect(brief(await store.consume('k', five, 60_000, 6))).toEqual([false, 5, 60_000, 60_000]);
+    });
+
+    test('gives hits back only to the window that counted them, never below nothing', async () => {
+      const store = open();
+      const three: WindowRule = { kind: 'window', limit: 3, windowMs: 60_000 };
+      const t0 = 1_000_000;
+      const first = await store.consume('k', three, t0);
+      const endsAt = t0 + first.resetMs;
+      await store.consume('k', three, t0 + 1000);
+      expect(await store.release('k', three, t0 + 2000, 1, endsAt)).toBe(2);
+      expect(brief(await store.peek('k', three, t0 + 2000))).toEqual([true, 2, 58_000, 0]);
+      expect(await store.release('k', three, t0 + 2000, 5, endsAt)).toBe(3);
+      // Another window's end gives nothing back, and a key never counted has its whole limit.
+      await store.consume('k', three, t0 + 3000);
+      expect(await store.release('k', three, t0 + 3000, 1, endsAt + 1)).toBe(2);
+      expect(await store.release('other', three, t0, 1, endsAt)).toBe(3);
+      // Once the window is over, its hits are not given to the next one.
+      await store.consume('k', three, t0 + 60_000);
+      expect(await store.release('k', three, t0 + 60_001, 1, endsAt)).toBe(2);
+      expect((await store.peek('k', three, t0 + 60_001)).remaining).toBe(2);
     });
 
     test('keeps the count and the end of a running window when its rule changes', async () => {

@@ -97,27 +97,28 @@ describe('JSON-RPC batches on /mcp', () => {
     expect(hundred.status).toBe(429);
     expect(await hundred.json()).toEqual(RATE_LIMITED);
     expect(hundred.headers.get('x-ratelimit-limit')).toBe('60');
-    expect(hundred.headers.get('x-ratelimit-remaining')).toBe('59');
+    // Refused whole, it counts nothing: all 60 are left.
+    expect(hundred.headers.get('x-ratelimit-remaining')).toBe('60');
     expect(Number(hundred.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await executionsOf(api, key)).toEqual([]);
 
     const ten = await post(server, key, reads(10), '2025-03-26');
     expect(ten.status).toBe(200);
-    expect(ten.headers.get('x-ratelimit-remaining')).toBe(String(59 - 10));
+    expect(ten.headers.get('x-ratelimit-remaining')).toBe(String(60 - 10));
     const answers = await responsesOf(ten);
     expect(answers.map((answer) => answer.id).sort((a, b) => Number(a) - Number(b))).toEqual(
       Array.from({ length: 10 }, (_, i) => i + 1),
     );
     expect(answers.every((answer) => answer.result !== undefined)).toBe(true);
 
-    // 49 left: a batch of 50 is refused whole (its request counted, nothing run), one of 48 fits.
-    const over = await post(server, key, reads(50), '2025-03-26');
+    // 50 left: a batch of 51 is refused whole (nothing counted, nothing run), one of 50 fits.
+    const over = await post(server, key, reads(51), '2025-03-26');
     expect(over.status).toBe(429);
-    expect(over.headers.get('x-ratelimit-remaining')).toBe('48');
-    const fits = await post(server, key, reads(48), '2025-03-26');
+    expect(over.headers.get('x-ratelimit-remaining')).toBe('50');
+    const fits = await post(server, key, reads(50), '2025-03-26');
     expect(fits.status).toBe(200);
     expect(fits.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(await responsesOf(fits)).toHaveLength(48);
+    expect(await responsesOf(fits)).toHaveLength(50);
     expect((await post(server, key, call(1, 'get_balance', {}), '2025-03-26')).status).toBe(429);
   });
 
@@ -143,5 +144,36 @@ describe('JSON-RPC batches on /mcp', () => {
     const hundred = await post(server, key, reads(100));
     expect(hundred.status).toBe(429);
     expect(await hundred.json()).toEqual(RATE_LIMITED);
+  });
+});
+
+describe('a batch refused for the limit', () => {
+  it('counts nothing, so what is left of the minute still serves what fits (52 of 60 used)', async ({ server, api }) => {
+    const { key } = await licensedKey(server, api);
+    for (let i = 0; i < 52; i++) {
+      const single = await post(server, key, call(i, 'get_balance', {}), '2025-03-26');
+      expect(single.status).toBe(200);
+      await single.arrayBuffer();
+    }
+    // Sent again and again, as a client that retries does: each refusal leaves the 8 where they were.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const ten = await post(server, key, reads(10), '2025-03-26');
+      expect(ten.status).toBe(429);
+      expect(await ten.json()).toEqual({
+        error: {
+          type: 'rate_limit_error',
+          message: expect.stringMatching(
+            /^This batch of 10 messages needs 10 of the MCP allowance and 8 are left this minute\. Send at most 8 messages at once, or wait \d+ seconds\.$/,
+          ),
+        },
+      });
+      expect(ten.headers.get('x-ratelimit-remaining')).toBe('8');
+    }
+    const eight = await post(server, key, reads(8), '2025-03-26');
+    expect(eight.status).toBe(200);
+    expect(eight.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(await responsesOf(eight)).toHaveLength(8);
+    const over = await post(server, key, call(1, 'get_balance', {}), '2025-03-26');
+    expect([over.status, await over.json()]).toEqual([429, RATE_LIMITED]);
   });
 });
