@@ -8,6 +8,7 @@ import { SKILL_NODE } from '../skills/node-runtime.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { RunLimits } from '../skills/runtime.js';
 import { ENABLE_SANDBOX_HINT, namespaceArgs, type SkillSandbox } from '../skills/sandbox.js';
+import { seccompArgs } from '../skills/seccomp-filter.js';
 import { folderUsage } from '../skills/watchdog.js';
 import { prlimitArgs, signalOfExit, spawnWatched, watchedLimits } from '../skills/watched-child.js';
 import { isInside, relativeParts, ToolRefused } from './confined-files.js';
@@ -108,7 +109,14 @@ function commandFor(target: Target, args: string[], sandbox: SkillSandbox, limit
   };
   let command = [...interpreters[interpreter], script, ...args];
   if (how === 'bwrap' && sandbox.bwrapPath) {
-    command = [sandbox.bwrapPath, ...isolation(interpreter, sandbox, skill, output), '--chdir', output, ...command];
+    command = [
+      sandbox.bwrapPath,
+      ...seccompArgs(sandbox.seccompFile),
+      ...isolation(interpreter, sandbox, skill, output),
+      '--chdir',
+      output,
+      ...command,
+    ];
   }
   if (!sandbox.prlimit) return command;
   const data = limits.memoryMb * MIB + (interpreter === 'node' ? SKILL_NODE.dataHeadroomBytes : 0);
@@ -183,6 +191,7 @@ export async function runSkillScript(
       timeoutMs: wallMs,
       watched: watchedLimits(limits, output),
       setpriv: sandbox.setpriv,
+      seccompFile: how === 'bwrap' ? sandbox.seccompFile : undefined,
       ...(group ? { group } : {}),
     },
     {

@@ -59,7 +59,7 @@ export class Machine {
 
   constructor(
     command: Command,
-    launch: { procsFiles: readonly string[] | undefined; setpriv: string | undefined },
+    launch: { procsFiles: readonly string[] | undefined; setpriv: string | undefined; seccompFile: string | undefined },
     env: Record<string, string>,
   ) {
     let markReady: () => void = () => undefined;

@@ -6,6 +6,7 @@ import { PROJECT_ROOT } from '../paths.js';
 import { GLOBAL_NODE_MODULES, SANDBOX_PYTHON } from '../skills/computer-software.js';
 import type { RunGroup } from '../skills/run-cgroup.js';
 import type { SkillSandbox } from '../skills/sandbox.js';
+import { seccompArgs } from '../skills/seccomp-filter.js';
 import { imageViewArgs } from './computer-image.js';
 import { type ComputerAnswer, Machine } from './computer-machine.js';
 import { NETWORK_INSIDE } from './computer-network.js';
@@ -206,9 +207,17 @@ export class ComputerSession {
     if (!sandbox.bwrapPath) throw new ToolRefused('The computer is not available on this server.');
     const command = {
       file: sandbox.bwrapPath,
-      args: [...computerArgs(sandbox, folders), SANDBOX_PYTHON, '-E', '-S', '-B', SUPERVISOR_INSIDE],
+      args: [
+        ...seccompArgs(sandbox.seccompFile),
+        ...computerArgs(sandbox, folders),
+        SANDBOX_PYTHON,
+        '-E',
+        '-S',
+        '-B',
+        SUPERVISOR_INSIDE,
+      ],
     };
-    const launch = { procsFiles: group?.procsFiles, setpriv: sandbox.setpriv };
+    const launch = { procsFiles: group?.procsFiles, setpriv: sandbox.setpriv, seccompFile: sandbox.seccompFile };
     const machine = new Machine(command, launch, computerEnv(sandbox, env));
     this.#machine = machine;
     try {

@@ -1,3 +1,4 @@
+import { SECCOMP_FD } from './seccomp-filter.js';
 import { shellQuote } from './shell-relay.js';
 
 /** A program and its arguments, as spawn takes them. */
@@ -26,16 +27,18 @@ const PARENT_GONE_STATUS = 125;
 
 /**
  * `command`, started so that it joins the run's control group (every `procsFiles` entry,
- * before anything of it runs, so nothing it starts is ever outside the group) and, with a
- * guard, dies with its parent from its first instruction. One small shell does both.
+ * before anything of it runs, so nothing it starts is ever outside the group), with the
+ * seccomp program open on SECCOMP_FD for bubblewrap's `--seccomp` when one is given, and, with
+ * a guard, dying with its parent from its first instruction. One small shell does all three.
  */
 export function launchCommand(
   command: Command,
-  how: { procsFiles?: readonly string[] | undefined; guard?: ParentGuard | undefined },
+  how: { procsFiles?: readonly string[] | undefined; guard?: ParentGuard | undefined; seccompFile?: string | undefined },
 ): Command {
-  const { procsFiles = [], guard } = how;
-  if (!guard && procsFiles.length === 0) return command;
+  const { procsFiles = [], guard, seccompFile } = how;
+  if (!guard && procsFiles.length === 0 && !seccompFile) return command;
   const steps = procsFiles.map((file) => `echo $$ > ${shellQuote(file)} || exit 1`);
+  if (seccompFile) steps.push(`exec ${SECCOMP_FD}<${shellQuote(seccompFile)} || exit 1`);
   const guardArgs: string[] = [];
   if (guard) {
     // $PPID is read when the shell starts, which is after setpriv set the signal.

@@ -43,7 +43,7 @@ export interface RelayedProcess {
 export async function startRelayed(
   command: Command,
   env: Record<string, string>,
-  how: { procsFiles?: readonly string[] | undefined; setpriv?: string | undefined } = {},
+  how: { procsFiles?: readonly string[] | undefined; setpriv?: string | undefined; seccompFile?: string | undefined } = {},
 ): Promise<RelayedProcess> {
   const dir = await mkdtemp(path.join(tmpdir(), 'skillet-pipes-'));
   const input = path.join(dir, 'in');
@@ -52,7 +52,7 @@ export async function startRelayed(
   // The launch shell is the process's parent: it dies with that shell, which ends with this server.
   const script = (shellPid: number) => {
     const guard = how.setpriv ? { setpriv: how.setpriv, parentPid: shellPid } : undefined;
-    const launched = launchCommand(command, { procsFiles: how.procsFiles, guard });
+    const launched = launchCommand(command, { procsFiles: how.procsFiles, guard, seccompFile: how.seccompFile });
     const words = ['setsid', 'env', '-i', ...settings, launched.file, ...launched.args.map(shellQuote)];
     // `jobs` first: the shell keeps a record of each process it started until asked about them.
     return (

@@ -3,8 +3,10 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigError, type SandboxSetting } from '../config.js';
+import { launchCommand } from './launch-command.js';
 import { type CgroupHost, detectCgroups, GRANT_CGROUPS_HINT } from './run-cgroup.js';
 import { detectBoundedSpace, type SpaceHost } from './run-space.js';
+import { seccompArgs, seccompFile } from './seccomp-filter.js';
 
 const run = promisify(execFile);
 
@@ -35,6 +37,8 @@ export interface SkillSandbox {
   boundedSpace: SpaceHost | undefined;
   /** The root filesystem agent runs' computers run on, when one is built (DESIGN §14); else the host's folders. */
   computerImage?: ComputerImage | undefined;
+  /** The seccomp program every bubblewrap sandbox installs (seccomp-filter.ts), when bubblewrap took it here. */
+  seccompFile?: string | undefined;
 }
 
 /** A built computer image (src/computer/computer-image.ts): a root filesystem the computer runs on as `/`. */
@@ -103,16 +107,31 @@ async function nodeRuntimeFiles(): Promise<string[]> {
   return [...files];
 }
 
-/** Starts `node -e ''` inside the sandbox exactly as a skill would be: proof it works here. */
-async function bubblewrapWorks(bwrap: string, runtimeFiles: string[]): Promise<string | undefined> {
+/**
+ * Starts `node -e ''` inside the sandbox exactly as a skill would be, with the seccomp
+ * program when one is given: proof it works here (undefined), or bubblewrap's first words why not.
+ */
+async function bubblewrapWorks(bwrap: string, runtimeFiles: string[], seccomp?: string): Promise<string | undefined> {
   const node = realpathSync(process.execPath);
+  const command = launchCommand(
+    { file: bwrap, args: [...seccompArgs(seccomp), ...namespaceArgs(runtimeFiles, [], []), node, '-e', ''] },
+    { seccompFile: seccomp },
+  );
   try {
-    await run(bwrap, [...namespaceArgs(runtimeFiles, [], []), node, '-e', ''], { timeout: 10_000, env: {} });
+    await run(command.file, command.args, { timeout: 10_000, env: {} });
     return undefined;
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     return detail.split('\n')[0];
   }
+}
+
+/** The seccomp program, when bubblewrap installs it here; else undefined and why. */
+async function workingSeccomp(bwrap: string, runtimeFiles: string[]): Promise<{ file?: string; refused?: string }> {
+  const file = seccompFile();
+  if (!file) return { refused: `no seccomp program is written for ${process.arch}` };
+  const refused = await bubblewrapWorks(bwrap, runtimeFiles, file);
+  return refused ? { refused } : { file };
 }
 
 /**
@@ -185,6 +204,8 @@ export interface SandboxProbe {
   boundedSpace: SpaceHost | undefined;
   /** Why run folders cannot be bounded, when they cannot. */
   noBoundedSpace: string | undefined;
+  /** The seccomp program bubblewrap installed in the probe, or why it did not. */
+  seccomp: { file?: string; refused?: string };
 }
 
 let detected: Promise<SandboxProbe> | undefined;
@@ -202,6 +223,7 @@ function probeMachine(): Promise<SandboxProbe> {
       detectCgroups(),
     ]);
     const failure = bwrap ? await bubblewrapWorks(bwrap, runtimeFiles) : 'bwrap is not installed';
+    const seccomp = bwrap && !failure ? await workingSeccomp(bwrap, runtimeFiles) : {};
     const space = await detectBoundedSpace(mount, umount);
     return {
       bwrap,
@@ -213,6 +235,7 @@ function probeMachine(): Promise<SandboxProbe> {
       noCgroups: groups.reason,
       boundedSpace: space.host,
       noBoundedSpace: space.reason,
+      seccomp,
     };
   })();
   return detected;
@@ -247,7 +270,17 @@ export async function detectSandbox(setting: SandboxSetting, probe = probeMachin
     };
   }
   if (found.bwrap && !found.failure) {
-    return { ...base, kind: 'bwrap', runsUntrusted: true, bwrapPath: found.bwrap, warning: weakerLimits.trim() || undefined };
+    const noSeccomp = found.seccomp.refused
+      ? ` bubblewrap refused the seccomp filter (${found.seccomp.refused}), so sandboxes run without it: the namespaces still hold, but calls such as ptrace and keyctl are refused by them alone.`
+      : '';
+    return {
+      ...base,
+      kind: 'bwrap',
+      runsUntrusted: true,
+      bwrapPath: found.bwrap,
+      seccompFile: found.seccomp.file,
+      warning: `${weakerLimits}${noSeccomp}`.trim() || undefined,
+    };
   }
   if (setting === 'bwrap') throw new ConfigError(`SKILL_SANDBOX=bwrap, but the sandbox cannot start: ${found.failure}`);
   return {

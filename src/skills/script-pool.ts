@@ -92,6 +92,7 @@ export class ScriptPool extends WarmPool<Warm> {
         cwd: output.dir,
         env: {},
         setpriv: sandbox.setpriv,
+        seccompFile: sandbox.seccompFile,
         ...(group ? { group } : {}),
       });
       const closed = once(child, 'close').then(([code, signal]) => ({

@@ -181,6 +181,7 @@ export async function startScript(
     timeoutMs: limits.timeoutMs,
     watched,
     setpriv: sandbox.setpriv,
+    seccompFile: sandbox.seccompFile,
     ...(group ? { group } : {}),
   };
   const reasons = {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { PROJECT_ROOT, SKILL_HARNESS } from '../paths.js';
 import { SKILL_NODE } from './node-runtime.js';
 import { namespaceArgs, type SkillSandbox } from './sandbox.js';
+import { seccompArgs } from './seccomp-filter.js';
 import { prlimitArgs } from './watched-child.js';
 
 export interface CommandLimits {
@@ -41,7 +42,8 @@ export function skillCommand(
   if (sandbox.kind === 'bwrap' && sandbox.bwrapPath) {
     const mounts = run.uploadsDir ? [{ source: run.uploadsDir, target: path.join(run.outputDir, UPLOADS_FOLDER) }] : [];
     const isolation = namespaceArgs(sandbox.runtimeFiles, readable, [run.outputDir], mounts);
-    command = { file: sandbox.bwrapPath, args: [...isolation, '--chdir', run.outputDir, node, ...nodeArgs] };
+    const seccomp = seccompArgs(sandbox.seccompFile);
+    command = { file: sandbox.bwrapPath, args: [...seccomp, ...isolation, '--chdir', run.outputDir, node, ...nodeArgs] };
   }
   if (!sandbox.prlimit) return command;
   const rlimits = prlimitArgs(limits, limits.memoryMb * 1024 * 1024 + SKILL_NODE.dataHeadroomBytes);

@@ -79,6 +79,8 @@ export interface WatchOptions {
   group?: RunGroup;
   /** setpriv's path, when the sandbox found it: the child then dies with this server from its start. */
   setpriv?: string | undefined;
+  /** The sandbox's seccomp program, opened for bubblewrap's --seccomp (seccomp-filter.ts). */
+  seccompFile?: string | undefined;
 }
 
 /**
@@ -97,10 +99,14 @@ export function spawnWatched<Why>(
 /** Spawns `command` inside the run's group when there is one, tied to this process, not yet watched. */
 export function spawnInGroup(
   command: Command,
-  options: Pick<WatchOptions, 'cwd' | 'env' | 'detached' | 'group' | 'setpriv'>,
+  options: Pick<WatchOptions, 'cwd' | 'env' | 'detached' | 'group' | 'setpriv' | 'seccompFile'>,
 ): ChildProcessWithoutNullStreams {
   const guard = options.setpriv ? { setpriv: options.setpriv, parentPid: process.pid } : undefined;
-  const { file, args } = launchCommand(command, { procsFiles: options.group?.procsFiles, guard });
+  const { file, args } = launchCommand(command, {
+    procsFiles: options.group?.procsFiles,
+    guard,
+    seccompFile: options.seccompFile,
+  });
   return spawn(file, args, {
     cwd: options.cwd,
     env: options.env,

@@ -16,13 +16,19 @@ const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe
   noCgroups: undefined,
   boundedSpace: { mount: '/usr/bin/mount', umount: '/usr/bin/umount' },
   noBoundedSpace: undefined,
+  seccomp: { file: '/tmp/skillet-seccomp-test.bpf' },
   ...found,
 });
 const noNamespaces = machine({ failure: 'setting up uid map: Permission denied' });
 
 describe('choosing the sandbox', () => {
   it('uses bubblewrap where it works, for every skill, without a warning', async () => {
-    expect(await detectSandbox('auto', machine({}))).toMatchObject({ kind: 'bwrap', runsUntrusted: true, warning: undefined });
+    expect(await detectSandbox('auto', machine({}))).toMatchObject({
+      kind: 'bwrap',
+      runsUntrusted: true,
+      warning: undefined,
+      seccompFile: '/tmp/skillet-seccomp-test.bpf',
+    });
     expect(await detectSandbox('bwrap', machine({}))).toMatchObject({ kind: 'bwrap', bwrapPath: '/usr/bin/bwrap' });
   });
 
@@ -58,5 +64,11 @@ describe('choosing the sandbox', () => {
 
   it('says when prlimit is missing too', async () => {
     expect((await detectSandbox('auto', machine({ prlimit: undefined }))).warning).toMatch(/prlimit/);
+  });
+
+  it('runs sandboxes without the seccomp filter where bubblewrap refuses it, and says so', async () => {
+    const sandbox = await detectSandbox('auto', machine({ seccomp: { refused: 'bwrap: --seccomp: invalid argument' } }));
+    expect(sandbox).toMatchObject({ kind: 'bwrap', seccompFile: undefined });
+    expect(sandbox.warning).toMatch(/bubblewrap refused the seccomp filter \(bwrap: --seccomp: invalid argument\)/);
   });
 });
