@@ -5,6 +5,7 @@ import path from 'node:path';
 import { type ModelPrices, parseModelPrices } from './model-prices.js';
 import { PROJECT_ROOT } from './paths.js';
 import { randomBase64Url } from './secrets.js';
+import { DEFAULT_NETWORK_BYTES_PER_RUN, DEFAULT_NETWORK_CONNECTION_SECONDS } from './skills/egress-policy.js';
 
 export interface Config {
   host: string;
@@ -97,6 +98,10 @@ export interface Config {
      * Empty: no network.
      */
     allowedHosts: string[];
+    /** Bytes one run's network connections may carry, both ways together (the egress proxy's quota). */
+    networkBytesPerRun: number;
+    /** How long one of a run's network connections may stay open, however busy. */
+    networkConnectionSeconds: number;
     /**
      * Bytes the computer's writable folders (/workspace, /tmp and /dev/shm together) may hold.
      * Below the computer's memory limit: they are tmpfs, and their pages count as its memory.
@@ -593,6 +598,8 @@ export async function loadConfig(env: Env): Promise<Config> {
       outputFileLimit: integer(env, 'SKILL_OUTPUT_FILE_LIMIT', 10_000, 1, 1_000_000),
       processLimit: integer(env, 'SKILL_PROCESS_LIMIT', 512, 1, 4096),
       allowedHosts: allowedHosts(env),
+      networkBytesPerRun: integer(env, 'SKILL_NETWORK_BYTES_PER_RUN', DEFAULT_NETWORK_BYTES_PER_RUN, 1024, 1024 ** 4),
+      networkConnectionSeconds: integer(env, 'SKILL_NETWORK_CONNECTION_SECONDS', DEFAULT_NETWORK_CONNECTION_SECONDS, 1, 86_400),
       sandbox: sandboxSetting(env),
       runsPerUser: integer(env, 'RUNS_PER_USER', 2, 1, 10_000),
       runsPerServer: integer(env, 'RUNS_PER_SERVER', 2 * availableParallelism(), 1, 10_000),

@@ -7,7 +7,8 @@ import { isPublicAddress, literalAddressOf, type Resolve, systemResolve } from '
 /**
  * Where skills may go on the network (DESIGN §14): the hosts the operator allows, on the
  * web's two ports, and only to public addresses unless the operator allows private ones
- * (the switch outbound webhooks use). The egress proxy and web_fetch apply the same one.
+ * (the switch outbound webhooks use). The egress proxy and web_fetch apply the same one;
+ * the caps on bytes and time are the proxy's (web_fetch holds each fetch to its own).
  */
 export interface EgressPolicy {
   /** Lower-case host names, or `*.domain` for any name below domain. Empty: nothing. */
@@ -15,18 +16,36 @@ export interface EgressPolicy {
   allowPrivateAddresses: boolean;
   /** 80 and 443 from the config; tests add the port of a server of their own. */
   ports: readonly number[];
+  /** Bytes one run's connections may carry, both ways and all connections together. */
+  bytesPerRun: number;
+  /** How long one connection from the sandbox may stay open, however busy. */
+  connectionLifetimeMs: number;
 }
 
 export const WEB_PORTS: readonly number[] = [80, 443];
 
+/**
+ * SKILL_NETWORK_BYTES_PER_RUN: what the computer's writable space holds by default, so
+ * anything a run can keep it can fetch, with room to spare, and no run streams for ever.
+ */
+export const DEFAULT_NETWORK_BYTES_PER_RUN = 2 * 1024 ** 3;
+/** SKILL_NETWORK_CONNECTION_SECONDS: a large download's time, far short of a run's. */
+export const DEFAULT_NETWORK_CONNECTION_SECONDS = 600;
+
 export function egressPolicyOf(config: {
-  executions: Pick<Config['executions'], 'allowedHosts'>;
+  // The caps are optional here only because some callers type the config by the parts they
+  // use (open-computer.ts); the server's config always has them.
+  executions: Pick<Config['executions'], 'allowedHosts'> &
+    Partial<Pick<Config['executions'], 'networkBytesPerRun' | 'networkConnectionSeconds'>>;
   webhooks: Pick<Config['webhooks'], 'allowPrivateAddresses'>;
 }): EgressPolicy {
+  const { executions } = config;
   return {
-    allowedHosts: config.executions.allowedHosts,
+    allowedHosts: executions.allowedHosts,
     allowPrivateAddresses: config.webhooks.allowPrivateAddresses,
     ports: WEB_PORTS,
+    bytesPerRun: executions.networkBytesPerRun ?? DEFAULT_NETWORK_BYTES_PER_RUN,
+    connectionLifetimeMs: (executions.networkConnectionSeconds ?? DEFAULT_NETWORK_CONNECTION_SECONDS) * 1000,
   };
 }
 

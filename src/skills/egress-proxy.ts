@@ -3,6 +3,7 @@ import { connect, createServer, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Clock, systemClock } from '../clock.js';
 import type { Resolve } from '../webhooks/address-guard.js';
+import { RunQuota, SandboxConnection } from './egress-caps.js';
 import { checkDestination, type EgressPolicy, EgressRefused, pinnedLookup } from './egress-policy.js';
 import {
   answerAndClose,
@@ -50,6 +51,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const sockets = new Set<Duplex>();
+  const quota = new RunQuota(policy.bytesPerRun);
+  /** What each socket from the sandbox is, for the caps: the tunnels and requests get the socket. */
+  const connections = new WeakMap<Duplex, SandboxConnection>();
+  const connectionOf = (socket: Duplex): SandboxConnection => {
+    const connection = connections.get(socket);
+    // Every socket the HTTP server sees came through the front one, which made its connection.
+    if (!connection) throw new Error('the proxy was handed a socket it did not accept');
+    return connection;
+  };
   /** Connections from the sandbox; `sockets` holds these and the ones to destinations. */
   let clients = 0;
   /** Set by close(): a destination checked while it ran is not connected to after it. */
@@ -61,9 +71,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     socket.on('error', () => undefined);
     return socket;
   };
-  const idle = (socket: Socket) => {
+  const idle = (socket: Socket, connection: SandboxConnection) => {
     socket.setTimeout(idleTimeoutMs);
-    socket.once('timeout', () => socket.destroy());
+    socket.once('timeout', () => {
+      connection.closedBy ??= 'idle';
+      socket.destroy();
+    });
   };
 
   /** Reports one connection once, when it is refused or its destination socket closes. */
@@ -79,7 +92,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       'skill network connection',
     );
   };
-  const reportSocket = (destination: Destination, upstream: Socket, startedAt: number) => {
+  const reportSocket = (destination: Destination, upstream: Socket, startedAt: number, connection: SandboxConnection) => {
     let failure: string | undefined;
     let address: string | undefined;
     upstream.once('connect', () => {
@@ -97,6 +110,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           bytesUp: upstream.bytesWritten,
           bytesDown: upstream.bytesRead,
           ...(failure ? { error: failure } : {}),
+          // Said only when the proxy closed it for a cap; otherwise an end closed it.
+          ...(connection.closedBy ? { closed: connection.closedBy } : {}),
         },
         startedAt,
       ),
@@ -108,6 +123,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     let destination: Destination | undefined;
     try {
       destination = find();
+      quota.admit();
       return { destination, addresses: await checkDestination(policy, destination.host, destination.port, options.resolve) };
     } catch (error) {
       if (!(error instanceof EgressRefused)) throw error;
@@ -128,9 +144,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (client.destroyed || closed) return void client.destroy();
     const { destination, addresses } = admitted;
     const upstream = track(connect({ host: destination.host, port: destination.port, lookup: pinnedLookup(addresses) }));
-    idle(upstream);
-    if (client instanceof Socket) idle(client);
-    reportSocket(destination, upstream, startedAt);
+    const connection = connectionOf(client);
+    idle(upstream, connection);
+    if (client instanceof Socket) idle(client, connection);
+    reportSocket(destination, upstream, startedAt, connection);
     let established = false;
     upstream.once('connect', () => {
       established = true;
@@ -139,6 +156,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       // Piped both ways, each end is passed on as it comes, so nothing still in flight is cut.
       upstream.pipe(client);
       client.pipe(upstream);
+      quota.meter(upstream, client, connection);
     });
     upstream.once('error', (error: NodeJS.ErrnoException) => {
       if (established) client.destroy();
@@ -188,10 +206,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       agent: false,
       lookup: pinnedLookup(addresses),
     });
+    const connection = connectionOf(request.socket);
     outgoing.once('socket', (socket) => {
       track(socket);
-      idle(socket);
-      reportSocket(destination, socket, startedAt);
+      idle(socket, connection);
+      reportSocket(destination, socket, startedAt, connection);
+      quota.meter(socket, request, connection);
     });
     outgoing.on('response', (answer) => {
       const kept: string[] = [];
@@ -236,6 +256,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     socket.once('close', () => {
       clients -= 1;
     });
+    connections.set(socket, new SandboxConnection(socket, policy.connectionLifetimeMs));
     http.emit('connection', track(socket));
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,19 +1,12 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { promisify } from 'node:util';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/paths.js';
 import type { EgressPolicy } from '../../src/skills/egress-policy.js';
 import { type EgressProxy, startEgressProxy } from '../../src/skills/egress-proxy.js';
-import { namespaceArgs } from '../../src/skills/sandbox.js';
-import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
+import { capturingLogger, EGRESS_SANDBOX_HERE, FORWARDER_INSIDE, inSandbox, SOCKET_INSIDE } from '../helpers/egress-sandbox.js';
 
 /**
  * The skill network end to end (DESIGN §14): a real bubblewrap sandbox with the sandbox's
@@ -22,19 +15,13 @@ import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
  * variables. What the policy allows is reached; everything else is refused or unreachable.
  */
 
-const run = promisify(execFile);
-const PYTHON = '/usr/bin/python3';
-const FORWARDER = path.join(PROJECT_ROOT, 'computer', 'egress-forwarder.py');
-const INSIDE_SOCKET = '/run/skillet/egress.sock';
-const HERE = BUBBLEWRAP_HERE && existsSync(PYTHON) && existsSync('/usr/bin/curl');
-
 /** Run inside: starts the forwarder (unless told not to), then tries every way out and prints what happened. */
 const PROBE = `
 import json, socket, subprocess, sys, time, urllib.error, urllib.request
 port, with_forwarder = int(sys.argv[1]), sys.argv[2] == "forwarder"
 results = {}
 if with_forwarder:
-    subprocess.Popen(["/usr/bin/python3", "/opt/skillet/egress-forwarder.py", "${INSIDE_SOCKET}"])
+    subprocess.Popen(["/usr/bin/python3", "${FORWARDER_INSIDE}", "${SOCKET_INSIDE}"])
     deadline = time.monotonic() + 10
     while True:
         try:
@@ -104,62 +91,31 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The log the proxy is given: pino, as the server's own, writing JSON lines here. */
-function capturingLogger() {
-  logged = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) logged.push(JSON.parse(line));
-      done();
-    },
-  });
-  return pino({ level: 'info' }, sink);
-}
-
 async function startProxy(policy: Partial<EgressPolicy>): Promise<string> {
+  logged = [];
   const socketPath = path.join(dir, `proxy-${Math.random().toString(36).slice(2)}.sock`);
   proxy = await startEgressProxy({
     socketPath,
-    policy: { allowedHosts: ['127.0.0.1'], allowPrivateAddresses: true, ports: [80, 443, port], ...policy },
-    log: capturingLogger(),
+    policy: {
+      allowedHosts: ['127.0.0.1'],
+      allowPrivateAddresses: true,
+      ports: [80, 443, port],
+      bytesPerRun: 1024 ** 3,
+      connectionLifetimeMs: 60_000,
+      ...policy,
+    },
+    log: capturingLogger(logged),
     runId: 'run-egress',
   });
   return socketPath;
 }
 
-/** The sandbox's namespaces and view, with /usr for python3 and curl, the forwarder, and the socket when given. */
+/** Runs the probe in the sandbox, with the socket bound in when given and the forwarder started when asked. */
 async function probe(socketPath: string | undefined, forwarder: boolean): Promise<Probe> {
-  const base = namespaceArgs([], [], []);
-  // The sandbox ends by making its root read only; what this test adds goes in before that.
-  expect(base.slice(-2)).toEqual(['--remount-ro', '/']);
-  expect(base).toContain('--unshare-net');
-  const args = [
-    ...base.slice(0, -2),
-    ...[
-      '--ro-bind',
-      '/usr',
-      '/usr',
-      '--symlink',
-      'usr/lib',
-      '/lib',
-      '--symlink',
-      'usr/lib64',
-      '/lib64',
-      '--symlink',
-      'usr/bin',
-      '/bin',
-    ],
-    ...['--ro-bind', FORWARDER, '/opt/skillet/egress-forwarder.py'],
-    ...(socketPath ? ['--bind', socketPath, INSIDE_SOCKET] : []),
-    ...['--remount-ro', '/', PYTHON, '-c', PROBE, String(port), forwarder ? 'forwarder' : 'none'],
-  ];
-  const proxyUrl = 'http://127.0.0.1:3128';
-  const env = { PATH: '/usr/bin:/bin', http_proxy: proxyUrl, https_proxy: proxyUrl, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl };
-  const { stdout } = await run('/usr/bin/bwrap', args, { env, timeout: 60_000 });
-  return JSON.parse(stdout) as Probe;
+  return JSON.parse(await inSandbox(PROBE, [String(port), forwarder ? 'forwarder' : 'none'], socketPath)) as Probe;
 }
 
-describe.runIf(HERE)('the skill network from inside bubblewrap', () => {
+describe.runIf(EGRESS_SANDBOX_HERE)('the skill network from inside bubblewrap', () => {
   it('reaches an allowed server through the proxy, by plain HTTP and through a CONNECT tunnel, and refuses a host not allowed', async () => {
     const socketPath = await startProxy({});
     const seen = await probe(socketPath, true);

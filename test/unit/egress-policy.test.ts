@@ -23,6 +23,8 @@ const policy = (allowedHosts: string[], allowPrivateAddresses = false): EgressPo
   allowedHosts,
   allowPrivateAddresses,
   ports: WEB_PORTS,
+  bytesPerRun: 1024 ** 3,
+  connectionLifetimeMs: 60_000,
 });
 /** A resolver that answers from a table and never asks the network. */
 const answers = (table: Record<string, string[]>) => async (host: string) => {
@@ -34,9 +36,28 @@ const answers = (table: Record<string, string[]>) => async (host: string) => {
 describe('SKILL_ALLOWED_HOSTS and SKILL_ALLOW_PACKAGE_REGISTRIES', () => {
   it('allow no host by default, and follow the webhooks switch for private addresses', async () => {
     const config = await loadConfig({ DATA_DIR: dir });
-    expect(egressPolicyOf(config)).toEqual({ allowedHosts: [], allowPrivateAddresses: false, ports: [80, 443] });
+    expect(egressPolicyOf(config)).toEqual({
+      allowedHosts: [],
+      allowPrivateAddresses: false,
+      ports: [80, 443],
+      bytesPerRun: 2 * 1024 ** 3,
+      connectionLifetimeMs: 600_000,
+    });
     const open = await loadConfig({ DATA_DIR: dir, WEBHOOK_ALLOW_PRIVATE: 'true' });
     expect(egressPolicyOf(open).allowPrivateAddresses).toBe(true);
+  });
+
+  it('cap a run’s traffic and a connection’s life as SKILL_NETWORK_BYTES_PER_RUN and SKILL_NETWORK_CONNECTION_SECONDS say', async () => {
+    const config = await loadConfig({
+      DATA_DIR: dir,
+      SKILL_NETWORK_BYTES_PER_RUN: '1048576',
+      SKILL_NETWORK_CONNECTION_SECONDS: '30',
+    });
+    expect(egressPolicyOf(config)).toMatchObject({ bytesPerRun: 1_048_576, connectionLifetimeMs: 30_000 });
+    await expect(loadConfig({ DATA_DIR: dir, SKILL_NETWORK_BYTES_PER_RUN: '10' })).rejects.toThrow(
+      /SKILL_NETWORK_BYTES_PER_RUN must be a whole number from 1024/,
+    );
+    await expect(loadConfig({ DATA_DIR: dir, SKILL_NETWORK_CONNECTION_SECONDS: '0' })).rejects.toThrow(ConfigError);
   });
 
   it('read host names and wildcards, lower-cased, without duplicates, and add the registries when asked', async () => {

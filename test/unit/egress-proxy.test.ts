@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { type AddressInfo, connect, createServer, type Server as NetServer, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { EgressPolicy } from '../../src/skills/egress-policy.js';
 import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from '../../src/skills/egress-proxy.js';
+import { connectRequest, ProxyClient } from '../helpers/proxy-client.js';
 
 /** The proxy on a unix socket, driven with raw bytes as any client inside a sandbox could send. */
 
@@ -65,6 +66,8 @@ function policy(overrides: Partial<EgressPolicy> = {}): EgressPolicy {
     allowedHosts: ['127.0.0.1', 'localhost'],
     allowPrivateAddresses: true,
     ports: [80, 443, webPort, echoPort],
+    bytesPerRun: 1024 ** 3,
+    connectionLifetimeMs: 60_000,
     ...overrides,
   };
 }
@@ -81,36 +84,11 @@ async function start(overrides: Partial<EgressProxyOptions> = {}): Promise<Egres
 }
 
 /** A connection to the proxy that keeps all it receives. */
-class Client {
-  readonly socket: Socket;
-  data = Buffer.alloc(0);
-  closed: Promise<void>;
-
+class Client extends ProxyClient {
   constructor() {
-    this.socket = connect(socketPath);
-    this.socket.on('data', (chunk: Buffer) => {
-      this.data = Buffer.concat([this.data, chunk]);
-    });
-    this.socket.on('error', () => undefined);
-    this.closed = new Promise((resolve) => this.socket.once('close', () => resolve()));
-  }
-
-  send(bytes: string | Buffer): this {
-    this.socket.write(bytes);
-    return this;
-  }
-
-  text(): string {
-    return this.data.toString('latin1');
-  }
-
-  async until(pattern: RegExp | string): Promise<string> {
-    await vi.waitFor(() => expect(this.text()).toMatch(pattern), { timeout: 5000, interval: 10 });
-    return this.text();
+    super(socketPath);
   }
 }
-
-const connectRequest = (target: string) => `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`;
 
 describe('the egress proxy', () => {
   it('tunnels CONNECT to an allowed host byte for byte, and logs the connection with its bytes and duration', async () => {
@@ -253,7 +231,7 @@ describe('the egress proxy', () => {
     await client.until(/200 Connection Established/);
     await client.closed;
     await vi.waitFor(() => expect(lines).toHaveLength(1));
-    expect(lines[0]).toMatchObject({ allowed: true, bytesUp: 0, bytesDown: 0 });
+    expect(lines[0]).toMatchObject({ allowed: true, bytesUp: 0, bytesDown: 0, closed: 'idle' });
   });
 
   it('destroys every connection and removes its socket on close, every connection reported by the time it settles', async () => {
