@@ -46,17 +46,26 @@ export async function grant(trx: Kysely<Tables>, entry: Entry & { amount: number
   await insertPurchase(trx, entry.userId, entry.amount, entry.description, entry.paymentSessionId, entry.nowIso);
 }
 
+/** A run's charge given back: to the balance, and out of what the user has spent (the amount twice: one use each). */
+const refundToBalance = preparedWrite((db, userId: string, returned: number, unspent: number) =>
+  db
+    .updateTable('users')
+    .set((eb) => ({ balance: eb('balance', '+', returned), total_spent: eb('total_spent', '-', unspent) }))
+    .where('id', '=', userId),
+);
+
 /**
  * Gives an execution's run back what it was charged: a purchase row of the execution, with
  * the execution's next charge number, so what the execution was charged, net, leaves it out
- * (a run refunded and then run again is not counted, nor refunded, twice).
+ * (a run refunded and then run again is not counted, nor refunded, twice). `total_spent`
+ * counted the charges, so it counts the refund back: a refunded run was not spent.
  */
 export async function refundToExecution(
   trx: Kysely<Tables>,
   entry: Entry & { amount: number; executionId: string },
 ): Promise<void> {
   if (!(entry.amount > 0)) throw new Error('a refund must be positive');
-  await addToBalance(trx, entry.userId, entry.amount);
+  await refundToBalance(trx, entry.userId, entry.amount, entry.amount);
   await insertExecutionEntry(trx, { ...entry, type: 'purchase' });
 }
 

@@ -91,7 +91,8 @@ describe('a model key refused', () => {
     expect(info).toMatch(/^Your own provider key was refused by Anthropic: replace it in Billing, or remove it to use credits/);
     expect(info).toContain('401');
     expect(info).not.toContain(OWN_ANTHROPIC_KEY);
-    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS, totalSpent: 2 });
+    // The price came back, so it was not spent (issue 50, item 8).
+    expect(await balanceOf(api, person)).toMatchObject({ balance: AGENT_CREDITS, totalSpent: 0 });
     expect(await ledgerSum(api, person)).toBe(AGENT_CREDITS);
     expect(await historyCostOf(api, person, run.id)).toBe(0);
     const refund = (await transactionsOf(api, person))[0];

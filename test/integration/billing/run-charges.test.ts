@@ -99,7 +99,8 @@ describe('a priced run', () => {
         /sandbox is not available.*apt-get install bubblewrap.*SKILL_SANDBOX=none/,
       );
       expect(stream.events[3]?.payload.stop_reason).toEqual({ type: 'error' });
-      expect(await balanceOf(api1, person)).toMatchObject({ balance: 2 });
+      // Issue 50, item 8: what was given back was not spent, so totalSpent counts it back too.
+      expect(await balanceOf(api1, person)).toMatchObject({ balance: 2, totalSpent: 0 });
       const ledger = await transactionsOf(api1, person);
       expect(ledger.map((entry) => [entry.type, entry.amount])).toEqual([
         ['purchase', 2],
@@ -110,6 +111,10 @@ describe('a priced run', () => {
       // Built-in skills still run on the permission model alone.
       const builtIn = await runToEnd(api1, person, 'ticker', '2 0');
       expect(builtIn.stream.events.at(-1)?.payload.stop_reason).toEqual({ type: 'end_turn' });
+      // A run that is not refunded counts as before, beside the one that was.
+      const kept = await runToEnd(api1, person, 'text-stats', 'one two three');
+      expect(kept.stream.events.at(-1)?.payload.stop_reason).toEqual({ type: 'end_turn' });
+      expect(await balanceOf(api1, person)).toMatchObject({ balance: 1, totalSpent: 1 });
     } finally {
       await unsandboxed.close();
     }
