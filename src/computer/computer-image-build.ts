@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { shellQuote } from '../skills/shell-relay.js';
 import { CURRENT_IMAGE, IMAGE_DESCRIPTION, type ImageDescription } from './computer-image.js';
 import type { ImageRecipe } from './computer-image-recipe.js';
 import { linkPlaywrightBrowsers } from './playwright-browsers.js';
@@ -73,7 +74,7 @@ function layerHooks(recipe: ImageRecipe, pip: ImageBuildOptions['pip'], pipFolde
   const hooks: string[] = [];
   if (recipe.npmPackages.length > 0) {
     // This host's npm, with its registry settings, writes into the image's global prefix.
-    const packages = recipe.npmPackages.map((name) => `'${name}'`).join(' ');
+    const packages = recipe.npmPackages.map(shellQuote).join(' ');
     hooks.push(`npm install --global --prefix "$1/usr/local" --no-audit --no-fund --omit=dev ${packages}`);
   }
   if (pip.from !== 'skip' && recipe.pipRequirements.length > 0) {
@@ -111,7 +112,7 @@ export async function buildComputerImage(options: ImageBuildOptions): Promise<Im
     const pipFolder = path.join(work, 'skillet-pip');
     await mkdir(pipFolder);
     await writeFile(path.join(pipFolder, 'requirements.txt'), `${recipe.pipRequirements.join('\n')}\n`);
-    if (options.pip.from === 'wheels') await runCommand('cp', ['-r', options.pip.dir, path.join(pipFolder, 'wheels')], say);
+    if (options.pip.from === 'wheels') await cp(options.pip.dir, path.join(pipFolder, 'wheels'), { recursive: true });
     const rootfs = path.join(work, 'rootfs');
     const mirror = options.mirror ?? hostDebianMirror();
     const args = [
