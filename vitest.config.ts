@@ -89,8 +89,15 @@ export default defineConfig(async () => {
         {
           extends: true as const,
           // Workflows of public Agent Skills on the computer image (issue 49), where .ci/run built one
-          // (SKILLET_TEST_COMPUTER_IMAGE); LibreOffice and Chromium are heavy, so one file at a time.
-          test: { name: 'compat', include: ['test/compat/**/*.test.ts'], env: { TEST_DB: 'sqlite' }, maxWorkers: 1 },
+          // (SKILLET_TEST_COMPUTER_IMAGE). LibreOffice and Chromium load the machine for seconds at a
+          // time: last, on their own, so they neither crowd the timing-sensitive suites nor are crowded.
+          test: {
+            name: 'compat',
+            include: ['test/compat/**/*.test.ts'],
+            env: { TEST_DB: 'sqlite' },
+            sequence: { groupOrder: 4 },
+            maxWorkers: 1,
+          },
         },
         {
           extends: true as const,
