@@ -9,6 +9,7 @@ import { listenForRunStops } from './executions/remote-stop.js';
 import { failAbandonedRuns } from './executions/run-ending.js';
 import { sweepExpiredFiles } from './files/files.js';
 import { clearUploadLeftovers } from './files/run-uploads.js';
+import { sweepCheckpointStores } from './journal/run-journal.js';
 import { sweepExpiredOAuthRecords } from './oauth/sweep.js';
 import { settlesWithin } from './ops/settles-within.js';
 import { drainNode } from './ops/shutdown.js';
@@ -72,6 +73,7 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
           if (Date.now() - blobsSweptAt < BLOB_SWEEP_INTERVAL_MS) return;
           blobsSweptAt = Date.now();
           await sweepOrphanBlobs(ctx).catch((error: unknown) => log.error({ err: error }, 'blob sweep failed'));
+          await sweepCheckpointStores(ctx).catch((error: unknown) => log.error({ err: error }, 'checkpoint store sweep failed'));
         },
         unqueuedBefore,
       )

@@ -39,6 +39,11 @@ export interface Config {
   redisPrefix: string;
   /** How long a worker may fail to renew a queued run's lock before the run counts as stalled. */
   runStallMs: number;
+  /**
+   * Bytes one run's checkpoints may store in all (a cluster's agent runs): past it the run
+   * stops keeping checkpoints and can no longer go on on another worker.
+   */
+  checkpointBytesPerRun: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Which answers get an access line: all, only refusals and failures (status 400 and up), or none. */
   accessLog: 'all' | 'errors' | 'off';
@@ -570,6 +575,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     environment: environment(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
+    checkpointBytesPerRun: integer(env, 'CHECKPOINT_BYTES_PER_RUN', 256 * 1024 * 1024, 0, 1024 ** 4),
     fileUploadLimitBytes: integer(env, 'FILE_UPLOAD_LIMIT', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 60, 1, 3600) * 1000,
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),

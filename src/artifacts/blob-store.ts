@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink, utimes } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertBlobName, clearFolder, isBlobName, type StagedBlob, stageFile, Turns } from './blob-files.js';
@@ -34,8 +34,33 @@ export interface BlobStore {
    */
   clearTemporary(olderThan?: Date): Promise<void>;
   exclusive<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * A store of its own named `name` (one run's checkpoints), beside this one's blobs and never
+   * among them: no other writer shares its blobs, so its owner may remove them at once, where
+   * a cluster's shared store can only remove old ones.
+   */
+  scope(name: string): ScopedBlobStore;
+  /** The names of the scoped stores that hold blobs, or held them and were not dropped. */
+  scopes(): Promise<string[]>;
   /** Only a store on this machine's disk has paths; the server itself reads through streams. */
   pathOf?(sha256: string): string;
+}
+
+/** A store of one owner's blobs, removed whole when the owner is done with them. */
+export interface ScopedBlobStore extends BlobStore {
+  drop(): Promise<void>;
+}
+
+/** Where scoped stores live, beside a store's own blobs (whose names are hex only, so the two never mix). */
+export const SCOPES_FOLDER = 'scopes';
+
+/** A scope's name goes into paths and object keys: letters, digits and dashes only. */
+export function isScopeName(name: string): boolean {
+  return /^[A-Za-z0-9-]{1,100}$/.test(name);
+}
+
+export function assertScopeName(name: string): void {
+  if (!isScopeName(name)) throw new Error(`not a scope name: ${JSON.stringify(name)}`);
 }
 
 /** Large reads: blobs are sent whole, mostly to sockets. */
@@ -129,9 +154,32 @@ export class LocalBlobStore implements BlobStore {
     return this.#turns.run(work);
   }
 
+  scope(name: string): ScopedBlobStore {
+    assertScopeName(name);
+    return new LocalScope(path.join(this.#root, SCOPES_FOLDER, name));
+  }
+
+  async scopes(): Promise<string[]> {
+    return (await readdir(path.join(this.#root, SCOPES_FOLDER)).catch(() => [])).filter(isScopeName);
+  }
+
   async #olderThan(file: string, moment: Date): Promise<boolean> {
     const stats = await stat(file).catch(() => undefined);
     return stats !== undefined && stats.mtimeMs < moment.getTime();
+  }
+}
+
+/** A scoped store in a folder of its own, removed whole. */
+class LocalScope extends LocalBlobStore implements ScopedBlobStore {
+  readonly #folder: string;
+
+  constructor(folder: string) {
+    super(folder);
+    this.#folder = folder;
+  }
+
+  drop(): Promise<void> {
+    return rm(this.#folder, { recursive: true, force: true });
   }
 }
 

@@ -13,7 +13,7 @@ import {
 import { REFRESH_AFTER_MS } from './blob-ages.js';
 import type { StagedBlob } from './blob-files.js';
 import { assertBlobName, clearFolder, isBlobName, stageFile, Turns } from './blob-files.js';
-import type { BlobStore } from './blob-store.js';
+import { assertScopeName, type BlobStore, isScopeName, SCOPES_FOLDER, type ScopedBlobStore } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
   client: S3Client;
@@ -113,20 +113,35 @@ export class S3BlobStore implements BlobStore {
 
   async names(olderThan?: Date): Promise<string[]> {
     const found: string[] = [];
+    for await (const object of this.#objects(this.#prefix)) {
+      const name = object.Key?.slice(this.#prefix.length) ?? '';
+      if (!isBlobName(name)) continue;
+      if (olderThan && !(object.LastModified && object.LastModified.getTime() < olderThan.getTime())) continue;
+      found.push(name);
+    }
+    return found;
+  }
+
+  async scopes(): Promise<string[]> {
+    const under = `${this.#prefix}${SCOPES_FOLDER}/`;
+    const found = new Set<string>();
+    for await (const object of this.#objects(under)) {
+      const name = object.Key?.slice(under.length).split('/')[0] ?? '';
+      if (isScopeName(name)) found.add(name);
+    }
+    return [...found];
+  }
+
+  /** Every object under `prefix`, page by page. */
+  async *#objects(prefix: string) {
     let token: string | undefined;
     do {
       const page = await this.#client.send(
-        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#prefix, ContinuationToken: token }),
+        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token }),
       );
-      for (const object of page.Contents ?? []) {
-        const name = object.Key?.slice(this.#prefix.length) ?? '';
-        if (!isBlobName(name)) continue;
-        if (olderThan && !(object.LastModified && object.LastModified.getTime() < olderThan.getTime())) continue;
-        found.push(name);
-      }
+      yield* page.Contents ?? [];
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
-    return found;
   }
 
   clearTemporary(olderThan?: Date): Promise<void> {
@@ -135,6 +150,16 @@ export class S3BlobStore implements BlobStore {
 
   exclusive<T>(work: () => Promise<T>): Promise<T> {
     return this.#turns.run(work);
+  }
+
+  scope(name: string): ScopedBlobStore {
+    assertScopeName(name);
+    return new S3Scope({
+      client: this.#client,
+      bucket: this.#bucket,
+      prefix: `${this.#prefix}${SCOPES_FOLDER}/${name}/`,
+      stagingDir: this.#stagingDir,
+    });
   }
 
   #key(sha256: string): string {
@@ -150,6 +175,13 @@ export class S3BlobStore implements BlobStore {
       if (error instanceof NotFound || (error as { name?: string }).name === 'NotFound') return undefined;
       throw error;
     }
+  }
+}
+
+/** A scoped store under a prefix of its own, removed object by object (a bucket has no folders to remove). */
+class S3Scope extends S3BlobStore implements ScopedBlobStore {
+  async drop(): Promise<void> {
+    for (const name of await this.names()) await this.remove(name);
   }
 }
 

@@ -22,6 +22,14 @@ export interface FolderChanges {
   /** Files new or changed, each staged as a blob (committed by the caller). */
   changed: { file: CheckpointFile; blob: StagedBlob | undefined }[];
   removed: string[];
+  /** The blobs of the versions these changes replace or remove: the checkpoint names them no more once saved. */
+  superseded: string[];
+}
+
+/** What one snapshot may take: how many changed files, and how many bytes of them. */
+export interface SnapshotLimits {
+  files: number;
+  bytes: number;
 }
 
 /** A relative path made by the walk below: no empty, dot or dot-dot segment, never absolute. */
@@ -68,14 +76,16 @@ export class FolderSnapshots {
   }
 
   /**
-   * The files changed since the last snapshot, staged; `tooMany` when more than `limit`
-   * changed (nothing is staged then): a step that writes thousands of files would spend
-   * longer storing them than the run may last.
+   * The files changed since the last snapshot, staged; `tooMany` when more files changed
+   * than `limits` allows (a step that writes thousands of files would spend longer storing
+   * them than the run may last), `tooLarge` when their bytes are more (nothing stays staged
+   * then). After either, this folder's snapshots are not to be used again.
    */
-  async changes(limit: number): Promise<FolderChanges | 'tooMany'> {
+  async changes(limits: SnapshotLimits): Promise<FolderChanges | 'tooMany' | 'tooLarge'> {
     const realRoot = await realpath(this.root).catch(() => undefined);
     const present = new Set<string>();
     const candidates: { absolute: string; relative: string }[] = [];
+    let candidateBytes = 0;
     if (realRoot) {
       const entries = await readdir(realRoot, { withFileTypes: true, recursive: true }).catch(() => []);
       for (const entry of entries) {
@@ -88,19 +98,38 @@ export class FolderSnapshots {
         if (!stats?.isFile()) continue;
         present.add(relative);
         const before = this.#seen.get(relative);
-        if (!before || before.size !== stats.size || before.mtimeMs !== stats.mtimeMs) candidates.push({ absolute, relative });
+        if (!before || before.size !== stats.size || before.mtimeMs !== stats.mtimeMs) {
+          candidates.push({ absolute, relative });
+          candidateBytes += stats.size;
+        }
       }
     }
-    if (candidates.length > limit) return 'tooMany';
+    if (candidates.length > limits.files) return 'tooMany';
+    // Sizes as listed, so a step over the budget costs no reading.
+    if (candidateBytes > limits.bytes) return 'tooLarge';
     const changed: FolderChanges['changed'] = [];
+    const superseded: string[] = [];
+    let stagedBytes = 0;
     for (const { absolute, relative } of candidates) {
       const file = realRoot ? await this.#snapshotFile(realRoot, absolute, relative).catch(() => undefined) : undefined;
       if (!file) present.delete(relative);
-      else if (file.changed) changed.push({ file: file.entry, blob: file.blob });
+      else if (file.changed) {
+        changed.push({ file: file.entry, blob: file.blob });
+        stagedBytes += file.entry.size;
+        if (file.replaced) superseded.push(file.replaced);
+      }
+    }
+    // A file that grew between the listing and its reading counts as read.
+    if (stagedBytes > limits.bytes) {
+      await Promise.all(changed.flatMap(({ blob }) => (blob ? [this.blobs.discard(blob)] : [])));
+      return 'tooLarge';
     }
     const removed = [...this.#seen.keys()].filter((known) => !present.has(known));
-    for (const gone of removed) this.#seen.delete(gone);
-    return { changed, removed };
+    for (const gone of removed) {
+      superseded.push((this.#seen.get(gone) as Seen).sha256);
+      this.#seen.delete(gone);
+    }
+    return { changed, removed, superseded };
   }
 
   async #snapshotFile(realRoot: string, absolute: string, relative: string) {
@@ -110,7 +139,7 @@ export class FolderSnapshots {
     try {
       const before = this.#seen.get(relative);
       if (before && before.size === stats.size && before.mtimeMs === stats.mtimeMs) {
-        return { entry: before, blob: undefined, changed: false };
+        return { entry: before, blob: undefined, changed: false, replaced: undefined };
       }
       const blob = await this.blobs.stage(createReadStream('', { fd: handle, autoClose: false }));
       const entry = { path: relative, sha256: blob.sha256, size: blob.size };
@@ -118,9 +147,9 @@ export class FolderSnapshots {
       // The same bytes as before (touched, not changed): nothing new to store or record.
       if (before?.sha256 === blob.sha256) {
         await this.blobs.discard(blob);
-        return { entry, blob: undefined, changed: false };
+        return { entry, blob: undefined, changed: false, replaced: undefined };
       }
-      return { entry, blob, changed: true };
+      return { entry, blob, changed: true, replaced: before?.sha256 };
     } finally {
       await handle.close();
     }

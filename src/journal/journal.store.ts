@@ -87,16 +87,42 @@ export async function saveCheckpoint(
   }
 }
 
-/** Drops every journal of an execution once its run has ended; returns the blobs its checkpoints named. */
-export async function dropJournals(db: Kysely<Tables>, executionId: string): Promise<string[]> {
-  return db.transaction().execute(async (trx) => {
-    const files = await trx
-      .deleteFrom('run_checkpoint_files')
+/** Of the given blobs, those a checkpoint of the execution still names (any of its runs, any area). */
+export async function namedByCheckpoints(db: Kysely<Tables>, executionId: string, sha256s: string[]): Promise<Set<string>> {
+  const named = new Set<string>();
+  for (let start = 0; start < sha256s.length; start += 500) {
+    const rows = await db
+      .selectFrom('run_checkpoint_files')
+      .select('sha256')
+      .distinct()
       .where('execution_id', '=', executionId)
-      .returning('sha256')
+      .where('sha256', 'in', sha256s.slice(start, start + 500))
       .execute();
+    for (const row of rows) named.add(row.sha256);
+  }
+  return named;
+}
+
+/** Of the given executions, those working now. */
+export async function workingAmong(db: Kysely<Tables>, executionIds: string[]): Promise<Set<string>> {
+  const working = new Set<string>();
+  for (let start = 0; start < executionIds.length; start += 500) {
+    const rows = await db
+      .selectFrom('executions')
+      .select('execution_id')
+      .where('status', '=', 'working')
+      .where('execution_id', 'in', executionIds.slice(start, start + 500))
+      .execute();
+    for (const row of rows) working.add(row.execution_id);
+  }
+  return working;
+}
+
+/** Drops every journal of an execution once its run has ended. */
+export async function dropJournals(db: Kysely<Tables>, executionId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('run_checkpoint_files').where('execution_id', '=', executionId).execute();
     await trx.deleteFrom('run_journal').where('execution_id', '=', executionId).execute();
-    return [...new Set(files.map((file) => file.sha256))];
   });
 }
 

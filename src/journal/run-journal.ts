@@ -1,13 +1,24 @@
 import type { Kysely } from 'kysely';
-import { removeOrphans } from '../artifacts/blob-collection.js';
+import type { ToolResult } from '../agent/conversation.js';
+import type { ScopedBlobStore } from '../artifacts/blob-store.js';
 import type { AppContext } from '../context.js';
 import type { CheckpointArea, Tables } from '../db/tables.js';
 import { ownsRun, type RunOwner } from '../executions/executions.store.js';
 import type { JournalStep, RunFolders, RunJournal } from '../skills/run-journal.js';
 import { type CheckpointFile, type FolderChanges, FolderSnapshots, restoreFiles } from './checkpoint-files.js';
-import { appendStep, checkpointOf, countSteps, dropJournals, type JournalKey, saveCheckpoint, stepsOf } from './journal.store.js';
+import {
+  appendStep,
+  checkpointOf,
+  countSteps,
+  dropJournals,
+  type JournalKey,
+  namedByCheckpoints,
+  saveCheckpoint,
+  stepsOf,
+  workingAmong,
+} from './journal.store.js';
 
-type JournalDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config'>;
+type JournalDeps = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'log'>;
 
 const AREAS: CheckpointArea[] = ['output', 'workspace'];
 
@@ -17,6 +28,17 @@ const AREAS: CheckpointArea[] = ['output', 'workspace'];
  * keeping checkpoints, and can no longer go on elsewhere (it fails, as before issue 30).
  */
 export const CHECKPOINT_MAX_FILES = 1000;
+
+/**
+ * The blobs of an execution's checkpoints, in a store of their own: only the run's attempts
+ * write there, so superseded versions can go as soon as a checkpoint stops naming them, and
+ * the whole store when the run ends, even in a cluster, where shared blobs go only when old.
+ */
+function checkpointBlobs(ctx: Pick<AppContext, 'blobs'>, executionId: string): ScopedBlobStore {
+  return ctx.blobs.scope(`${CHECKPOINT_STORE}${executionId}`);
+}
+
+const CHECKPOINT_STORE = 'checkpoints-';
 
 /** This node's attempt at a run lost the run: another worker took it over. */
 export class RunHandedOn extends Error {
@@ -50,13 +72,38 @@ export async function openRunJournal(
   const lastAt = rows.findLast((row) => row.kind !== 'resumed')?.created_at;
   const snapshots = new Map<CheckpointArea, { root: string; snapshots: FolderSnapshots }>();
   let tracking = !rows.some((row) => row.kind === 'files_untracked');
+  const blobs = checkpointBlobs(ctx, key.executionId);
+  const budget = ctx.config.checkpointBytesPerRun;
+  // What the store holds for the run, counted against its budget: a resumed attempt starts from its checkpoint's files.
+  let stored = [...checkpoints.values()].flat().reduce((sum, file) => sum + file.size, 0);
   const discardStaged = (change: FolderChanges) =>
-    Promise.all(change.changed.flatMap(({ blob }) => (blob ? [ctx.blobs.discard(blob)] : [])));
+    Promise.all(change.changed.flatMap(({ blob }) => (blob ? [blobs.discard(blob)] : [])));
+  const stagedBytes = (changes: FolderChanges[]) =>
+    changes.reduce((sum, change) => sum + change.changed.reduce((bytes, { file }) => bytes + file.size, 0), 0);
+  // Versions a checkpoint no longer names go once it has committed; bytes another path still names stay.
+  const removeSuperseded = async (superseded: string[]) => {
+    const candidates = [...new Set(superseded)];
+    if (candidates.length === 0) return;
+    const named = await namedByCheckpoints(ctx.db, key.executionId, candidates);
+    for (const sha256 of candidates) if (!named.has(sha256)) await blobs.remove(sha256);
+  };
+  const stopTracking = async (why: string, result: ToolResult) => {
+    // From here on the files cannot be put back, so the run cannot go on elsewhere.
+    tracking = false;
+    ctx.log.warn(
+      { executionId: key.executionId },
+      `stopped keeping checkpoints of a run's files (${why}): if its worker is lost, the run fails instead of going on elsewhere`,
+    );
+    await ctx.db.transaction().execute(async (trx) => {
+      await writeIn(trx, { kind: 'files_untracked', why });
+      await writeIn(trx, { kind: 'tool_result', result });
+    });
+  };
 
   const snapshotsOf = (area: CheckpointArea, root: string) => {
     const known = snapshots.get(area);
     if (known?.root === root) return known.snapshots;
-    const fresh = new FolderSnapshots(root, ctx.blobs, checkpoints.get(area));
+    const fresh = new FolderSnapshots(root, blobs, checkpoints.get(area));
     snapshots.set(area, { root, snapshots: fresh });
     return fresh;
   };
@@ -84,7 +131,7 @@ export async function openRunJournal(
       for (const area of AREAS) {
         const root = folders[area];
         const files = checkpoints.get(area) ?? [];
-        if (root && files.length > 0) await restoreFiles(root, files, ctx.blobs);
+        if (root && files.length > 0) await restoreFiles(root, files, blobs);
       }
     },
     async toolStarted(callId: string, name: string) {
@@ -94,47 +141,60 @@ export async function openRunJournal(
       const changes: ({ area: CheckpointArea } & FolderChanges)[] = [];
       for (const area of tracking ? AREAS : []) {
         const root = folders[area];
-        const found = root ? await snapshotsOf(area, root).changes(CHECKPOINT_MAX_FILES) : undefined;
-        if (found === 'tooMany') {
-          // From here on the files cannot be put back, so the run cannot go on elsewhere.
-          tracking = false;
+        const limits = { files: CHECKPOINT_MAX_FILES, bytes: budget - stored - stagedBytes(changes) };
+        const found = root ? await snapshotsOf(area, root).changes(limits) : undefined;
+        if (found === 'tooMany' || found === 'tooLarge') {
           for (const change of changes) await discardStaged(change);
-          changes.length = 0;
-          await ctx.db.transaction().execute(async (trx) => {
-            await writeIn(trx, { kind: 'files_untracked' });
-            await writeIn(trx, { kind: 'tool_result', result });
-          });
-          return;
+          const why =
+            found === 'tooMany'
+              ? `one tool call changed more than ${CHECKPOINT_MAX_FILES} files`
+              : `its checkpoints would store more than CHECKPOINT_BYTES_PER_RUN, ${budget} bytes`;
+          return stopTracking(why, result);
         }
         if (found) changes.push({ area, ...found });
       }
       const staged = changes.flatMap((change) => change.changed.flatMap(({ blob }) => (blob ? [blob] : [])));
-      // Committed and referenced under the store's lock, so a collector never sees a blob between the two.
-      await ctx.blobs.exclusive(async () => {
-        for (const blob of staged) await ctx.blobs.commit(blob);
-        await ctx.db.transaction().execute(async (trx) => {
-          for (const change of changes) {
-            const changed = change.changed.map(({ file }) => file);
-            if (changed.length > 0 || change.removed.length > 0) {
-              await saveCheckpoint(trx, key, change.area, { changed, removed: change.removed });
-            }
+      // Only this run's attempts write its checkpoint store, so no lock is needed between commit and record.
+      for (const blob of staged) await blobs.commit(blob);
+      await ctx.db.transaction().execute(async (trx) => {
+        for (const change of changes) {
+          const changed = change.changed.map(({ file }) => file);
+          if (changed.length > 0 || change.removed.length > 0) {
+            await saveCheckpoint(trx, key, change.area, { changed, removed: change.removed });
           }
-          await writeIn(trx, { kind: 'tool_result', result });
-        });
+        }
+        await writeIn(trx, { kind: 'tool_result', result });
       });
+      stored += stagedBytes(changes);
+      await removeSuperseded(changes.flatMap((change) => change.superseded)).catch((error: unknown) =>
+        // Left for the run's end, which drops the whole store.
+        ctx.log.warn({ err: error, executionId: key.executionId }, 'superseded checkpoint files could not be removed'),
+      );
     },
   };
 }
 
 /**
  * Drops an execution's journals once its run has ended (a journal only serves a run that
- * may still resume), and the checkpoint blobs nothing else names.
+ * may still resume), and its checkpoint store with every blob in it.
  */
-export async function closeRunJournals(ctx: JournalDeps, executionId: string): Promise<void> {
-  await ctx.blobs.exclusive(async () => {
-    const named = await dropJournals(ctx.db, executionId);
-    await removeOrphans(ctx, named);
-  });
+export async function closeRunJournals(ctx: Pick<AppContext, 'db' | 'blobs'>, executionId: string): Promise<void> {
+  await dropJournals(ctx.db, executionId);
+  await checkpointBlobs(ctx, executionId).drop();
+}
+/**
+ * Drops the checkpoint stores of executions not working now: what a failed drop left, or an
+ * attempt cut off from the cluster that went on writing after its run ended. Part of the
+ * lease holder's blob sweep; returns how many went.
+ */
+export async function sweepCheckpointStores(ctx: Pick<AppContext, 'db' | 'blobs'>): Promise<number> {
+  const executionIds = (await ctx.blobs.scopes())
+    .filter((name) => name.startsWith(CHECKPOINT_STORE))
+    .map((name) => name.slice(CHECKPOINT_STORE.length));
+  const working = await workingAmong(ctx.db, executionIds);
+  const ended = executionIds.filter((executionId) => !working.has(executionId));
+  for (const executionId of ended) await checkpointBlobs(ctx, executionId).drop();
+  return ended.length;
 }
 
 /** How often a run was handed on after its worker was lost. */

@@ -12,8 +12,11 @@ export type JournalStep =
   | { kind: 'tool_result'; result: ToolResult }
   /** The run was handed to another worker after its own was lost (counted, so a run that kills its workers is not handed on forever). */
   | { kind: 'resumed' }
-  /** A tool call changed too many files to checkpoint: from here on the run cannot go on elsewhere. */
-  | { kind: 'files_untracked' };
+  /**
+   * A tool call changed too many files, or too many bytes, to checkpoint: from here on the run
+   * cannot go on elsewhere. `why` says which, for whoever reads the journal.
+   */
+  | { kind: 'files_untracked'; why?: string };
 
 /** The host folders of a run whose files are checkpointed: its output, and its computer's /workspace when it has one on the host. */
 export interface RunFolders {

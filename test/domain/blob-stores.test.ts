@@ -110,6 +110,25 @@ for (const [kind, make] of Object.entries(subjects)) {
       expect(await store.names()).toEqual([]);
     });
 
+    it("a scoped store's blobs are its own: not among the store's names, listed as a scope, and dropped whole", async () => {
+      const { store } = make();
+      await store.commit(await store.stage(blob('shared')));
+      const scoped = store.scope('checkpoints-1');
+      await scoped.commit(await scoped.stage(blob('scoped one')));
+      await scoped.commit(await scoped.stage(blob('scoped two')));
+      await scoped.commit(await scoped.stage(blob('shared')));
+      expect(await store.names()).toEqual([sha256(Buffer.from('shared'))]);
+      expect((await scoped.names()).sort()).toEqual(
+        [sha256(Buffer.from('scoped one')), sha256(Buffer.from('scoped two')), sha256(Buffer.from('shared'))].sort(),
+      );
+      expect(await store.scopes()).toEqual(['checkpoints-1']);
+      expect(await text(scoped.read(sha256(Buffer.from('scoped one'))))).toBe('scoped one');
+      await scoped.drop();
+      expect(await store.scopes()).toEqual([]);
+      expect(await store.names()).toEqual([sha256(Buffer.from('shared'))]);
+      expect(() => store.scope('../escape')).toThrow(/not a scope name/);
+    });
+
     it('committing one staged blob again is harmless: a retry after the transaction recording it was cut off', async () => {
       const { store } = make();
       const staged = await store.stage(blob('retried'));

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { describe, expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
@@ -13,6 +14,7 @@ import {
   filesTracked,
   openRunJournal,
   RunHandedOn,
+  sweepCheckpointStores,
 } from '../../src/journal/run-journal.js';
 import type { JournalStep } from '../../src/skills/run-journal.js';
 import { withDomain } from '../helpers/domain.js';
@@ -128,7 +130,7 @@ describe("a run's journal", () => {
     await rm(output, { recursive: true });
   });
 
-  it('is dropped once the run has ended, with the checkpoint blobs nothing else names', async ({ ctx }) => {
+  it('is dropped once the run has ended, with its checkpoint blobs', async ({ ctx }) => {
     const { key, output } = await ownedRun(ctx);
     const journal = await openRunJournal(ctx, key, asFirstAttempt(ctx));
     await writeFile(path.join(output, 'only-here.txt'), `kept until the run ends ${key.executionId}`);
@@ -138,7 +140,7 @@ describe("a run's journal", () => {
       .select('sha256')
       .where('execution_id', '=', key.executionId)
       .execute();
-    const blob = ctx.blobs.pathOf?.(file?.sha256 ?? '') ?? '';
+    const blob = ctx.blobs.scope(`checkpoints-${key.executionId}`).pathOf?.(file?.sha256 ?? '') ?? '';
     expect(existsSync(blob)).toBe(true);
     await closeRunJournals(ctx, key.executionId);
     expect((await openRunJournal(ctx, key, asResumedAttempt(ctx))).steps).toEqual([]);
@@ -147,6 +149,23 @@ describe("a run's journal", () => {
     ).toEqual([]);
     expect(existsSync(blob)).toBe(false);
     await rm(output, { recursive: true });
+  });
+
+  it("sweeps the checkpoint stores of runs no longer working, and keeps a working run's", async ({ ctx }) => {
+    const working = await ownedRun(ctx);
+    const journal = await openRunJournal(ctx, working.key, asFirstAttempt(ctx));
+    await writeFile(path.join(working.output, 'a.txt'), 'still needed');
+    await journal.toolAnswered(result(1), { output: working.output });
+    const ended = await anExecution(ctx.db, { status: 'completed' });
+    // What a failed drop, or an attempt that went on writing after its run ended, leaves.
+    const left = ctx.blobs.scope(`checkpoints-${ended.execution_id}`);
+    await left.commit(await left.stage(Readable.from([Buffer.from('left behind')])));
+    await sweepCheckpointStores(ctx);
+    const stores = await ctx.blobs.scopes();
+    expect(stores).toContain(`checkpoints-${working.key.executionId}`);
+    expect(stores).not.toContain(`checkpoints-${ended.execution_id}`);
+    await closeRunJournals(ctx, working.key.executionId);
+    await rm(working.output, { recursive: true });
   });
 
   it('stops checkpointing a run whose step wrote more files than a checkpoint takes, which then cannot go on elsewhere', async ({
@@ -158,7 +177,7 @@ describe("a run's journal", () => {
     await journal.toolAnswered(result(1), { output });
     expect(await filesTracked(ctx, key)).toBe(false);
     expect((await openRunJournal(ctx, key, asResumedAttempt(ctx))).steps).toEqual([
-      { kind: 'files_untracked' },
+      { kind: 'files_untracked', why: `one tool call changed more than ${CHECKPOINT_MAX_FILES} files` },
       { kind: 'tool_result', result: result(1) },
     ]);
     expect(

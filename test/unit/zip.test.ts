@@ -22,6 +22,8 @@ function memoryBlobs(contents: Map<string, Buffer>): BlobStore {
     names: unused,
     clearTemporary: unused,
     exclusive: unused,
+    scope: unused,
+    scopes: unused,
   };
 }
 
