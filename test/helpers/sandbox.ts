@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { releaseLeftoverMounts } from '../../src/skills/run-space.js';
+import type { RunLimits } from '../../src/skills/runtime.js';
 import { detectSandbox } from '../../src/skills/sandbox.js';
 
 const here = await detectSandbox('auto');
@@ -39,3 +40,15 @@ export async function removeDataFolder(dir: string): Promise<void> {
     }
   }
 }
+
+/** Limits of a script run in the sandbox suites: generous for the tests' scripts, small enough to hold a hostile one. */
+export const SCRIPT_LIMITS: RunLimits = {
+  timeoutMs: 20_000,
+  memoryMb: 256,
+  cpuSeconds: 10,
+  outputLimitBytes: 1024 * 1024,
+  outputFileLimit: 50,
+  lineLimitBytes: 1024 * 1024,
+  eventBytesPerRun: 8 * 1024 * 1024,
+  processLimit: 16,
+};

@@ -10,8 +10,8 @@ import { runSkillScript, STREAM_CAP_BYTES } from '../../src/agent/script-sandbox
 import { agentToolSpecs, runAgentTool, type ToolContext, toolLabel } from '../../src/agent/tools.js';
 import { chooseToolset } from '../../src/computer/toolset.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import type { RunLimits } from '../../src/skills/runtime.js';
 import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from '../../src/skills/sandbox.js';
+import { SCRIPT_LIMITS } from '../helpers/sandbox.js';
 
 /**
  * The agent's tools against a hostile model and hostile skills: every path trick, link and
@@ -21,16 +21,7 @@ const here = await detectSandbox('auto');
 const BWRAP = here.kind === 'bwrap';
 const NO_BWRAP_REASON = `skipped: bubblewrap cannot run here (${here.warning ?? here.kind})`;
 const ALL = ['list_files', 'read_file', 'write_file', 'run_script'];
-const LIMITS: RunLimits = {
-  timeoutMs: 20_000,
-  memoryMb: 256,
-  cpuSeconds: 10,
-  outputLimitBytes: 1024 * 1024,
-  outputFileLimit: 50,
-  lineLimitBytes: 1024 * 1024,
-  eventBytesPerRun: 8 * 1024 * 1024,
-  processLimit: 16,
-};
+const LIMITS = SCRIPT_LIMITS;
 
 let root: string;
 let skillDir: string;

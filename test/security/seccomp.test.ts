@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillScript } from '../../src/agent/script-sandbox.js';
 import { ComputerSession } from '../../src/computer/computer-session.js';
-import type { RunLimits } from '../../src/skills/runtime.js';
 import { detectSandbox } from '../../src/skills/sandbox.js';
 import { DENIED_SYSCALLS, SECCOMP_FD, seccompProgram } from '../../src/skills/seccomp-filter.js';
+import { SCRIPT_LIMITS } from '../helpers/sandbox.js';
 
 const detected = await detectSandbox('auto');
 /** SKILLET_TEST_NO_SECCOMP=1 runs the attempts without the filter, to see them succeed. */
@@ -119,17 +119,7 @@ describe.runIf(BWRAP)('system calls a sandbox refuses', () => {
   });
 
   it("in a skill's script (run_script)", async () => {
-    const limits: RunLimits & { builtIn: boolean } = {
-      timeoutMs: 20_000,
-      memoryMb: 256,
-      cpuSeconds: 10,
-      outputLimitBytes: 1024 * 1024,
-      outputFileLimit: 50,
-      lineLimitBytes: 1024 * 1024,
-      eventBytesPerRun: 8 * 1024 * 1024,
-      processLimit: 16,
-      builtIn: false,
-    };
+    const limits = { ...SCRIPT_LIMITS, builtIn: false };
     const request = {
       skillDir: path.join(root, 'skill'),
       scriptPath: 'scripts/probe.py',
