@@ -103,6 +103,34 @@ export async function holdsOfNode(db: Kysely<Tables>, nodeId: string): Promise<s
   return (await db.selectFrom('credit_holds').select('id').where('node_id', '=', nodeId).execute()).map((row) => row.id);
 }
 
+/**
+ * The ids of the holds `owner` took ("run <execution id>"). Only calls under way have a row,
+ * so the table stays small and is read without an index on the owner.
+ */
+export async function holdsOwnedBy(db: Kysely<Tables>, owner: string): Promise<string[]> {
+  return (await db.selectFrom('credit_holds').select('id').where('owner', '=', owner).execute()).map((row) => row.id);
+}
+
+/**
+ * The ids of the holds taken by other nodes that have not said they are alive since
+ * `cutoffIso`, or that never did and took them before it: no call of theirs goes on.
+ */
+export async function holdsOfSilentNodes(db: Kysely<Tables>, selfNodeId: string, cutoffIso: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('credit_holds as h')
+    .leftJoin('cluster_nodes as n', 'n.node_id', 'h.node_id')
+    .select('h.id')
+    .where('h.node_id', '!=', selfNodeId)
+    .where((silent) =>
+      silent.or([
+        silent('n.seen_at', '<', cutoffIso),
+        silent.and([silent('n.seen_at', 'is', null), silent('h.created_at', '<', cutoffIso)]),
+      ]),
+    )
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** What a user can spend now: the balance less what is held for calls under way. */
 export async function spendableOf(db: Kysely<Tables>, userId: string): Promise<number> {
   const row = await db.selectFrom('users').select(['balance', 'held']).where('id', '=', userId).executeTakeFirstOrThrow();

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { inGroupedSteps } from '../db/group-commit.js';
 import { runSteps } from '../db/statement-steps.js';
-import { holdsOfNode, releaseHold, takeHold } from './credit-holds.store.js';
+import type { Tables } from '../db/tables.js';
+import { holdsOfNode, holdsOfSilentNodes, holdsOwnedBy, releaseHold, takeHold } from './credit-holds.store.js';
+
+/** Whose a run's holds are: every attempt at the run, on any node, holds under this name. */
+export function runHoldOwner(executionId: string): string {
+  return `run ${executionId}`;
+}
 
 /** After this long no model call can still be waiting on its hold: every attempt timed out, with a minute to spare. */
 function holdLifetimeMs(ctx: Pick<AppContext, 'config'>): number {
@@ -45,6 +52,24 @@ export function releaseCredits(ctx: Pick<AppContext, 'db'>, holdId: string): Pro
 /** At a node's start: the holds its calls took before it stopped are let go, as none of those calls goes on. */
 export async function releaseHoldsOfNode(ctx: Pick<AppContext, 'db' | 'config'>): Promise<number> {
   const ids = await holdsOfNode(ctx.db, ctx.config.nodeId);
+  for (const id of ids) await releaseCredits(ctx, id);
+  return ids.length;
+}
+
+/**
+ * At a hand-on, inside its transaction: the holds of the run's lost attempts are let go.
+ * The next attempt is queued only after this commits, so none of them is its own; a lost
+ * attempt still alive (a node taken for silent) finds its hold gone and settles without it.
+ */
+export async function releaseRunHolds(trx: Kysely<Tables>, executionId: string): Promise<number> {
+  const ids = await holdsOwnedBy(trx, runHoldOwner(executionId));
+  for (const id of ids) await runSteps(trx, releaseHold(trx, id));
+  return ids.length;
+}
+
+/** The cluster's sweep: the holds of nodes silent since `cutoffIso` are let go, as none of their calls goes on. */
+export async function releaseHoldsOfSilentNodes(ctx: Pick<AppContext, 'db' | 'config'>, cutoffIso: string): Promise<number> {
+  const ids = await holdsOfSilentNodes(ctx.db, ctx.config.nodeId, cutoffIso);
   for (const id of ids) await releaseCredits(ctx, id);
   return ids.length;
 }

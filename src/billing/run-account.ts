@@ -5,7 +5,7 @@ import type { ModelProvider } from '../language-models.js';
 import type { JournalStep } from '../skills/run-journal.js';
 import { ownModelKey } from './byok.js';
 import { chargeModelTokens, isExempt, spendableBy } from './charges.js';
-import { holdCredits, releaseCredits } from './model-holds.js';
+import { holdCredits, releaseCredits, runHoldOwner } from './model-holds.js';
 import { payerOfExecution } from './standing.store.js';
 
 /** Writes a journal step inside a transaction of the caller's. */
@@ -34,7 +34,7 @@ export function runAccount(
     },
     isCharged: async () => !isExempt(await payerOnce(), ctx.clock.nowMs()),
     spendable: async () => spendableBy(ctx, (await payerOnce()).userId),
-    hold: async (amount: number) => holdCredits(ctx, (await payerOnce()).userId, `run ${executionId}`, amount),
+    hold: async (amount: number) => holdCredits(ctx, (await payerOnce()).userId, runHoldOwner(executionId), amount),
     release: (holdId: string) => releaseCredits(ctx, holdId),
     charge: async (due: number, holdId?: string, step?: JournalStep) =>
       chargeModelTokens(ctx, (await payerOnce()).userId, executionId, due, {

@@ -1,3 +1,4 @@
+import { releaseHoldsOfSilentNodes } from '../billing/model-holds.js';
 import type { AppContext } from '../context.js';
 import { failRunWithoutJob } from '../executions/run-ending.js';
 import { recoverLostRun } from '../executions/run-resume.js';
@@ -9,9 +10,10 @@ const SWEEP_LEASE = 'sweeps';
 
 /**
  * One beat of a cluster node: it says it is alive; then, if it holds (or can take) the
- * sweeping lease, it hands on (or ends) the runs of nodes that went silent and runs `sweeps` (work done
- * once for the whole cluster). The lease outlives two beats, so a holder that dies hands it
- * on soon after. Returns how many lost runs were handed on or ended, or null without the lease.
+ * sweeping lease, it hands on (or ends) the runs of nodes that went silent, lets go of the
+ * credits they held, and runs `sweeps` (work done once for the whole cluster). The lease
+ * outlives two beats, so a holder that dies hands it on soon after. Returns how many lost
+ * runs were handed on or ended, or null without the lease.
  */
 export async function clusterTick(
   ctx: AppContext,
@@ -31,6 +33,10 @@ export async function clusterTick(
   const cutoff = new Date(now.getTime() - ctx.config.nodeTimeoutMs).toISOString();
   const lost = await runsOfSilentNodes(ctx.db, ctx.config.nodeId, cutoff);
   for (const run of lost) await recoverLostRun(ctx, run.execution_id);
+  // After the hand-ons, which let go of their runs' holds themselves: what is left is a silent
+  // node's other holds (a thread's turn, a run it failed), which would stay until they expire.
+  const heldCalls = await releaseHoldsOfSilentNodes(ctx, cutoff);
+  if (heldCalls > 0) ctx.log.warn({ heldCalls }, 'let go of credits held for model calls of silent nodes');
   // A hand-on lets go of its run a moment before it queues it again (longer while the
   // database keeps dropping connections): a run is taken for lost from the queue only when
   // two ticks in a row find it so.

@@ -1,4 +1,5 @@
 import { failPendingArtifactsOf } from '../artifacts/artifacts.store.js';
+import { releaseRunHolds } from '../billing/model-holds.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { filesTracked, noteResumed, resumesOf } from '../journal/run-journal.js';
@@ -33,6 +34,9 @@ export async function handOnRun(ctx: AppContext, run: Omit<QueuedRun, 'resumes'>
       await noteResumed(trx, key, ctx.clock.now().toISOString());
       // What the lost attempt was writing is not the run's result: the next attempt writes its own.
       await failPendingArtifactsOf(trx, run.executionId);
+      // Nor are the credits it held for a call: left held, they would leave the next attempt
+      // too little for its own next call (a balance under two holds stopped it limit_reached).
+      await releaseRunHolds(trx, run.executionId);
       return true;
     }),
   );

@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { holdCredits } from '../../src/billing/model-holds.js';
 import { createAppContext } from '../../src/compose.js';
 import type { AppContext } from '../../src/context.js';
 import { CLUSTER_TICK_MS, clusterTick } from '../../src/distributed/cluster.js';
@@ -6,14 +7,14 @@ import { acquireLease, recordHeartbeat } from '../../src/distributed/cluster.sto
 import { takeQueuedRun } from '../../src/executions/executions.store.js';
 import type { RunQueue } from '../../src/executions/run-queue.js';
 import { withDomain } from '../helpers/domain.js';
-import { anExecution } from '../helpers/rows.js';
+import { anExecution, aUser } from '../helpers/rows.js';
 
 const it = withDomain({ NODE_ID: 'node-a', NODE_TIMEOUT_SECONDS: '30' });
 
-/** Node B: the same database and clock as node A (the fixture's), under another name. */
-function nodeB(ctx: AppContext): AppContext {
+/** Another node (node B unless named): the same database and clock as node A (the fixture's), under another name. */
+function nodeB(ctx: AppContext, nodeId = 'node-b'): AppContext {
   return createAppContext({
-    config: { ...ctx.config, nodeId: 'node-b' },
+    config: { ...ctx.config, nodeId },
     database: { db: ctx.db, dialect: ctx.dialect, statementsSent: () => 0, commitsSent: () => 0, close: async () => undefined },
     clock: ctx.clock,
     rateLimits: ctx.rateLimits,
@@ -85,6 +86,24 @@ describe('a cluster tick', () => {
       .execute();
     expect(closing.map((event) => event.type)).toEqual(expect.arrayContaining(['agent.info', 'session.status_idle']));
     expect(closing.at(-1)?.type).toBe('session.status_idle');
+  });
+
+  it("lets go of the credits held by nodes silent past the timeout, and no one else's", async ({ ctx, domain }) => {
+    const payer = await aUser(ctx.db, { credits: 1000 });
+    for (const node of ['node-a', 'node-b', 'node-c']) await recordHeartbeat(ctx.db, node, domain.clock.now().toISOString());
+    for (const node of ['node-a', 'node-b', 'node-c', 'node-gone']) {
+      expect(await holdCredits(nodeB(ctx, node), payer.id, `turn of ${node}`, 100)).toBeDefined();
+    }
+    const b = nodeB(ctx);
+    // Nodes A and B beat at 20 s and at 35 s; node C's only beat was at 0; node-gone never beat.
+    for (const step of [20_000, CLUSTER_TICK_MS * 3]) {
+      domain.clock.advance(step);
+      await Promise.all([clusterTick(ctx, noSweeps, new Set()), clusterTick(b, noSweeps, new Set())]);
+    }
+    const left = await ctx.db.selectFrom('credit_holds').select('node_id').where('user_id', '=', payer.id).execute();
+    expect(left.map((hold) => hold.node_id).sort()).toEqual(['node-a', 'node-b']);
+    const { held } = await ctx.db.selectFrom('users').select('held').where('id', '=', payer.id).executeTakeFirstOrThrow();
+    expect(held).toBe(200);
   });
 
   it('sweeps only on the node that holds the lease', async ({ ctx }) => {
