@@ -3,11 +3,13 @@ import { ExecutionRunning, NotFound } from '../errors.js';
 import { type Caller, requireOwnerOrAdmin } from '../identity/callers.js';
 import { type ArtifactRow, findInWorkspace } from './artifacts.store.js';
 
+const STILL_WRITING = 'The run that writes this artifact is still going. Try again once it has finished.';
+
 /** The caller's artifact: 404 in another workspace, 429 while its run still writes it. */
 export async function readableArtifact(ctx: Pick<AppContext, 'db'>, caller: Caller, id: string): Promise<ArtifactRow> {
   const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
   if (!artifact) throw new NotFound('Artifact not found');
-  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
+  if (artifact.status === 'pending') throw new ExecutionRunning(STILL_WRITING);
   return artifact;
 }
 
@@ -20,6 +22,6 @@ export async function manageableArtifact(ctx: Pick<AppContext, 'db'>, caller: Ca
   const artifact = await findInWorkspace(ctx.db, caller.workspaceId, id);
   if (!artifact) throw new NotFound('Artifact not found');
   requireOwnerOrAdmin(caller, 'Only the workspace owner or an admin can publish, unpublish or delete artifacts');
-  if (artifact.status === 'pending') throw new ExecutionRunning('The run that writes this artifact is still going');
+  if (artifact.status === 'pending') throw new ExecutionRunning(STILL_WRITING);
   return artifact;
 }

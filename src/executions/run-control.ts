@@ -26,7 +26,7 @@ import { finishRun } from './run-ending.js';
 import type { RunQueue, RunTarget } from './run-queue.js';
 import { launchRun } from './runner.js';
 
-const BUSY = 'An execution is already running in this workspace';
+const BUSY = 'An execution is already running in this workspace. Wait for it to finish, or cancel it, then start this one again.';
 
 /** A node told to stop lets its runs finish but takes no new one: the client starts it again elsewhere. */
 function requireNotDraining(ctx: AppContext): void {

@@ -4,7 +4,8 @@ import { Type } from 'typebox';
 export const Timestamp = Type.String({ format: 'date-time' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 /** Query numbers arrive as text; handlers read them after this shape check. */
-const Count = Type.String({ pattern: '^[0-9]{1,6}$' });
+export const COUNT_PATTERN = '^[0-9]{1,6}$';
+const Count = Type.String({ pattern: COUNT_PATTERN });
 /** `limit` and `offset` of every paged list. */
 export const PageQuery = { limit: Type.Optional(Count), offset: Type.Optional(Count) };
 /** The paging fields every page of a list answers with, beside its `items`. */

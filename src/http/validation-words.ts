@@ -1,3 +1,5 @@
+import { COUNT_PATTERN } from './schemas.js';
+
 /**
  * A request that failed its route's schema, said the way a person reads it. The validator's
  * own text ("body/email must NOT have more than 254 characters") names JSON paths and
@@ -81,8 +83,12 @@ function sentence(issue: ValidationIssue, place: string): string {
       return `The ${place} has a field it does not take: ${String(params.additionalProperty)}.`;
     case 'format':
       return `${subject} is not a valid ${String(params.format).replace(/-/g, ' ')}.`;
+    case 'pattern':
+      // A paging number (`?limit=-5`, `?offset=ten`): what it must be, and how one looks.
+      if (params.pattern === COUNT_PATTERN) return `${subject} must be a whole number, such as 20.`;
+      return `${subject} is not in a form this takes.`;
     default:
-      // pattern, anyOf and the rest: what is wrong, without the validator's vocabulary.
+      // anyOf and the rest: what is wrong, without the validator's vocabulary.
       return `${subject} is not in a form this takes.`;
   }
 }

@@ -34,7 +34,11 @@ describe('claiming a run (idle to working)', () => {
     const waiting = await anExecution(db, { user: member, workspaceId: team.id });
     await expect(
       startRun(ctx, callerFor(member, { workspaceId: team.id, role: 'member' }), waiting.execution_id, 'go'),
-    ).rejects.toThrow(new ExecutionRunning('An execution is already running in this workspace'));
+    ).rejects.toThrow(
+      new ExecutionRunning(
+        'An execution is already running in this workspace. Wait for it to finish, or cancel it, then start this one again.',
+      ),
+    );
     expect(await findExecution(db, waiting.execution_id)).toMatchObject({ status: 'idle', last_sequence: 0, started_at: null });
   });
 

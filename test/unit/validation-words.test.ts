@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { COUNT_PATTERN } from '../../src/http/schemas.js';
 import { validationMessage } from '../../src/http/validation-words.js';
 
 const VALIDATOR_WORDS = /must NOT|must have required|must match|must be equal|body\/|querystring|instancePath|\^|\$/;
@@ -22,6 +23,11 @@ describe('validation failures in words', () => {
       'The limit must be a whole number.',
     ],
     [[{ instancePath: '', keyword: 'type', params: { type: 'object' } }], 'body', 'The request must be an object.'],
+    [
+      [{ instancePath: '/limit', keyword: 'pattern', params: { pattern: COUNT_PATTERN } }],
+      'querystring',
+      'The limit must be a whole number, such as 20.',
+    ],
     [
       [{ instancePath: '/statuses', keyword: 'pattern', params: { pattern: '^(idle|working)$' } }],
       'querystring',
