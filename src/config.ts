@@ -56,6 +56,13 @@ export interface Config {
   /** Largest input file one upload may store (DESIGN §15); the body is read only this far. */
   fileUploadLimitBytes: number;
   /**
+   * What one workspace may keep of what people upload: bytes of input files and of skills
+   * installed from folders together, input files, and installed skills (issue 50, item 3).
+   */
+  workspaceStorage: { bytes: number; files: number; skills: number };
+  /** How long a file stays after the last run it was given was created; then the sweep deletes it. */
+  attachedFileRetentionMs: number;
+  /**
    * How long a client has to send a whole request, headers and body. Past it the request is
    * answered 408 and its connection closed: a body trickled in a byte at a time holds nothing.
    */
@@ -577,6 +584,12 @@ export async function loadConfig(env: Env): Promise<Config> {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 64 * 1024 * 1024),
     checkpointBytesPerRun: integer(env, 'CHECKPOINT_BYTES_PER_RUN', 256 * 1024 * 1024, 0, 1024 ** 4),
     fileUploadLimitBytes: integer(env, 'FILE_UPLOAD_LIMIT', 50 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
+    workspaceStorage: {
+      bytes: integer(env, 'WORKSPACE_STORAGE_LIMIT_BYTES', 1024 ** 3, 0, 1024 ** 5),
+      files: integer(env, 'WORKSPACE_FILE_LIMIT', 1000, 0, 10_000_000),
+      skills: integer(env, 'WORKSPACE_SKILL_LIMIT', 100, 0, 100_000),
+    },
+    attachedFileRetentionMs: integer(env, 'ATTACHED_FILE_RETENTION_DAYS', 30, 1, 36_500) * 24 * 3_600_000,
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_SECONDS', 60, 1, 3600) * 1000,
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),
     passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput } from '../errors.js';
+import { checkSkillRoom, holdWorkspace } from '../files/storage-quota.js';
 import type { Caller } from '../identity/callers.js';
 import { skillOfMetadata, writeSkillFolder } from '../skills/installed-skill-folder.js';
 import { isSlugTaken, recordInstalledSkill } from '../skills/workspace-skills.store.js';
@@ -28,6 +29,8 @@ export async function installArtifact(
   if (ctx.skills.get(skill.slug) || (await isSlugTaken(ctx.db, caller.workspaceId, skill.slug))) {
     throw new Conflict(`A skill with the slug ${skill.slug} is already installed in this workspace`);
   }
+  // Counted, not sized: the skill's files are the artifact's, which a run's output limits bound.
+  await checkSkillRoom(ctx.db, ctx.config.workspaceStorage, caller.workspaceId);
 
   const dir = path.join(
     ctx.config.dataDir,
@@ -38,6 +41,8 @@ export async function installArtifact(
   try {
     await writeSkillFolder(ctx, artifact.id, skill.folder, dir);
     await ctx.db.transaction().execute(async (trx) => {
+      await holdWorkspace(trx, caller.workspaceId);
+      await checkSkillRoom(trx, ctx.config.workspaceStorage, caller.workspaceId);
       await recordInstalledSkill(trx, {
         workspace_id: caller.workspaceId,
         slug: skill.slug,

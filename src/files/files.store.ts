@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { ExecutionFilesTable, InputFilesTable, Tables } from '../db/tables.js';
 
 export type InputFileRow = Selectable<InputFilesTable>;
@@ -44,10 +44,30 @@ export function expiredFiles(db: Kysely<Tables>, nowIso: string, limit: number):
   return db.selectFrom('input_files').selectAll().where('expires_at', '<=', nowIso).limit(limit).execute();
 }
 
-/** Files a run was given stay until someone deletes them. Returns how many of them are still there. */
-export async function keepForGood(db: Kysely<Tables>, ids: string[]): Promise<number> {
+/**
+ * Files a run was given are kept at least until `untilIso` (a later expiry stays). Returns
+ * how many of them are still there.
+ */
+export async function keepUntil(db: Kysely<Tables>, ids: string[], untilIso: string): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await db.updateTable('input_files').set({ expires_at: null }).where('id', 'in', ids).executeTakeFirst();
+  const result = await db
+    .updateTable('input_files')
+    .set({ expires_at: sql<string>`case when expires_at > ${untilIso} then expires_at else ${untilIso} end` })
+    .where('id', 'in', ids)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Files kept for good before attached files had a retention (their expiry was null) get one
+ * from now. Returns how many.
+ */
+export async function endKeepingForGood(db: Kysely<Tables>, untilIso: string): Promise<number> {
+  const result = await db
+    .updateTable('input_files')
+    .set({ expires_at: untilIso })
+    .where('expires_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

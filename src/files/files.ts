@@ -3,19 +3,21 @@ import { Readable } from 'node:stream';
 import { removeOrphans } from '../artifacts/blob-collection.js';
 import type { Delivery } from '../artifacts/delivery.js';
 import type { AppContext } from '../context.js';
-import { NotFound, PayloadTooLarge } from '../errors.js';
+import { type AppError, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { cleanFileName, mimeTypeFor } from './file-names.js';
 import {
   countInWorkspace,
   deleteInputFiles,
+  endKeepingForGood,
   expiredFiles,
   filePage,
   findInWorkspace,
   type InputFileRow,
   insertInputFile,
 } from './files.store.js';
+import { checkFileRoom, holdWorkspace, noRoomLeft } from './storage-quota.js';
 
 /** An upload no run was given is deleted this long after it arrived. */
 export const UNATTACHED_LIFETIME_MS = 7 * 24 * 3_600_000;
@@ -57,20 +59,23 @@ function tooLarge(limit: number): PayloadTooLarge {
   );
 }
 
-/** The same bytes, failing the moment they pass `limit`: nothing past it is read. */
-async function* limited(source: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
+/** The same bytes, failing with `refusal` the moment they pass `limit`: nothing past it is read. */
+async function* limited(source: AsyncIterable<Buffer>, limit: number, refusal: () => Promise<AppError>): AsyncGenerator<Buffer> {
   let seen = 0;
   for await (const chunk of source) {
     seen += chunk.length;
-    if (seen > limit) throw tooLarge(limit);
+    if (seen > limit) throw await refusal();
     yield chunk;
   }
 }
 
 /**
  * Stores an upload in the caller's workspace. The bytes are hashed on their way to a
- * temporary file and stored as a blob under their SHA-256 only when whole and within
- * FILE_UPLOAD_LIMIT; a refused upload leaves nothing behind.
+ * temporary file and stored as a blob under their SHA-256 only when whole, within
+ * FILE_UPLOAD_LIMIT and within the workspace's room (WORKSPACE_FILE_LIMIT and
+ * WORKSPACE_STORAGE_LIMIT_BYTES); a refused upload leaves nothing behind. The room is looked
+ * at before the body is read (a full workspace reads none of it), and counted again with the
+ * workspace held when the file is recorded, since other uploads may have filled it meanwhile.
  */
 export async function uploadFile(
   ctx: Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'control'>,
@@ -79,8 +84,11 @@ export async function uploadFile(
   declaredLength?: number,
 ): Promise<FileView> {
   const limit = ctx.config.fileUploadLimitBytes;
+  const room = ctx.config.workspaceStorage;
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge(limit);
-  const staged = await ctx.blobs.stage(Readable.from(limited(upload.bytes, limit)));
+  const left = await checkFileRoom(ctx.db, room, caller.workspaceId, declaredLength);
+  const refusal = async () => (left < limit ? noRoomLeft(ctx.db, room, caller.workspaceId) : tooLarge(limit));
+  const staged = await ctx.blobs.stage(Readable.from(limited(upload.bytes, Math.min(limit, left), refusal)));
   const filename = cleanFileName(upload.filename ?? '');
   const now = ctx.clock.now();
   const row: Omit<InputFileRow, 'number'> = {
@@ -96,10 +104,14 @@ export async function uploadFile(
   };
   try {
     // Committed and recorded under the store's lock, so no collection runs in between.
-    await ctx.blobs.exclusive(async () => {
-      await ctx.blobs.commit(staged);
-      await insertInputFile(ctx.db, row);
-    });
+    await ctx.blobs.exclusive(() =>
+      ctx.db.transaction().execute(async (trx) => {
+        await holdWorkspace(trx, caller.workspaceId);
+        await checkFileRoom(trx, room, caller.workspaceId, staged.size);
+        await ctx.blobs.commit(staged);
+        await insertInputFile(trx, row);
+      }),
+    );
   } catch (error) {
     await ctx.blobs.discard(staged);
     throw error;
@@ -146,9 +158,15 @@ export async function removeFile(
   invalidate(ctx, caller.workspaceId, ['files']);
 }
 
-/** Deletes every file whose expiry has passed (by the injected clock), with blobs nothing else uses. Returns how many went. */
+/**
+ * Deletes every file whose expiry has passed (by the injected clock), with blobs nothing
+ * else uses. Files an older version kept for good are first given the attached files'
+ * retention from now. Returns how many went.
+ */
 export async function sweepExpiredFiles(ctx: Pick<AppContext, 'db' | 'blobs' | 'config' | 'clock'>): Promise<number> {
-  const nowIso = ctx.clock.now().toISOString();
+  const nowMs = ctx.clock.nowMs();
+  const nowIso = new Date(nowMs).toISOString();
+  await endKeepingForGood(ctx.db, new Date(nowMs + ctx.config.attachedFileRetentionMs).toISOString());
   let removed = 0;
   for (;;) {
     const expired = await expiredFiles(ctx.db, nowIso, SWEEP_BATCH);

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
-import { findInWorkspace, insertExecutionFiles, keepForGood } from './files.store.js';
+import { findInWorkspace, insertExecutionFiles, keepUntil } from './files.store.js';
 
 /** What a run may be given: an uploaded file, or every file of an artifact. */
 export type FileRef = { fileId: string } | { artifactId: string };
@@ -17,6 +17,8 @@ export const RUN_BYTES_MAX = 500 * 1024 * 1024;
 export interface RunFiles {
   refs: FileRef[];
   fileIds: string[];
+  /** The files are kept at least until then: ATTACHED_FILE_RETENTION_DAYS after this run. */
+  keepUntil: string;
 }
 
 const FILE_GONE = 'File not found: it may have been deleted or have expired. Upload it again and start the run with its new id.';
@@ -26,7 +28,11 @@ const FILE_GONE = 'File not found: it may have been deleted or have expired. Upl
  * workspace (another workspace's is not found, like one that never was) and that together
  * they stay within the run limits. Nothing is stored.
  */
-export async function checkRunFiles(ctx: Pick<AppContext, 'db'>, caller: Caller, refs: FileRef[]): Promise<RunFiles> {
+export async function checkRunFiles(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config'>,
+  caller: Caller,
+  refs: FileRef[],
+): Promise<RunFiles> {
   let count = 0;
   let bytes = 0;
   const fileIds: string[] = [];
@@ -60,13 +66,14 @@ export async function checkRunFiles(ctx: Pick<AppContext, 'db'>, caller: Caller,
       `A run can be given at most ${RUN_BYTES_MAX} bytes of files; these come to ${bytes}. Give it fewer or smaller files.`,
     );
   }
-  return { refs, fileIds };
+  return { refs, fileIds, keepUntil: new Date(ctx.clock.nowMs() + ctx.config.attachedFileRetentionMs).toISOString() };
 }
 
 /**
  * Links the checked files to a new execution, in the transaction that creates it. A file a
- * run is given no longer expires. One deleted since the check (or swept) fails the whole
- * creation, so nothing is created.
+ * run is given is kept for ATTACHED_FILE_RETENTION_DAYS after it (each new run puts its
+ * expiry later), not for good: what a workspace keeps has to end. One deleted since the check
+ * (or swept) fails the whole creation, so nothing is created.
  */
 export async function attachRunFiles(trx: Kysely<Tables>, executionId: string, files: RunFiles): Promise<void> {
   await insertExecutionFiles(
@@ -79,5 +86,5 @@ export async function attachRunFiles(trx: Kysely<Tables>, executionId: string, f
     })),
   );
   const unique = [...new Set(files.fileIds)];
-  if ((await keepForGood(trx, unique)) < unique.length) throw new NotFound(FILE_GONE);
+  if ((await keepUntil(trx, unique, files.keepUntil)) < unique.length) throw new NotFound(FILE_GONE);
 }

@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { removeOrphans } from '../artifacts/blob-collection.js';
 import type { StagedBlob } from '../artifacts/blob-files.js';
 import { isBundlePath } from '../artifacts/bundle.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput, PayloadTooLarge } from '../errors.js';
+import { checkSkillRoom, holdWorkspace } from '../files/storage-quota.js';
 import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { writeFolderFromBlobs } from './installed-skill-folder.js';
@@ -158,6 +160,9 @@ export async function installFromFolder(
   if (ctx.skills.get(slug)) throw slugTaken(slug, true, chosen !== undefined);
   const taken = () => slugTaken(slug, false, chosen !== undefined);
   if (await isSlugTaken(ctx.db, caller.workspaceId, slug)) throw taken();
+  const room = ctx.config.workspaceStorage;
+  const bytes = files.reduce((sum, file) => sum + file.bytes.length, 0);
+  await checkSkillRoom(ctx.db, room, caller.workspaceId, bytes);
 
   const dir = path.join(ctx.config.dataDir, 'installed-skills', caller.workspaceId, `${slug}-${randomBytes(4).toString('hex')}`);
   const staged: { path: string; blob: StagedBlob }[] = [];
@@ -167,7 +172,10 @@ export async function installFromFolder(
       for (const { blob } of staged) await ctx.blobs.commit(blob);
       const stored = staged.map(({ path: filePath, blob }) => ({ path: filePath, sha256: blob.sha256, size: blob.size }));
       await writeFolderFromBlobs(ctx, stored, dir);
-      await ctx.db.transaction().execute(async (trx) => {
+      const recorded = ctx.db.transaction().execute(async (trx) => {
+        // Counted again with the workspace held: another upload or install may have filled it.
+        await holdWorkspace(trx, caller.workspaceId);
+        await checkSkillRoom(trx, room, caller.workspaceId, bytes);
         await recordInstalledSkill(trx, {
           workspace_id: caller.workspaceId,
           slug,
@@ -179,6 +187,14 @@ export async function installFromFolder(
           trx,
           stored.map((file) => ({ workspace_id: caller.workspaceId, slug, ...file })),
         );
+      });
+      // Refused or failed: the blobs just committed go again, unless something else uses them.
+      await recorded.catch(async (error: unknown) => {
+        await removeOrphans(
+          ctx,
+          stored.map((file) => file.sha256),
+        );
+        throw error;
       });
     });
   } catch (error) {

@@ -225,7 +225,10 @@ describe('listing and deleting files', () => {
     expect(await still.text()).toBe('shared bytes');
   });
 
-  it('sweeps files no run was given once 7 days have passed, and keeps those a run was given', async ({ server, api }) => {
+  it('sweeps files no run was given once 7 days have passed, and keeps those a run was given for 30 days', async ({
+    server,
+    api,
+  }) => {
     const person = await signUp(api);
     const sweeper = { db: server.db.db, blobs: blobStoreFor(server.config), config: server.config, clock: server.clock };
     const loose = await uploadRaw(server.url, session(person), 'loose.txt', `loose ${Math.random()}`);
@@ -236,7 +239,8 @@ describe('listing and deleting files', () => {
     });
     expect(created.status).toBe(200);
     const keptNow = await fetch(`${server.url}/api/v1/files/${kept.body.id}`, { headers: session(person) });
-    expect(((await keptNow.json()) as InputFile).expiresAt).toBeNull();
+    // ATTACHED_FILE_RETENTION_DAYS (30) after the run: test/integration/files/file-retention.test.ts.
+    expect(Date.parse(((await keptNow.json()) as InputFile).expiresAt ?? '')).toBe(server.clock.nowMs() + 30 * DAY_MS);
 
     server.clock.advance(7 * DAY_MS - 1000);
     await sweepExpiredFiles(sweeper);

@@ -159,9 +159,9 @@ describe('files on POST /executions', () => {
     if (BUBBLEWRAP_HERE) expect(report.writes).toEqual({ create: 'EROFS', append: expect.stringMatching(/^(EROFS|EACCES)$/) });
     // The run's folder went with the run.
     expect(await readdir(path.join(server.config.dataDir, 'run-uploads')).catch(() => [])).toEqual([]);
-    // Files a run was given stay until deleted, and deleting one keeps the run's record.
+    // Files a run was given stay 30 days after it (ATTACHED_FILE_RETENTION_DAYS), and deleting one keeps the run's record.
     const detail = await api.get<{ expiresAt: string | null }>(`/api/v1/files/${first.body.id}`, { headers: auth });
-    expect(detail.body.expiresAt).toBeNull();
+    expect(Date.parse(detail.body.expiresAt ?? '')).toBe(server.clock.nowMs() + 30 * 24 * 3_600_000);
     expect((await api.delete(`/api/v1/files/${first.body.id}`, { headers: auth })).status).toBe(200);
     const status = await api.get<{ status: string }>(`/api/v1/executions/${created.body.id}/status`, { headers: auth });
     expect(status.body.status).toBe('completed');

@@ -146,12 +146,12 @@ describe('MCP run_skill with files', () => {
       { path: 'notes (2).txt', size: 12, sha256: sha256('inline notes') },
       { path: 'notes.txt', size: 14, sha256: sha256('uploaded notes') },
     ]);
-    // The inline files are the workspace's now, kept for good like any file a run was given.
+    // The inline files are the workspace's now, kept ATTACHED_FILE_RETENTION_DAYS after the run like any file a run was given.
     const files = await filesOf(server, person);
-    expect(files.map((file) => [file.filename, file.expires_at]).sort()).toEqual([
-      ['données.csv', null],
-      ['notes.txt', null],
-      ['notes.txt', null],
+    expect(files.map((file) => [file.filename, file.expires_at === null]).sort()).toEqual([
+      ['données.csv', false],
+      ['notes.txt', false],
+      ['notes.txt', false],
     ]);
   }, 60_000);
 
