@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
+import { outputOverNote } from '../artifacts/output-limits.js';
 import {
   COMPUTER_TOOL_NAMES,
   COMPUTER_TOOL_SPECS,
@@ -280,8 +281,12 @@ export async function runAgentTool(
     const { computer } = context;
     if (COMPUTER_TOOL_NAMES.includes(call.name)) {
       if (!computer) return fail(`The tool ${call.name} needs the computer, which this run does not have.`);
-      const { text, image } = await runComputerTool(call.name, call.input, computer);
-      return { output: text, isError: false, ...(image ? { image } : {}) };
+      const answered = await runComputerTool(call.name, call.input, computer).then(
+        ({ text, image }) => ({ output: text, isError: false, ...(image ? { image } : {}) }),
+        (error: unknown) => (error instanceof ToolRefused ? fail(error.message) : Promise.reject(error)),
+      );
+      const over = await outputOverNote(context.outputDir, context.limits);
+      return over ? { ...answered, output: `${answered.output}\n${over}` } : answered;
     }
     if (call.name === WEB_FETCH_SPEC.name) {
       if (!context.webPolicy) return fail('web_fetch is not available: this server lets skills reach no hosts.');

@@ -1,3 +1,6 @@
+import { boundedUsage, outputSpace } from '../skills/run-space.js';
+import { folderUsage } from '../skills/watchdog.js';
+
 /**
  * A run's output was over one of its limits when it was collected. The run fails with these
  * words and keeps nothing: the kernel's bound on the output folder leaves room past the
@@ -29,4 +32,28 @@ export function checkOutputBytes(bytes: number, limits: OutputLimits): void {
     `the run's output holds ${bytes} bytes, more than its output limit of ${limits.outputLimitBytes} bytes ` +
       `(SKILL_OUTPUT_LIMIT_BYTES), ${WHAT_NEXT}.`,
   );
+}
+
+/**
+ * Words for the model when the outputs folder is over a limit now, read after each computer
+ * call so it can shrink the folder before the run ends (when the limits are held). The
+ * folder's statfs answers in one call; only when its pages pass the byte limit (page
+ * rounding makes small files look larger) are the files' own sizes summed, a walk the file
+ * limit bounds. Undefined when within the limits, or when the folder is not bounded (the
+ * server may not mount): then only the check at the end holds them.
+ */
+export async function outputOverNote(dir: string, limits: OutputLimits): Promise<string | undefined> {
+  const bounded = await boundedUsage(
+    dir,
+    outputSpace({ outputBytes: limits.outputLimitBytes, outputFiles: limits.outputFileLimit }),
+  );
+  if (!bounded) return undefined;
+  const fix = 'remove some from /mnt/session/outputs/ before you finish, or the run fails and keeps nothing.';
+  if (bounded.files > limits.outputFileLimit) {
+    return `Note: the outputs folder holds ${bounded.files} files and folders, more than its limit of ${limits.outputFileLimit}; ${fix}`;
+  }
+  if (bounded.bytes <= limits.outputLimitBytes) return undefined;
+  const { bytes } = await folderUsage(dir);
+  if (bytes <= limits.outputLimitBytes) return undefined;
+  return `Note: the outputs folder holds ${bytes} bytes, more than its limit of ${limits.outputLimitBytes} bytes; ${fix}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
-import { done, infoOf, runAgent, stopReasonOf, use, withAgentServer } from '../../helpers/agent.js';
+import { done, infoOf, resultsSent, runAgent, stopReasonOf, use, withAgentServer } from '../../helpers/agent.js';
 import { session, signUp } from '../../helpers/factories.js';
 import type { Client } from '../../helpers/http.js';
 import { BOUNDED_SPACE_HERE, BUBBLEWRAP_HERE, KERNEL_LIMITS_HERE } from '../../helpers/sandbox.js';
@@ -30,6 +30,7 @@ async function runCommand(
   const api = await fixtures.ownServer(LIMITS);
   const person = await signUp(api);
   fixtures.anthropic.forgetPlans();
+  const before = fixtures.anthropic.requests.length;
   fixtures.anthropic.plan(use('c0', 'bash', { command }), done);
   const events = await runAgent(api, person, 'computer-hostile', 'Write the outputs.');
   const artifacts = (await api.get<Artifact[]>('/api/v1/artifacts', { headers: session(person) })).body;
@@ -37,6 +38,8 @@ async function runCommand(
     stopReason: stopReasonOf(events),
     info: infoOf(events),
     kept: artifacts.filter((artifact) => artifact.status !== 'failed'),
+    // What the call's result told the model, so that it could have shrunk the folder.
+    told: resultsSent(fixtures.anthropic, before).get('c0')?.text ?? '',
   };
 }
 
@@ -55,6 +58,7 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('the
     );
     expect(ending.stopReason).toBe('end_turn');
     expect(ending.kept).toHaveLength(1);
+    expect(ending.told).not.toMatch(/outputs folder holds/);
   });
 
   it('fails a run whose output holds more bytes than its limit, keeping nothing', async ({ anthropic, ownServer }) => {
@@ -67,6 +71,7 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('the
     expect(ending.info).toMatch(/4296704 bytes, more than its output limit of 4194304 bytes/);
     expect(ending.info).toMatch(/SKILL_OUTPUT_LIMIT_BYTES/);
     expect(ending.kept).toEqual([]);
+    expect(ending.told).toMatch(/the outputs folder holds 4296704 bytes, more than its limit of 4194304 bytes; remove some/);
   });
 
   it('keeps an output of exactly its file limit', async ({ anthropic, ownServer }) => {
@@ -87,5 +92,6 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE && BOUNDED_SPACE_HERE)('the
     expect(ending.info).toMatch(/65 files and folders, more than its limit of 64/);
     expect(ending.info).toMatch(/SKILL_OUTPUT_FILE_LIMIT/);
     expect(ending.kept).toEqual([]);
+    expect(ending.told).toMatch(/the outputs folder holds 65 files and folders, more than its limit of 64; remove some/);
   });
 });
