@@ -18,7 +18,7 @@ import { NO_MODEL_KEY, routeModel } from './model-route.js';
 import { agentToolSpecs } from './tools.js';
 
 /** The skill's instructions, and what the model needs to know about where it works. */
-function systemPrompt(skill: Skill, toolset: Toolset, computer: string | undefined): string {
+export function systemPrompt(skill: Skill, toolset: Toolset, computer: string | undefined): string {
   const tools = toolset.names.length > 0 ? toolset.names.join(', ') : 'none';
   const fileTools = toolset.names.some((name) => FILE_TOOL_NAMES.includes(name))
     ? [

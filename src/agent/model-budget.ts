@@ -88,6 +88,19 @@ export function callCostBound(settings: AgentSettings, model: string, request: C
 }
 
 /**
+ * The least a first call holds on the house models as configured: the output cap and the
+ * vendor's framing at the cheaper default model's prices, with nothing sent (a skill that
+ * names a cheaper model of its own may hold less). 0 without house keys.
+ */
+export function leastFirstCallHold(settings: AgentSettings): number {
+  const providers = (['anthropic', 'openai'] as const).filter((provider) => settings[provider].apiKey);
+  const holds = providers.map((provider) =>
+    callCostBound(settings, settings[provider].model, { system: '', turns: [], tools: [] }),
+  );
+  return holds.length > 0 ? Math.min(...holds) : 0;
+}
+
+/**
  * What one agent run (a skill's run, or a thread's turn) may still spend on model calls:
  * its token cap, and on the house key the payer's credits. Before each call an upper bound
  * of its cost is held against the payer's balance, counting every other hold in flight (the

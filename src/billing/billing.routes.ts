@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
+import { skillStartNeeds } from '../executions/start-needs.js';
 import { callerOf } from '../http/credentials.js';
 import { html, pageLayout } from '../http/html.js';
 import { balanceView, modesView, packsView, purchasePack, subscribe, tierView, transactionsView } from './billing.js';
 import {
   Balance,
+  BalanceQuery,
   ByokBody,
   ByokDeleted,
   ByokStatus,
@@ -29,8 +31,14 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     const user = { auth: 'user' as const };
 
-    app.get('/billing/balance', { config: user, schema: { response: { 200: Balance } } }, async (request) =>
-      balanceView(ctx, callerOf(request)),
+    app.get(
+      '/billing/balance',
+      { config: user, schema: { querystring: BalanceQuery, response: { 200: Balance } } },
+      async (request) => {
+        const caller = callerOf(request);
+        const { skill } = request.query;
+        return balanceView(ctx, caller, skill === undefined ? undefined : await skillStartNeeds(ctx, caller, skill));
+      },
     );
     app.get('/billing/packs', { config: user, schema: { response: { 200: Packs } } }, async (request) =>
       packsView(ctx, callerOf(request)),

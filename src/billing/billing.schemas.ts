@@ -10,6 +10,12 @@ export const CheckoutBody = Type.Object({
 export const PurchaseBody = Type.Object({ packId: Type.String({ minLength: 1, maxLength: 50 }), ...CheckoutBody.properties });
 export const CheckoutCreated = Type.Object({ checkoutUrl: Type.String() });
 
+/** `skill`: answer canExecute for a run of this skill of the caller's workspace (an addition; SPEC.md names no query). */
+export const BalanceQuery = Type.Object({
+  skill: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: "A skill's slug: canExecute then answers for a run of it" }),
+  ),
+});
 export const Balance = Type.Object({
   balance: Type.Number(),
   totalSpent: Type.Number(),

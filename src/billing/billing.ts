@@ -1,5 +1,8 @@
+import { leastFirstCallHold } from '../agent/model-budget.js';
 import type { AppContext } from '../context.js';
 import { AppError, InternalError, InvalidInput } from '../errors.js';
+import { ownModelKey } from './byok.js';
+import { creditShortfall } from './charges.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
 import { recentTransactions } from './ledger.store.js';
 import { MODE_INFO, packsFor } from './packs.js';
@@ -11,17 +14,28 @@ import { type BillingStanding, type SubscriptionMode, subscriptionModeOf } from 
 const TRANSACTIONS_SHOWN = 50;
 
 type Reads = Pick<AppContext, 'db' | 'clock'>;
+/** What the balance view reads: the account, and for canExecute the payer's own key and the agent settings. */
+type BalanceReads = Pick<AppContext, 'db' | 'clock' | 'keys' | 'config'>;
 /** What starting a checkout uses: the reads, the provider, and the app's own link scheme. */
 type Checkout = Pick<AppContext, 'db' | 'clock' | 'payments' | 'config'>;
 
+/** What canExecute asks a start to afford: a price, then the hold of its first model call. */
+export interface StartNeeds {
+  price: number;
+  firstCallHold: () => Promise<number>;
+}
+
 /**
- * Whether a user may start a priced run: they are not debited at all (an admin, a site
- * license), or they have credits. A BYOK key pays only for model tokens, never a skill's
- * price, and a subscription pays through the credits it grants: neither is enough alone,
- * or the view would promise runs that the server refuses with 402.
+ * canExecute without a skill: whether the caller could start the cheapest priced skill (1 Ds)
+ * of the agent kind, whose first model call holds at least the least any house model's
+ * first call holds, unless the caller's own key pays for its calls. A skill named in
+ * `?skill=` is answered exactly instead (executions/start-needs.ts).
  */
-function canExecute(balance: number, isAdmin: boolean, mode: SubscriptionMode): boolean {
-  return balance > 0 || isAdmin || mode === 'sitelicense';
+function anyPricedAgentRun(ctx: BalanceReads, caller: Payer): StartNeeds {
+  return {
+    price: 1,
+    firstCallHold: async () => ((await ownModelKey(ctx, caller.userId)) ? 0 : leastFirstCallHold(ctx.config.agent)),
+  };
 }
 
 /** The standing as stored now (a purchase may have changed it since the credential was cached). */
@@ -30,10 +44,15 @@ async function modeNow(ctx: Reads, userId: string): Promise<{ mode: Subscription
   return { mode: subscriptionModeOf(standing, ctx.clock.nowMs()), standing };
 }
 
-export async function balanceView(ctx: Reads, caller: Payer) {
-  const { balance, totalSpent, standing } = await accountOf(ctx.db, caller.userId);
-  const mode = subscriptionModeOf(standing, ctx.clock.nowMs());
-  return { balance, totalSpent, canExecute: canExecute(balance, caller.isAdmin, mode), isAdmin: caller.isAdmin };
+/**
+ * The balance, and whether a start would be let through for credits: the same test the
+ * start makes (charges.ts creditShortfall), so the view never promises what the start
+ * refuses with 402.
+ */
+export async function balanceView(ctx: BalanceReads, caller: Payer, needs: StartNeeds = anyPricedAgentRun(ctx, caller)) {
+  const { balance, totalSpent } = await accountOf(ctx.db, caller.userId);
+  const canExecute = (await creditShortfall(ctx, caller, needs.price, needs.firstCallHold)) === undefined;
+  return { balance, totalSpent, canExecute, isAdmin: caller.isAdmin };
 }
 
 export async function packsView(ctx: Reads, caller: Payer) {

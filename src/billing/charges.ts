@@ -16,23 +16,52 @@ type Deps = Pick<AppContext, 'db' | 'clock'>;
 
 const INSUFFICIENT = 'Not enough credits to run this skill: buy a credit pack first';
 
+/** No hold: a skill without a model, or one whose calls the payer's own key pays for. */
+const NO_MODEL_CALL = async () => 0;
+
 /**
- * Refuses a priced run for someone whose free credits (the balance less what is held for
- * model calls under way) cannot cover its price (402 INSUFFICIENT_CREDITS), as the price's
- * own charge would. A skill's price is paid in credits whatever the mode: a BYOK key only
- * makes model tokens free. Admins and site-license holders are not charged.
+ * Why starting a run would be refused for credits, in words; undefined when it would not.
+ * A start needs free credits (the balance less what is held for model calls under way) for
+ * its price, which the start holds, and then for the hold of its first model call on the
+ * house key (`firstCallHold`, asked only of a payer who is charged), without which the run
+ * would stop at once with `limit_reached`. A skill's price is paid in credits whatever the
+ * mode: a BYOK key only makes model tokens free. Admins and site-license holders are not charged.
  */
-export async function requireCanExecute(ctx: Deps, caller: Payer, minimumCost: number): Promise<void> {
-  if (minimumCost <= 0 || caller.isAdmin) return;
+export async function creditShortfall(
+  ctx: Deps,
+  caller: Payer,
+  price: number,
+  firstCallHold: () => Promise<number> = NO_MODEL_CALL,
+): Promise<string | undefined> {
+  if (caller.isAdmin) return undefined;
   const { balance, held, standing } = await accountOf(ctx.db, caller.userId);
-  if (subscriptionModeOf(standing, ctx.clock.nowMs()) === 'sitelicense') return;
-  if (balance < minimumCost) throw new PaymentRequired(INSUFFICIENT);
-  if (balance - held < minimumCost) {
-    throw new PaymentRequired(
+  if (subscriptionModeOf(standing, ctx.clock.nowMs()) === 'sitelicense') return undefined;
+  const hold = await firstCallHold();
+  const needed = Math.max(0, price) + hold;
+  if (needed <= 0 || balance - held >= needed) return undefined;
+  if (balance >= needed) {
+    return (
       `Not enough free credits to run this skill: ${held} Ds are held for your runs and replies under way. ` +
-        'Wait for them to finish, or buy a credit pack',
+      'Wait for them to finish, or buy a credit pack'
     );
   }
+  if (hold === 0) return INSUFFICIENT;
+  const onTop = price > 0 ? ` on top of its price of ${price} Ds` : '';
+  return (
+    `Not enough credits to run this skill: its first model call needs up to ${hold} Ds${onTop}, and you have ` +
+    `${Math.max(0, balance - held)} Ds free. Buy a credit pack, or add your own model key under Billing to pay for the model yourself`
+  );
+}
+
+/** Refuses, with 402 INSUFFICIENT_CREDITS, a start that `creditShortfall` finds short. */
+export async function requireCanExecute(
+  ctx: Deps,
+  caller: Payer,
+  price: number,
+  firstCallHold?: () => Promise<number>,
+): Promise<void> {
+  const shortfall = await creditShortfall(ctx, caller, price, firstCallHold);
+  if (shortfall !== undefined) throw new PaymentRequired(shortfall);
 }
 
 /** Who pays for an execution's run and how much: admins and site-license holders pay nothing. */

@@ -21,6 +21,7 @@ import {
   insertExecution,
   releaseIdempotencyKey,
 } from './executions.store.js';
+import { startNeeds } from './start-needs.js';
 
 export interface NewExecution {
   skillSlug: string;
@@ -80,7 +81,8 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
   if (!skill) throw new NotFound(`No skill with slug ${request.skillSlug}`);
   requireInputWithinLimit(ctx, request.input);
   requireInputFits(skill, request.input);
-  await requireCanExecute(ctx, caller, skill.price);
+  const needs = startNeeds(ctx, caller, skill, request.input);
+  await requireCanExecute(ctx, caller, needs.price, needs.firstCallHold);
   const files = request.files?.length ? await checkRunFiles(ctx, caller, request.files) : undefined;
   const source = request.source ?? 'api';
   const clientInterface = request.interface ?? 'api';

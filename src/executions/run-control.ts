@@ -25,6 +25,7 @@ import { stopOnOwner, stopOwnStartingRun } from './remote-stop.js';
 import { finishRun } from './run-ending.js';
 import type { RunQueue, RunTarget } from './run-queue.js';
 import { launchRun } from './runner.js';
+import { startNeeds } from './start-needs.js';
 
 const BUSY = 'An execution is already running in this workspace. Wait for it to finish, or cancel it, then start this one again.';
 
@@ -55,8 +56,10 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   const skill = await findSkill(ctx, execution.workspace_id, execution.skill_slug);
   // The first run's message is its input; a later one continues a run the input already started.
   if (skill && execution.started_at === null) requireInputFits(skill, text);
-  // Every run pays its price, a later one of an interrupted execution too: refused before anything is stored.
-  await requireCanExecute(ctx, caller, skill?.price ?? 0);
+  // Every run pays its price, a later one of an interrupted execution too, and must afford its
+  // first model call: refused before anything is stored.
+  const needs = skill && startNeeds(ctx, caller, skill, text);
+  await requireCanExecute(ctx, caller, needs?.price ?? 0, needs?.firstCallHold);
   const quote = await quoteRun(ctx, executionId, skill?.price ?? 0);
   if (ctx.runQueue) return queueRun(ctx, ctx.runQueue, execution, text, quote);
   const { runsPerUser, runsPerServer } = ctx.config.executions;

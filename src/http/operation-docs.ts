@@ -284,7 +284,7 @@ const DOCS: Record<string, Entry> = {
   'GET /api/v1/billing/balance': [
     'Billing',
     'Read your balance',
-    'Credits (Ds) held, spent so far, and whether priced skills can run.',
+    'Credits (Ds) held, spent so far, and whether a run can start now: of the skill named by `skill`, counting its price and its first model call, or without it of a priced agent skill.',
   ],
   'GET /api/v1/billing/packs': [
     'Billing',

@@ -44,6 +44,8 @@ describe('canExecute', () => {
   it('is false with a BYOK key and no credits, as creating and starting a priced run are refused', async ({ ownServer }) => {
     const api = await ownServer({ SIGNUP_CREDITS: '2' });
     const person = await signUp(api);
+    // The key first: on the house key, two credits cover no first model call (issue 50, item 7).
+    await storeKey(api, person, OWN_ANTHROPIC_KEY);
     const earlier = await createExecution(api, person, 'agent-priced', 'count');
     // Spends the two credits on a run of another execution.
     const spender = await createExecution(api, person, 'agent-priced', 'count');
@@ -51,7 +53,6 @@ describe('canExecute', () => {
       body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'count' }] }, { type: 'user.interrupt' }] },
       headers: session(person),
     });
-    await storeKey(api, person, OWN_ANTHROPIC_KEY);
     expect(await balanceOf(api, person)).toEqual({ balance: 0, totalSpent: 2, canExecute: false, isAdmin: false });
 
     const created = await api.post('/api/v1/executions', {
