@@ -38,7 +38,7 @@ const bytesOf = (size: number) => randomBytes(size);
 
 async function giveToRun(api: Client, person: TestUser, fileId: string) {
   const created = await api.post('/api/v1/executions', {
-    body: { skill_slug: 'echo-summary', input: 'hello', files: [{ fileId }] },
+    body: { skill_slug: 'reads-uploads', input: 'hello', files: [{ fileId }] },
     headers: session(person),
   });
   expect(created.status).toBe(200);
