@@ -234,7 +234,7 @@ describe('listing and deleting files', () => {
     const loose = await uploadRaw(server.url, session(person), 'loose.txt', `loose ${Math.random()}`);
     const kept = await uploadRaw(server.url, session(person), 'kept.txt', 'kept');
     const created = await api.post('/api/v1/executions', {
-      body: { skill_slug: 'echo-summary', input: 'hello', files: [{ fileId: kept.body.id }] },
+      body: { skill_slug: 'reads-uploads', input: 'hello', files: [{ fileId: kept.body.id }] },
       headers: session(person),
     });
     expect(created.status).toBe(200);
