@@ -187,7 +187,7 @@ const DOCS: Record<string, Entry> = {
   'POST /api/v1/skills': [
     'Skills',
     'Install a skill from a folder',
-    'Sends a skill’s folder (its SKILL.md at the top, paths relative, contents base64; at most 200 files and 30 MB) to install it into the workspace, where it runs by its slug in the sandbox. The slug is the optional slug field, else the SKILL.md’s, else folderName. 409 when the slug is taken (by one of the server’s skills or the workspace’s): send another in slug.',
+    'Sends a skill’s folder (its SKILL.md at the top, paths relative, contents base64; at most 200 files and 30 MB) to install it into the workspace, where it runs by its slug in the sandbox. The slug is the optional slug field, else the SKILL.md’s, else folderName. 409 when the slug is taken (by one of the server’s skills or the workspace’s): send another in slug; 409 too when the workspace has as many skills as it may (WORKSPACE_SKILL_LIMIT), and 413 when the folder would pass what the workspace may keep (WORKSPACE_STORAGE_LIMIT_BYTES).',
   ],
   'GET /api/v1/marketplace/skills': [
     'Skills',
@@ -249,7 +249,7 @@ const DOCS: Record<string, Entry> = {
   'POST /api/v1/files': [
     'Files',
     'Upload an input file',
-    'Stores a file (multipart, one file) for runs to read in their uploads folder. Unused files expire after 7 days.',
+    'Stores a file (multipart, one file) for runs to read in their uploads folder. A file no run was given expires after 7 days; one a run was given, 30 days after the last such run (ATTACHED_FILE_RETENTION_DAYS). A workspace keeps at most 1,000 files (WORKSPACE_FILE_LIMIT; past it 409) and 1 GiB of files and installed skill folders together (WORKSPACE_STORAGE_LIMIT_BYTES; past it 413): delete files to make room.',
   ],
   'GET /api/v1/files': ['Files', 'List uploaded files', 'The workspace’s uploads, newest first.'],
   'GET /api/v1/files/{fileId}': ['Files', 'Read a file’s details', 'Its name, size, type and expiry.'],
