@@ -1,3 +1,5 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 
 const WIDTH = 720;
@@ -43,10 +45,34 @@ ${rows.join('\n')}
 `;
 }
 
+/**
+ * The run's first .csv file, by name, among the files it was given in ./uploads/ (an
+ * artifact's files sit in a folder of their own); undefined when it was given none.
+ */
+async function attachedCsv() {
+  const entries = await readdir('uploads', { recursive: true, withFileTypes: true }).catch((error) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const files = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+  if (files.length === 0) return undefined;
+  const csv = files.find((file) => file.toLowerCase().endsWith('.csv'));
+  if (!csv) {
+    const names = files.map((file) => path.relative('uploads', file)).join(', ');
+    throw new Error(`none of the attached files is a .csv file (${names}); attach the CSV to chart, or give it as the input`);
+  }
+  return { name: path.relative('uploads', csv), text: await readFile(csv, 'utf8') };
+}
+
 export default async function run({ input, toolUse, writeFile, message, result }) {
   toolUse('parse', 'Reading the CSV');
-  const [header, ...rows] = parse(input.trim(), { skip_empty_lines: true, relax_column_count: true, trim: true });
-  if (!header || rows.length === 0) throw new Error('the CSV needs a header row and at least one data row');
+  const file = await attachedCsv();
+  const [header, ...rows] = parse((file?.text ?? input).trim(), { skip_empty_lines: true, relax_column_count: true, trim: true });
+  const source = file ? ` of ${file.name}` : '';
+  if (!header || rows.length === 0) throw new Error(`the CSV${source} needs a header row and at least one data row`);
   const { numeric, label } = chooseColumns(header, rows);
   const bars = rows.slice(0, MAX_ROWS).map((row, i) => ({
     label: label >= 0 ? row[label] : `row ${i + 1}`,
@@ -54,7 +80,7 @@ export default async function run({ input, toolUse, writeFile, message, result }
   }));
   await writeFile('chart.svg', barChart(header[numeric], bars));
   message(
-    `Charted ${bars.length} rows of "${header[numeric]}"${rows.length > MAX_ROWS ? ` (the first ${MAX_ROWS})` : ''} to chart.svg.`,
+    `Charted ${bars.length} rows of "${header[numeric]}"${source}${rows.length > MAX_ROWS ? ` (the first ${MAX_ROWS})` : ''} to chart.svg.`,
   );
   result('chart.svg');
 }

@@ -9,6 +9,7 @@ import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { sha256Hex } from '../secrets.js';
 import { inputProblem } from '../skills/input-contract.js';
+import { requireTakesFiles } from '../skills/input-files.js';
 import type { SkillManifest } from '../skills/manifest.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { decodeFrame, type TextBlock } from './event-codec.js';
@@ -84,6 +85,7 @@ export async function createExecution(ctx: AppContext, caller: Caller, request: 
   const needs = startNeeds(ctx, caller, skill, request.input);
   await requireCanExecute(ctx, caller, needs.price, needs.firstCallHold);
   const files = request.files?.length ? await checkRunFiles(ctx, caller, request.files) : undefined;
+  requireTakesFiles(skill, request.files?.length ?? 0);
   const source = request.source ?? 'api';
   const clientInterface = request.interface ?? 'api';
   // Files join the fingerprint only when given, so earlier keys keep their meaning.

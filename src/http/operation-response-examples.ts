@@ -429,6 +429,7 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
         defaultInput: null,
         examples: [],
         inputSchema: null,
+        takesFiles: true,
       },
     ],
     total: 32,

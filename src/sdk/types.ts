@@ -76,6 +76,8 @@ export interface SkillItem {
   examples: string[];
   /** What an input must be (runs on anything else are refused); null when any text goes. */
   inputSchema: InputSchema | null;
+  /** Whether a run may be given files; a run of a skill that does not read them is refused with them. */
+  takesFiles: boolean;
 }
 
 export type InputFieldType = 'string' | 'integer' | 'number' | 'boolean';

@@ -36,6 +36,11 @@ export interface SkillManifest {
   /** `input-invalid:`, what a refused input is told, in the author's words. */
   inputInvalid: string | null;
   /**
+   * `input-files: true` or `false`: whether the skill reads files a run is given; null when
+   * it does not say, which input-files.ts reads by the skill's kind.
+   */
+  inputFiles: boolean | null;
+  /**
    * `restartable: true`: a script skill that is safe to run again from the start with the
    * same input, so a run whose worker was lost is restarted on another (issue 30). Agent
    * runs resume from their journal whatever this says.
@@ -153,7 +158,7 @@ function inputExamples(fields: Record<string, unknown>, schema: InputSchema | nu
 
 /**
  * Reads a SKILL.md: YAML front matter, then instructions. Our keys are slug, runtime, entry,
- * price, model, models, input, default-input, input-examples, input-schema, input-invalid and restartable; the open Agent Skills keys (license, compatibility, metadata,
+ * price, model, models, input, default-input, input-examples, input-schema, input-invalid, input-files and restartable; the open Agent Skills keys (license, compatibility, metadata,
  * allowed-tools) are accepted beside them. A skill that names neither runtime nor entry is
  * an agent skill, so a skill written in the open format runs unchanged.
  */
@@ -189,6 +194,8 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
 
   const restartable = record.restartable ?? false;
   if (typeof restartable !== 'boolean') throw new ManifestError('restartable must be true or false');
+  const inputFiles = record['input-files'] ?? null;
+  if (inputFiles !== null && typeof inputFiles !== 'boolean') throw new ManifestError('input-files must be true or false');
   const schema = inputSchema(record);
   const fallback = defaultInput(record);
   return {
@@ -206,6 +213,7 @@ export function parseSkillManifest(source: string, folderName: string): SkillMan
     inputExamples: inputExamples(record, schema, fallback),
     inputSchema: schema,
     inputInvalid: text(record, 'input-invalid') ?? null,
+    inputFiles,
     restartable,
   };
 }

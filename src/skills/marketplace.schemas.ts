@@ -38,6 +38,8 @@ const SkillItem = Type.Object({
   examples: Type.Array(Type.String()),
   /** What an input must be; null when the skill takes any text. */
   inputSchema: Type.Union([InputSchema, Type.Null()]),
+  /** Whether a run may be given files; a run of a skill that does not read them is refused with them. */
+  takesFiles: Type.Boolean(),
 });
 
 export const SkillList = Type.Object({ items: Type.Array(SkillItem), ...PageFields });

@@ -1,4 +1,5 @@
 import { InvalidInput } from '../errors.js';
+import { takesFiles } from './input-files.js';
 import type { SkillRegistry } from './registry.js';
 
 const DEFAULT_LIMIT = 20;
@@ -24,6 +25,7 @@ export function marketplacePage(skills: SkillRegistry, page: { limit?: number | 
     defaultInput: skill.defaultInput,
     examples: skill.inputExamples,
     inputSchema: skill.inputSchema,
+    takesFiles: takesFiles(skill),
   }));
   return { items, total: all.length, limit, offset, hasMore: offset + items.length < all.length };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_SKILLS_DIR } from '../../src/paths.js';
+import { takesFiles } from '../../src/skills/input-files.js';
 import { ManifestError, parseSkillManifest } from '../../src/skills/manifest.js';
 import { loadSkillRegistry } from '../../src/skills/registry.js';
 
@@ -70,5 +71,29 @@ describe('the input a skill expects', () => {
       expect(skill.inputHint, skill.slug).toEqual(expect.any(String));
       expect(skill.defaultInput, skill.slug).toEqual(expect.any(String));
     }
+  });
+});
+
+describe('whether a skill reads files', () => {
+  const manifest = (extra: string) => parseSkillManifest(`---\nname: a\ndescription: b\n${extra}\n---\n`, 'a');
+
+  it('is what input-files says, and otherwise whether the skill works on the computer', () => {
+    expect(takesFiles(manifest('entry: main.mjs\ninput-files: true'))).toBe(true);
+    expect(takesFiles(manifest('input-files: false'))).toBe(false);
+    // Unsaid: a script sees only its input text, and so does an agent with only the narrow file tools.
+    expect(takesFiles(manifest('entry: main.mjs'))).toBe(false);
+    expect(takesFiles(manifest('allowed-tools: list_files read_file write_file'))).toBe(false);
+    expect(takesFiles(manifest('allowed-tools: Bash(python:*) Read'))).toBe(true);
+    expect(takesFiles(manifest('license: MIT'))).toBe(true);
+    expect(() => manifest('input-files: "yes"')).toThrow(/input-files must be true or false/);
+  });
+
+  it('is said by the built-in skills that read files, and the rest are taken at their kind', async () => {
+    const { registry } = await loadSkillRegistry({ builtIn: BUILTIN_SKILLS_DIR });
+    const reading = registry
+      .list()
+      .filter(takesFiles)
+      .map((skill) => skill.slug);
+    expect(reading.sort()).toEqual(['chart', 'csv-chart', 'pdf', 'xlsx']);
   });
 });

@@ -8,7 +8,7 @@ import { CliError, canRedraw, EXIT, printJson } from '../output.js';
 import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { uploadAll } from './files.js';
-import { skillOf } from './skills.js';
+import { allSkills, skillOf } from './skills.js';
 
 interface RunOptions {
   json?: boolean;
@@ -174,6 +174,20 @@ async function startWhenFree(client: SkilletClient, executionId: string, input: 
   }
 }
 
+/**
+ * Refuses --file for a skill that does not read files before anything is uploaded (the
+ * server would refuse the run too). An unknown slug is left to the server's own answer.
+ */
+async function requireTakesFiles(client: SkilletClient, slug: string): Promise<void> {
+  const skill = (await allSkills(client)).find((candidate) => candidate.slug === slug);
+  if (!skill || skill.takesFiles) return;
+  throw new CliError(
+    `${skill.name} (${skill.slug}) does not read files, so it cannot be run with --file; nothing was uploaded.\n` +
+      'Give it what it should work on as its input instead: an argument, --input-file PATH, or - for stdin.',
+    EXIT.usage,
+  );
+}
+
 /** commander's way to take an option more than once. */
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -205,6 +219,7 @@ export function runCommands(program: Command, global: () => GlobalOptions): void
     .option('--wait', 'when another run is going in the workspace, start once it finishes')
     .action(async (slug: string, argument: string | undefined, options: RunOptions) => {
       const client = await signedInClient(global());
+      if (options.file.length > 0) await requireTakesFiles(client, slug);
       const given = await inputOf(argument, options);
       // Only input left out falls back to the default: an empty one given is a slip, said before anything runs.
       if (argument !== undefined && argument !== '-' && given.trim() === '' && options.file.length === 0) {

@@ -71,7 +71,7 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
         ...(skill.examples.length === 0
           ? []
           : [`Examples: ${skill.examples.map((example) => JSON.stringify(example)).join(', ')}`]),
-        `Run it:   skillet run ${skill.slug} "<input>"   (or --input-file PATH, or - for stdin; --file PATH gives it a file)`,
+        `Run it:   skillet run ${skill.slug} "<input>"   (or --input-file PATH, or - for stdin${skill.takesFiles ? '; --file PATH gives it a file' : ''})`,
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     });

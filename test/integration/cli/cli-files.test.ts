@@ -162,6 +162,31 @@ describe('skillet run --file', () => {
     expect(refused.stderr()).toContain('No skill with slug no-such-skill');
     expect((await filesApi(server.url, key)).map((file) => file.id)).toEqual(before);
   });
+
+  it('refuses --file for a skill that does not read files before uploading anything, and says what to do', async ({
+    server,
+    cli,
+    signIn,
+    storedKey,
+  }) => {
+    await signIn();
+    const key = (await storedKey()) as string;
+    const dir = await folderWith({ 'notes.txt': 'Some notes to count.' });
+    const before = (await filesApi(server.url, key)).map((file) => file.id);
+    const run = cli(['run', 'text-stats', '--file', path.join(dir, 'notes.txt')]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toBe(
+      'Text statistics (text-stats) does not read files, so it cannot be run with --file; nothing was uploaded.\n' +
+        'Give it what it should work on as its input instead: an argument, --input-file PATH, or - for stdin.\n',
+    );
+    expect((await filesApi(server.url, key)).map((file) => file.id)).toEqual(before);
+    const shown = cli(['skills', 'show', 'text-stats']);
+    expect(await shown.exited).toBe(0);
+    expect(shown.stdout()).not.toContain('--file');
+    const csv = cli(['skills', 'show', 'csv-chart']);
+    expect(await csv.exited).toBe(0);
+    expect(csv.stdout()).toContain('--file PATH gives it a file');
+  });
 });
 
 describe('skillet skills install', () => {

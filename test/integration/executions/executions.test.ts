@@ -309,6 +309,7 @@ describe('GET /api/v1/marketplace/skills', () => {
       defaultInput: '10 500',
       examples: expect.arrayContaining(['10 500']),
       inputSchema: expect.objectContaining({ type: 'string' }),
+      takesFiles: false,
     });
     // A skill that names no input sentence and no default: its description, and null.
     expect(all.body.items.find((skill) => skill.slug === 'crashes')).toMatchObject({

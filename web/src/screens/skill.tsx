@@ -125,7 +125,7 @@ function RunForm({ skill }: { skill: SkillItem }) {
       <p id="skill-input-hint" class="hint">
         {skill.input} {fields ? '' : 'Up to 100 KB.'}
       </p>
-      <DropZone files={files} onChange={setFiles} disabled={action.busy} />
+      {skill.takesFiles && <DropZone files={files} onChange={setFiles} disabled={action.busy} />}
       {running && (
         <BusyPanel
           running={running}
