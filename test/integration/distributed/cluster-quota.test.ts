@@ -15,6 +15,7 @@ import { uploadForm, uploadRaw } from '../../helpers/files.js';
 import { client } from '../../helpers/http.js';
 import { redisReachable, TEST_REDIS_URL } from '../../helpers/redis.js';
 import { freePort, TEST_ENV } from '../../helpers/server.js';
+import { echoFolder, installFolder } from '../../helpers/skill-folders.js';
 
 /**
  * Two nodes of one cluster (PostgreSQL and Redis) hold one workspace to its storage limits
@@ -44,6 +45,7 @@ async function startNode(schema: string, prefix: string, shared: string): Promis
     RATE_LIMIT_REST_PER_MINUTE: '100000',
     WORKSPACE_STORAGE_LIMIT_BYTES: '2000',
     WORKSPACE_FILE_LIMIT: '3',
+    WORKSPACE_SKILL_LIMIT: '1',
   });
   const database = openDatabase({ kind: 'postgres', url: postgresUrl(), schema, poolSize: 5 });
   const app = await buildApp({ config, database, clock: new ManualClock(), redisPrefix: prefix });
@@ -94,6 +96,18 @@ describe.runIf(CLUSTER)('storage limits across two nodes', () => {
         uploadRaw(nodes[1].url, session(counted), 'z2', 'z2'),
       ]);
       expect(last.map((reply) => reply.status).sort()).toEqual([201, 409]);
+    }
+  });
+
+  test('two skill installs at once on two nodes never both pass a count that fits one', async () => {
+    const api = client(nodes[0].url);
+    const folder = await echoFolder();
+    for (let round = 0; round < 8; round++) {
+      const person = await signUp(api);
+      const both = await Promise.all(
+        nodes.map((node, index) => installFolder(client(node.url), person, 'echo', folder, `echo-${index}`)),
+      );
+      expect(both.map((reply) => reply.status).sort()).toEqual([201, 409]);
     }
   });
 });
