@@ -1,5 +1,4 @@
-import { boundedUsage, outputSpace } from '../skills/run-space.js';
-import { folderUsage } from '../skills/watchdog.js';
+import { boundedUsage, outputSpace, PAGE_BYTES } from '../skills/run-space.js';
 
 /**
  * A run's output was over one of its limits when it was collected. The run fails with these
@@ -36,11 +35,12 @@ export function checkOutputBytes(bytes: number, limits: OutputLimits): void {
 
 /**
  * Words for the model when the outputs folder is over a limit now, read after each computer
- * call so it can shrink the folder before the run ends (when the limits are held). The
- * folder's statfs answers in one call; only when its pages pass the byte limit (page
- * rounding makes small files look larger) are the files' own sizes summed, a walk the file
- * limit bounds. Undefined when within the limits, or when the folder is not bounded (the
- * server may not mount): then only the check at the end holds them.
+ * call so it can shrink the folder before the run ends (when the limits are held). One statfs
+ * answers, whatever the run wrote: the entries it counts, and the pages its files take, less
+ * the page a file may round up to each, which is less than the files' bytes. An output over
+ * its byte limit by less than that rounding is not told here; the check at the end holds it.
+ * Undefined when within the limits, or when the folder is not bounded (the server may not
+ * mount): then only the check at the end holds them.
  */
 export async function outputOverNote(dir: string, limits: OutputLimits): Promise<string | undefined> {
   const bounded = await boundedUsage(
@@ -52,8 +52,7 @@ export async function outputOverNote(dir: string, limits: OutputLimits): Promise
   if (bounded.files > limits.outputFileLimit) {
     return `Note: the outputs folder holds ${bounded.files} files and folders, more than its limit of ${limits.outputFileLimit}; ${fix}`;
   }
-  if (bounded.bytes <= limits.outputLimitBytes) return undefined;
-  const { bytes } = await folderUsage(dir);
-  if (bytes <= limits.outputLimitBytes) return undefined;
-  return `Note: the outputs folder holds ${bytes} bytes, more than its limit of ${limits.outputLimitBytes} bytes; ${fix}`;
+  const atLeast = bounded.bytes - bounded.files * PAGE_BYTES;
+  if (atLeast <= limits.outputLimitBytes) return undefined;
+  return `Note: the outputs folder holds more than ${atLeast} bytes, over its limit of ${limits.outputLimitBytes} bytes; ${fix}`;
 }
