@@ -113,6 +113,22 @@ describe.runIf(BUBBLEWRAP_HERE && KERNEL_LIMITS_HERE)('the computer of an agent 
     expect(anthropic.requests.length - before).toBe(4);
   });
 
+  it('refuses the system calls of the seccomp filter to a command the model runs', async ({ api, anthropic, person }) => {
+    const before = anthropic.requests.length;
+    // ptrace(PTRACE_TRACEME) and unshare(0) succeed for any process without the filter.
+    const probe = [
+      'import ctypes, platform',
+      'libc = ctypes.CDLL(None, use_errno=True)',
+      "x64 = platform.machine() == 'x86_64'",
+      "for name, nr in (('ptrace', 101 if x64 else 117), ('unshare', 272 if x64 else 97), ('getpid', 39 if x64 else 172)):",
+      '    ctypes.set_errno(0)',
+      '    print(name, 0 if libc.syscall(nr, 0, 0, 0, 0) >= 0 else ctypes.get_errno())',
+    ].join('\n');
+    anthropic.plan(use('t', 'bash', { command: `python3 -c '${probe.replaceAll("'", "'\\''")}'` }), done);
+    await runAgent(api, person, 'shout-files', 'anything');
+    expect(resultsSent(anthropic, before).get('t')?.text).toBe('ptrace 1\nunshare 1\ngetpid 0\nexit code 0');
+  });
+
   it('keeps the skill folder, the uploads and the system read only', async ({ api, anthropic, person }) => {
     const before = anthropic.requests.length;
     anthropic.plan(
