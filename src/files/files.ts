@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { removeOrphans } from '../artifacts/blob-collection.js';
 import type { Delivery } from '../artifacts/delivery.js';
 import type { AppContext } from '../context.js';
@@ -70,6 +71,22 @@ async function* limited(source: AsyncIterable<Buffer>, limit: number, refusal: (
 }
 
 /**
+ * Removes a blob an upload committed but could not record, unless something references it
+ * (the commit may have gone through unseen). Tried in the background while the database
+ * is unreachable, for about half a minute; past that, the orphan sweep takes it.
+ */
+async function removeWhenUnreferenced(ctx: Pick<AppContext, 'db' | 'blobs' | 'config'>, sha256: string): Promise<void> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    try {
+      await ctx.blobs.exclusive(() => removeOrphans(ctx, [sha256]));
+      return;
+    } catch {
+      await sleep(100 * 2 ** attempt, undefined, { ref: false });
+    }
+  }
+}
+
+/**
  * Stores an upload in the caller's workspace. The bytes are hashed on their way to a
  * temporary file and stored as a blob under their SHA-256 only when whole, within
  * FILE_UPLOAD_LIMIT and within the workspace's room (WORKSPACE_FILE_LIMIT and
@@ -102,6 +119,7 @@ export async function uploadFile(
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + UNATTACHED_LIFETIME_MS).toISOString(),
   };
+  let committed = false;
   try {
     // Committed and recorded under the store's lock, so no collection runs in between.
     await ctx.blobs.exclusive(() =>
@@ -109,11 +127,15 @@ export async function uploadFile(
         await holdWorkspace(trx, caller.workspaceId);
         await checkFileRoom(trx, room, caller.workspaceId, staged.size);
         await ctx.blobs.commit(staged);
+        committed = true;
         await insertInputFile(trx, row);
       }),
     );
   } catch (error) {
     await ctx.blobs.discard(staged);
+    // A blob stored for a row that did not commit (a cut connection) goes once the database
+    // answers, not at the next start's sweep: no quota counts it. One the row did record stays.
+    if (committed) void removeWhenUnreferenced(ctx, staged.sha256);
     throw error;
   }
   invalidate(ctx, caller.workspaceId, ['files']);
