@@ -87,6 +87,7 @@ describe('skillet migrate', () => {
         '0018-uploaded-skills',
         '0019-run-journal',
         '0020-run-owner-attempt',
+        '0021-spent-net-of-refunds',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
