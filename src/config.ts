@@ -5,7 +5,6 @@ import path from 'node:path';
 import { type ModelPrices, parseModelPrices } from './model-prices.js';
 import { PROJECT_ROOT } from './paths.js';
 import { randomBase64Url } from './secrets.js';
-import { DEFAULT_NETWORK_BYTES_PER_RUN, DEFAULT_NETWORK_CONNECTION_SECONDS } from './skills/egress-policy.js';
 
 export interface Config {
   host: string;
@@ -239,6 +238,14 @@ export type SandboxSetting = 'auto' | 'bwrap' | 'none';
 const SANDBOX_SETTINGS = ['auto', 'bwrap', 'none'] as const;
 
 export class ConfigError extends Error {}
+
+/**
+ * SKILL_NETWORK_BYTES_PER_RUN: what the computer's writable space holds by default, so
+ * anything a run can keep it can fetch, with room to spare, and no run streams for ever.
+ */
+export const DEFAULT_NETWORK_BYTES_PER_RUN = 2 * 1024 ** 3;
+/** SKILL_NETWORK_CONNECTION_SECONDS: a large download's time, far short of a run's. */
+export const DEFAULT_NETWORK_CONNECTION_SECONDS = 600;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const ENVIRONMENTS = ['development', 'production'] as const;

@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { domainToASCII } from 'node:url';
-import type { Config } from '../config.js';
+import { type Config, DEFAULT_NETWORK_BYTES_PER_RUN, DEFAULT_NETWORK_CONNECTION_SECONDS } from '../config.js';
 import { isPublicAddress, literalAddressOf, type Resolve, systemResolve } from '../webhooks/address-guard.js';
 
 /**
@@ -23,14 +23,6 @@ export interface EgressPolicy {
 }
 
 export const WEB_PORTS: readonly number[] = [80, 443];
-
-/**
- * SKILL_NETWORK_BYTES_PER_RUN: what the computer's writable space holds by default, so
- * anything a run can keep it can fetch, with room to spare, and no run streams for ever.
- */
-export const DEFAULT_NETWORK_BYTES_PER_RUN = 2 * 1024 ** 3;
-/** SKILL_NETWORK_CONNECTION_SECONDS: a large download's time, far short of a run's. */
-export const DEFAULT_NETWORK_CONNECTION_SECONDS = 600;
 
 export function egressPolicyOf(config: {
   // The caps are optional here only because some callers type the config by the parts they

@@ -38,6 +38,7 @@ const BUILT_ELSEWHERE: Record<string, string> = {
   'src/identity/workspaces.ts bound.switchAway': 'a credential strategy’s constant (credential-strategies.ts), scanned below',
   'src/identity/workspaces.ts bound.actElsewhere': 'the same constants',
   'src/rate-limit/limits.ts message': 'the limiter’s messages, literals in the same file, scanned below',
+  'src/billing/charges.ts shortfall': 'creditShortfall’s messages, literals in the same file, scanned below',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -106,9 +107,13 @@ describe('every refusal, as the app shows it', () => {
   });
 
   it('shows each one in words: no validator text, no method or route, nothing the program made up', () => {
-    const extra = ['src/identity/credential-strategies.ts', 'src/rate-limit/limits.ts'].flatMap((file) =>
-      sentencesOf(file).map((text) => ({ where: file, className: 'Unauthorized', text })),
-    );
+    const extra = (
+      [
+        ['src/identity/credential-strategies.ts', 'Unauthorized'],
+        ['src/rate-limit/limits.ts', 'Unauthorized'],
+        ['src/billing/charges.ts', 'PaymentRequired'],
+      ] as const
+    ).flatMap(([file, className]) => sentencesOf(file).map((text) => ({ where: file, className, text })));
     for (const { where, className, text } of [...messages, ...extra]) {
       const ErrorClass = ERROR_CLASSES.find(([name]) => name === className)?.[1];
       const thrown = new (ErrorClass as ErrorClass)(text);
