@@ -69,6 +69,8 @@ export interface Config {
   appDownloadUrl: string;
   passwordHashLogN: number;
   authTokenTtlDays: number;
+  /** How long a workspace invitation's link works. */
+  invitationTtlDays: number;
   /** How long a resolved credential is trusted without asking the database (0: never). */
   credentialCacheSeconds: number;
   /** Whether an OAuth access token's scopes (read, write, admin) limit what it may do; recorded only when false. */
@@ -601,6 +603,7 @@ export async function loadConfig(env: Env): Promise<Config> {
     appDownloadUrl: httpUrl(env, 'APP_DOWNLOAD_URL', `${publicUrl}/activate`),
     passwordHashLogN: integer(env, 'PASSWORD_HASH_LOG_N', 15, 10, 20),
     authTokenTtlDays: integer(env, 'AUTH_TOKEN_TTL_DAYS', 30, 1, 3650),
+    invitationTtlDays: integer(env, 'INVITATION_TTL_DAYS', 7, 1, 90),
     credentialCacheSeconds: integer(env, 'CREDENTIAL_CACHE_SECONDS', 10, 0, 300),
     oauthEnforceScopes: boolean(env, 'OAUTH_ENFORCE_SCOPES', false),
     heartbeat: {
