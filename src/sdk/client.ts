@@ -107,6 +107,13 @@ export class SkilletClient {
      */
     install: (folderName: string, files: SkillFolderFile[], options: { slug?: string } = {}) =>
       this.transport.json<InstalledSkill>('POST', '/api/v1/skills', { folderName, files, ...options }),
+    /** One skill the workspace can run, the server's or its own; 404 for a slug it does not have. */
+    get: (slug: string) => this.transport.json<SkillItem>('GET', `/api/v1/skills/${id(slug)}`),
+    /** Installs a new version of a skill installed into the workspace over it, keeping its slug. */
+    update: (slug: string, folderName: string, files: SkillFolderFile[]) =>
+      this.transport.json<InstalledSkill>('PUT', `/api/v1/skills/${id(slug)}`, { folderName, files }),
+    /** Removes a skill installed into the workspace; past runs keep their history and artifacts. */
+    remove: (slug: string) => this.transport.json<{ success: true }>('DELETE', `/api/v1/skills/${id(slug)}`),
   };
 
   readonly executions = {

@@ -23,13 +23,15 @@ const InputSchema = Type.Object({
   required: Type.Optional(Type.Array(Type.String())),
 });
 
-const SkillItem = Type.Object({
+export const SkillItem = Type.Object({
   slug: Type.String(),
   name: Type.String(),
   description: Type.String(),
   runtime: Type.String(),
   price: Type.Integer(),
   installed: Type.Boolean(),
+  /** `server`: one of the server's skills, which every workspace has; `workspace`: installed into the caller's workspace. */
+  source: Type.Union([Type.Literal('server'), Type.Literal('workspace')]),
   /** What a run expects: the skill's `input:` sentence, else its description. */
   input: Type.String(),
   /** What a run given no input works on, for clients that offer it; null when input is needed. */
@@ -43,3 +45,5 @@ const SkillItem = Type.Object({
 });
 
 export const SkillList = Type.Object({ items: Type.Array(SkillItem), ...PageFields });
+
+export const SkillParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -1,31 +1,57 @@
-import { InvalidInput } from '../errors.js';
+import type { AppContext } from '../context.js';
+import { InvalidInput, NotFound } from '../errors.js';
 import { takesFiles } from './input-files.js';
-import type { SkillRegistry } from './registry.js';
+import type { Skill } from './registry.js';
+import { findSkill, workspaceSkills } from './workspace-skills.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
 
-/**
- * One page of the skills this server offers, in slug order. Every workspace has all of
- * them installed.
- */
-export function marketplacePage(skills: SkillRegistry, page: { limit?: number | undefined; offset?: number | undefined }) {
-  const limit = page.limit ?? DEFAULT_LIMIT;
-  if (limit < 1 || limit > MAX_LIMIT) throw new InvalidInput(`limit must be from 1 to ${MAX_LIMIT}`);
-  const offset = page.offset ?? 0;
-  const all = skills.list();
-  const items = all.slice(offset, offset + limit).map((skill) => ({
+type CatalogContext = Pick<AppContext, 'db' | 'skills' | 'blobs' | 'config'>;
+
+/** Where a skill comes from: the server's (every workspace has them), or installed into this workspace. */
+export type SkillSource = 'server' | 'workspace';
+
+function skillItem(skill: Skill, source: SkillSource) {
+  return {
     slug: skill.slug,
     name: skill.name,
     description: skill.description,
     runtime: skill.runtime,
     price: skill.price,
     installed: true,
+    source,
     input: skill.inputHint ?? skill.description,
     defaultInput: skill.defaultInput,
     examples: skill.inputExamples,
     inputSchema: skill.inputSchema,
     takesFiles: takesFiles(skill),
-  }));
+  };
+}
+
+/**
+ * One page of the skills the caller's workspace can run, in slug order: the server's and
+ * those installed into the workspace, each saying which it is.
+ */
+export async function marketplacePage(
+  ctx: CatalogContext,
+  workspaceId: string,
+  page: { limit?: number | undefined; offset?: number | undefined },
+) {
+  const limit = page.limit ?? DEFAULT_LIMIT;
+  if (limit < 1 || limit > MAX_LIMIT) throw new InvalidInput(`limit must be from 1 to ${MAX_LIMIT}`);
+  const offset = page.offset ?? 0;
+  const all = [
+    ...ctx.skills.list().map((skill) => skillItem(skill, 'server')),
+    ...(await workspaceSkills(ctx, workspaceId)).map((skill) => skillItem(skill, 'workspace')),
+  ].sort((a, b) => a.slug.localeCompare(b.slug));
+  const items = all.slice(offset, offset + limit);
   return { items, total: all.length, limit, offset, hasMore: offset + items.length < all.length };
+}
+
+/** One skill the caller's workspace can run; another workspace's is as unknown as a slug nobody used. */
+export async function catalogSkill(ctx: CatalogContext, workspaceId: string, slug: string) {
+  const skill = await findSkill(ctx, workspaceId, slug);
+  if (!skill) throw new NotFound(`There is no skill called ${slug} here. See the list of skills for the slugs you can run.`);
+  return skillItem(skill, ctx.skills.get(slug) ? 'server' : 'workspace');
 }

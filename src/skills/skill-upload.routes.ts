@@ -1,10 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../http/credentials.js';
+import { SkillParams } from './marketplace.schemas.js';
+import { changeableSkill, removeSkill } from './skill-removal.js';
 import { installFromFolder, UPLOAD_BODY_LIMIT } from './skill-upload.js';
-import { InstalledSkill, InstallFolderBody } from './skill-upload.schemas.js';
+import { InstalledSkill, InstallFolderBody, Removed, UpdateFolderBody } from './skill-upload.schemas.js';
 
-/** A skill installed into the caller's workspace from a folder of files (`skillet skills install PATH`). */
+/**
+ * Skills installed into the caller's workspace from a folder of files (`skillet skills
+ * install PATH`), updated from a new version of it, and removed.
+ */
 export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
@@ -17,6 +22,30 @@ export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         reply.status(201);
         return installFromFolder(ctx, callerOf(request), request.body);
+      },
+    );
+
+    app.put(
+      '/skills/:slug',
+      {
+        config: { auth: 'user' },
+        bodyLimit: UPLOAD_BODY_LIMIT,
+        schema: { params: SkillParams, body: UpdateFolderBody, response: { 200: InstalledSkill } },
+      },
+      async (request) => {
+        const caller = callerOf(request);
+        const { slug } = request.params;
+        const installed = await changeableSkill(ctx, caller, slug, 'update');
+        return installFromFolder(ctx, caller, { ...request.body, slug }, installed);
+      },
+    );
+
+    app.delete(
+      '/skills/:slug',
+      { config: { auth: 'user' }, schema: { params: SkillParams, response: { 200: Removed } } },
+      async (request) => {
+        await removeSkill(ctx, callerOf(request), request.params.slug);
+        return { success: true as const };
       },
     );
   };

@@ -1,20 +1,24 @@
 import { Type } from 'typebox';
 import { UPLOAD_LIMITS } from './skill-upload.js';
 
+const FolderFields = {
+  /** The folder's own name: the skill's slug when its SKILL.md names none. */
+  folderName: Type.String({ minLength: 1, maxLength: 100 }),
+  files: Type.Array(
+    Type.Object(
+      // No length of its own: the route's body limit holds the whole folder, and the domain
+      // says the size limit in words. A per-file cap would refuse a skill's large font first.
+      { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() },
+      { additionalProperties: false },
+    ),
+    // One more than the limit, so the domain says it in words instead of the validator.
+    { maxItems: UPLOAD_LIMITS.files + 1 },
+  ),
+};
+
 export const InstallFolderBody = Type.Object(
   {
-    /** The folder's own name: the skill's slug when its SKILL.md names none. */
-    folderName: Type.String({ minLength: 1, maxLength: 100 }),
-    files: Type.Array(
-      Type.Object(
-        // No length of its own: the route's body limit holds the whole folder, and the domain
-        // says the size limit in words. A per-file cap would refuse a skill's large font first.
-        { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() },
-        { additionalProperties: false },
-      ),
-      // One more than the limit, so the domain says it in words instead of the validator.
-      { maxItems: UPLOAD_LIMITS.files + 1 },
-    ),
+    ...FolderFields,
     /**
      * The slug to install under, chosen by the person: above the SKILL.md's and the folder's,
      * for a skill whose own is taken (a public skill named like one of the server's).
@@ -31,3 +35,8 @@ export const InstalledSkill = Type.Object({
   runtime: Type.Union([Type.Literal('script'), Type.Literal('agent')]),
   files: Type.Integer(),
 });
+
+/** A new version of an installed skill: its folder, installed over it under the same slug. */
+export const UpdateFolderBody = Type.Object(FolderFields, { additionalProperties: false });
+
+export const Removed = Type.Object({ success: Type.Literal(true) });

@@ -13,6 +13,7 @@ import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { writeFolderFromBlobs } from './installed-skill-folder.js';
 import { isSkillSlug, ManifestError, parseSkillManifest } from './manifest.js';
+import { clearForgottenSkill, forgetSkill, type InstalledRow } from './skill-removal.js';
 import { insertUploadedFiles } from './uploaded-skills.store.js';
 import { isSlugTaken, recordInstalledSkill } from './workspace-skills.store.js';
 
@@ -147,11 +148,14 @@ function manifestOf(files: { path: string; bytes: Buffer }[], folderName: string
  * The slug is the one the person chose, else the SKILL.md's, else the folder's name; one the
  * server's own skills or another skill of the workspace use is a conflict that says how to
  * choose another (a public skill's folder is often named like a built-in: pdf, xlsx).
+ * With `replacing` (an update, checked by changeableSkill), the folder takes that skill's
+ * place under its slug in one transaction, its space and count freed first.
  */
 export async function installFromFolder(
   ctx: UploadContext,
   caller: Caller,
   upload: { folderName: string; files: UploadedFile[]; slug?: string | undefined },
+  replacing?: InstalledRow,
 ): Promise<InstalledFromFolder> {
   const chosen = chosenSlug(upload.slug);
   const files = decoded(upload.files);
@@ -159,10 +163,13 @@ export async function installFromFolder(
   const slug = chosen ?? manifest.slug;
   if (ctx.skills.get(slug)) throw slugTaken(slug, true, chosen !== undefined);
   const taken = () => slugTaken(slug, false, chosen !== undefined);
-  if (await isSlugTaken(ctx.db, caller.workspaceId, slug)) throw taken();
   const room = ctx.config.workspaceStorage;
   const bytes = files.reduce((sum, file) => sum + file.bytes.length, 0);
-  await checkSkillRoom(ctx.db, room, caller.workspaceId, bytes);
+  if (!replacing) {
+    if (await isSlugTaken(ctx.db, caller.workspaceId, slug)) throw taken();
+    await checkSkillRoom(ctx.db, room, caller.workspaceId, bytes);
+  }
+  let replaced: string[] = [];
 
   const dir = path.join(ctx.config.dataDir, 'installed-skills', caller.workspaceId, `${slug}-${randomBytes(4).toString('hex')}`);
   const staged: { path: string; blob: StagedBlob }[] = [];
@@ -175,6 +182,7 @@ export async function installFromFolder(
       const recorded = ctx.db.transaction().execute(async (trx) => {
         // Counted again with the workspace held: another upload or install may have filled it.
         await holdWorkspace(trx, caller.workspaceId);
+        if (replacing) replaced = await forgetSkill(trx, replacing);
         await checkSkillRoom(trx, room, caller.workspaceId, bytes);
         await recordInstalledSkill(trx, {
           workspace_id: caller.workspaceId,
@@ -204,6 +212,7 @@ export async function installFromFolder(
   } finally {
     await Promise.all(staged.map(({ blob }) => ctx.blobs.discard(blob).catch(() => undefined)));
   }
+  if (replacing) await clearForgottenSkill(ctx, replacing, replaced);
   invalidate(ctx, caller.workspaceId, ['skills']);
   return { slug, name: manifest.name, description: manifest.description, runtime: manifest.runtime, files: files.length };
 }
