@@ -40,11 +40,11 @@ const SERVER_INFO = { name: 'skillet', version: '0.1.0' };
 const SKILL_PAGE = 100;
 const ARTIFACT_PAGE = 20;
 
-/** Every skill the caller can run, in slug order: the marketplace's pages, end to end. */
-function allSkills(ctx: AppContext) {
+/** Every skill the caller can run, in slug order (the server's and the workspace's own): the marketplace's pages, end to end. */
+async function allSkills(ctx: AppContext, workspaceId: string) {
   const items = [];
   for (let offset = 0; ; offset += SKILL_PAGE) {
-    const page = marketplacePage(ctx.skills, { limit: SKILL_PAGE, offset });
+    const page = await marketplacePage(ctx, workspaceId, { limit: SKILL_PAGE, offset });
     items.push(...page.items);
     if (!page.hasMore) return items;
   }
@@ -81,8 +81,11 @@ export function mcpServerFor(ctx: AppContext, caller: Caller): McpServer {
 
   server.registerTool(
     'list_skills',
-    { description: 'Lists the skills this server can run for you.', inputSchema: schemas.none },
-    async () => answer(async () => jsonResult({ skills: allSkills(ctx) })),
+    {
+      description: 'Lists the skills you can run: this server’s and those installed into your workspace (source workspace).',
+      inputSchema: schemas.none,
+    },
+    async () => answer(async () => jsonResult({ skills: await allSkills(ctx, caller.workspaceId) })),
   );
 
   server.registerTool(

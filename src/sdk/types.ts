@@ -68,6 +68,8 @@ export interface SkillItem {
   runtime: string;
   price: number;
   installed: boolean;
+  /** `server`: one of the server's skills, every workspace's; `workspace`: installed into yours, which its owners and admins may update and remove. */
+  source: 'server' | 'workspace';
   /** What a run expects, in a sentence. */
   input: string;
   /** What a run given no input works on; null when the skill needs input. */
