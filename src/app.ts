@@ -28,6 +28,7 @@ import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
 import { requestLogger } from './http/request-logger.js';
 import { upgradesFor } from './http/upgrades.js';
 import { authRoutes } from './identity/auth.routes.js';
+import { invitationRoutes } from './identity/invitations.routes.js';
 import { keyRoutes } from './identity/keys.routes.js';
 import { workspaceRoutes } from './identity/workspaces.routes.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authRoutes(ctx), { prefix: '/api/v1' });
   await app.register(connectedAppRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(invitationRoutes(ctx), { prefix: '/api/v1' });
   await app.register(keyRoutes(ctx), { prefix: '/api/v1' });
   await app.register(activationRoutes(ctx), { prefix: '/api/v1' });
   await app.register(agentConnectRoutes(ctx), { prefix: '/api/v1' });

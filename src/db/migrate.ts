@@ -22,6 +22,7 @@ import { uploadedSkillsMigration } from './migrations/0018-uploaded-skills.js';
 import { runJournalMigration } from './migrations/0019-run-journal.js';
 import { runOwnerAttemptMigration } from './migrations/0020-run-owner-attempt.js';
 import { spentNetOfRefundsMigration } from './migrations/0021-spent-net-of-refunds.js';
+import { workspaceInvitationsMigration } from './migrations/0022-workspace-invitations.js';
 
 /** Migrations are listed here in order, so they work the same from src (tests) and dist. */
 function migrationsFor(database: Database): Record<string, Migration> {
@@ -48,6 +49,7 @@ function migrationsFor(database: Database): Record<string, Migration> {
     '0019-run-journal': runJournalMigration(types),
     '0020-run-owner-attempt': runOwnerAttemptMigration,
     '0021-spent-net-of-refunds': spentNetOfRefundsMigration,
+    '0022-workspace-invitations': workspaceInvitationsMigration(types),
   };
 }
 

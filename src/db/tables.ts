@@ -42,6 +42,7 @@ export interface Tables {
   input_files: InputFilesTable;
   execution_files: ExecutionFilesTable;
   password_resets: PasswordResetsTable;
+  workspace_invitations: WorkspaceInvitationsTable;
 }
 
 /** Credits held for a house-key model call under way (billing/credit-holds.store.ts). */
@@ -238,6 +239,22 @@ export interface WorkspaceMembersTable {
   user_id: string;
   role: WorkspaceRole;
   created_at: string;
+}
+
+export interface WorkspaceInvitationsTable {
+  id: string;
+  workspace_id: string;
+  /** Normalized (trimmed, lower case): the account that may accept it has this email. */
+  email: string;
+  role: WorkspaceRole;
+  /** SHA-256 of the link's token; the token itself is only ever in the mail. */
+  token_hash: string;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  revoked_at: string | null;
 }
 
 export interface PasswordResetsTable {

@@ -88,6 +88,7 @@ describe('skillet migrate', () => {
         '0019-run-journal',
         '0020-run-owner-attempt',
         '0021-spent-net-of-refunds',
+        '0022-workspace-invitations',
       ],
     });
     expect(JSON.parse((await skillet('migrate')).stdout)).toEqual({ applied: [] });
