@@ -15,6 +15,7 @@ import { webhookRoutes } from './billing/webhook.routes.js';
 import { composeNode, type NodeDeps } from './compose.js';
 import { agentConnectRoutes } from './consent/agent-connect.routes.js';
 import { connectPageRoutes } from './consent/connect-page.routes.js';
+import { docsRoutes } from './docs/docs.routes.js';
 import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { CONTROL_SOCKET_PATH } from './executions/control-url.js';
 import { executionRoutes } from './executions/executions.routes.js';
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
   });
 
+  await app.register(docsRoutes(ctx));
   await app.register(authRoutes(ctx), { prefix: '/api/v1' });
   await app.register(connectedAppRoutes(ctx), { prefix: '/api/v1' });
   await app.register(workspaceRoutes(ctx), { prefix: '/api/v1' });

@@ -151,10 +151,29 @@ function withAnswerExample(responses: Record<string, object> | undefined, exampl
   return { ...responses, [success]: { ...(responses[success] as object), examples: [example] } };
 }
 
+/**
+ * The reference's opening (Swagger UI shows it as Markdown above the operations): what the
+ * API is, how a caller proves who it is, and the way back to the guide, which a newcomer
+ * needs before any one operation.
+ */
+const INTRODUCTION = `Skillet runs skills for people and their agents: create an execution, start it, and follow its events live. New here? Read [Getting started](/docs) first (keys, a first run, streaming, errors and Ds), and [Writing a skill](/docs/writing-skills) to make your own.
+
+Answers are JSON; a refusal is \`{"error": {"code", "message"}}\` with a message in words ([Errors](/docs#errors) lists the codes).
+
+## Authentication
+
+Each operation lists what it takes (the lock beside it). Send one of:
+
+- **\`x-api-key: sklt_live_…\`**: an API key. It acts in the workspace it was made for. Get one with \`skillet login\` (device activation) or on the app's Keys page ([how](/docs#get-an-api-key)).
+- **\`x-auth-token: …\`**: a signed-in person's session token, from \`POST /api/v1/auth/login\`. With it, \`x-workspace-id\` chooses which of their workspaces to act in.
+- **\`Authorization: Bearer …\`**: an OAuth access token issued by this server (\`/oauth/token\`) to an app a person connected, for this API's address, limited to the scopes they granted.
+
+A missing or revoked credential is a 401; a credential that may not do what was asked is a 403. The event stream of a run takes neither: it is opened with the signed address \`GET /executions/{id}/stream-token\` gives.`;
+
 export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
-      info: { title: 'Skillet API', version: '1' },
+      info: { title: 'Skillet API', version: '1', description: INTRODUCTION },
       servers: [{ url: publicUrl }],
       components: { securitySchemes: SECURITY_SCHEMES, schemas: ERROR_SCHEMAS },
     },

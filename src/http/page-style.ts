@@ -1,7 +1,7 @@
 /**
  * The stylesheet of the pages the server renders itself (device activation without
  * JavaScript, OAuth sign-in and consent, the connect page, the test checkout, the payment
- * return): the web app's look (web/src/styles.css), its colours, header band, card and
+ * return, the docs): the web app's look (web/src/styles.css), its colours, header band, card and
  * buttons, so a person moving between the app and these pages sees one product.
  */
 export const PAGE_CSS = `
@@ -41,4 +41,12 @@ button { margin-top: 16px; padding: 8px 14px; min-height: 40px; font: inherit; f
 .actions form { margin: 0; }
 details { margin-top: 12px; color: var(--muted); font-size: .9rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; overflow-wrap: anywhere; }
+main:has(> .doc) { width: min(52rem, calc(100% - 24px)); }
+.doc h2 { font-size: 1.25rem; margin: 28px 0 8px; }
+.doc h3 { font-size: 1.05rem; margin: 20px 0 6px; }
+.doc pre { overflow-x: auto; padding: 10px 12px; background: #f1f2f4; border: 1px solid var(--line); border-radius: 6px;
+  font-size: .85rem; line-height: 1.4; }
+.doc pre code { overflow-wrap: normal; }
+.doc-nav { display: flex; flex-wrap: wrap; gap: 4px 16px; padding-bottom: 10px; border-bottom: 1px solid var(--line); }
+.doc-nav a[aria-current="page"] { font-weight: 700; color: var(--ink); }
 `;
