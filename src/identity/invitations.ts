@@ -75,28 +75,30 @@ function requireMailer(ctx: InvitingContext): Mailer {
   return ctx.mailer;
 }
 
-/** Counts one invitation mail against the workspace's and the address's hourly allowance. */
+/**
+ * Counts one invitation mail against the workspace's and the address's hourly allowance;
+ * both are asked first, so a mail one of them refuses costs the other nothing.
+ */
 async function allowMail(ctx: InvitingContext, workspaceId: string, email: string): Promise<void> {
   const nowMs = ctx.clock.nowMs();
   const rule = (limit: number) => ({ kind: 'window' as const, limit, windowMs: HOUR_MS });
-  const byWorkspace = await ctx.rateLimits.consume(`invitations:${workspaceId}`, rule(INVITATIONS_PER_WORKSPACE_HOUR), nowMs);
-  if (!byWorkspace.allowed) {
+  const byWorkspace = { key: `invitations:${workspaceId}`, rule: rule(INVITATIONS_PER_WORKSPACE_HOUR) };
+  const byAddress = { key: `invitation-mails:${sha256Hex(email)}`, rule: rule(INVITATIONS_PER_ADDRESS_HOUR) };
+  const workspaceLeft = await ctx.rateLimits.peek(byWorkspace.key, byWorkspace.rule, nowMs);
+  if (!workspaceLeft.allowed) {
     throw new RateLimited(
       `This workspace has sent ${INVITATIONS_PER_WORKSPACE_HOUR} invitations in the last hour. Wait a while, then invite the rest.`,
-      Math.ceil(byWorkspace.retryAfterMs / 1000),
+      Math.ceil(workspaceLeft.retryAfterMs / 1000),
     );
   }
-  const byAddress = await ctx.rateLimits.consume(
-    `invitation-mails:${sha256Hex(email)}`,
-    rule(INVITATIONS_PER_ADDRESS_HOUR),
-    nowMs,
-  );
-  if (!byAddress.allowed) {
+  const addressLeft = await ctx.rateLimits.consume(byAddress.key, byAddress.rule, nowMs);
+  if (!addressLeft.allowed) {
     throw new RateLimited(
       `${email} has been sent ${INVITATIONS_PER_ADDRESS_HOUR} invitations in the last hour. Wait a while before sending another.`,
-      Math.ceil(byAddress.retryAfterMs / 1000),
+      Math.ceil(addressLeft.retryAfterMs / 1000),
     );
   }
+  await ctx.rateLimits.consume(byWorkspace.key, byWorkspace.rule, nowMs);
 }
 
 function mailText(ctx: InvitingContext, caller: Caller, workspace: MembershipRow, role: WorkspaceRole, url: string): string {
