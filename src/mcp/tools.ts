@@ -41,10 +41,10 @@ const SKILL_PAGE = 100;
 const ARTIFACT_PAGE = 20;
 
 /** Every skill the caller can run, in slug order (the server's and the workspace's own): the marketplace's pages, end to end. */
-async function allSkills(ctx: AppContext, workspaceId: string) {
+async function allSkills(ctx: AppContext, caller: Caller) {
   const items = [];
   for (let offset = 0; ; offset += SKILL_PAGE) {
-    const page = await marketplacePage(ctx, workspaceId, { limit: SKILL_PAGE, offset });
+    const page = await marketplacePage(ctx, caller.workspaceId, caller.userId, { limit: SKILL_PAGE, offset });
     items.push(...page.items);
     if (!page.hasMore) return items;
   }
@@ -85,7 +85,7 @@ export function mcpServerFor(ctx: AppContext, caller: Caller): McpServer {
       description: 'Lists the skills you can run: this server’s and those installed into your workspace (source workspace).',
       inputSchema: schemas.none,
     },
-    async () => answer(async () => jsonResult({ skills: await allSkills(ctx, caller.workspaceId) })),
+    async () => answer(async () => jsonResult({ skills: await allSkills(ctx, caller) })),
   );
 
   server.registerTool(

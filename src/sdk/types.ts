@@ -80,6 +80,18 @@ export interface SkillItem {
   inputSchema: InputSchema | null;
   /** Whether a run may be given files; a run of a skill that does not read them is refused with them. */
   takesFiles: boolean;
+  /** An agent skill's model calls, charged on top of its price; null for a skill that calls no model. */
+  modelUse: ModelUse | null;
+}
+
+/** What an agent skill's model calls cost: an estimate for a typical run. */
+export interface ModelUse {
+  /** The model a run on the server's key calls. */
+  model: string;
+  /** Whole Ds a typical run's model calls cost at the server's prices: an estimate. */
+  aboutDs: number;
+  /** You have your own model key: your runs' model calls cost 0 Ds. */
+  ownKey: boolean;
 }
 
 export type InputFieldType = 'string' | 'integer' | 'number' | 'boolean';

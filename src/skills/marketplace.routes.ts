@@ -13,7 +13,8 @@ export function marketplaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         { config: { auth: 'user' }, schema: { querystring: MarketplaceQuery, response: { 200: SkillList } } },
         async (request) => {
           const { limit, offset } = request.query;
-          return marketplacePage(ctx, callerOf(request).workspaceId, {
+          const caller = callerOf(request);
+          return marketplacePage(ctx, caller.workspaceId, caller.userId, {
             limit: limit === undefined ? undefined : Number(limit),
             offset: offset === undefined ? undefined : Number(offset),
           });
@@ -23,7 +24,10 @@ export function marketplaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/skills/:slug',
       { config: { auth: 'user' }, schema: { params: SkillParams, response: { 200: SkillItem } } },
-      async (request) => catalogSkill(ctx, callerOf(request).workspaceId, request.params.slug),
+      async (request) => {
+        const caller = callerOf(request);
+        return catalogSkill(ctx, caller.workspaceId, caller.userId, request.params.slug);
+      },
     );
   };
 }

@@ -42,6 +42,8 @@ export const SkillItem = Type.Object({
   inputSchema: Type.Union([InputSchema, Type.Null()]),
   /** Whether a run may be given files; a run of a skill that does not read them is refused with them. */
   takesFiles: Type.Boolean(),
+  /** An agent skill's model calls, paid on top of its price: an estimate for a typical run; null when it calls no model. */
+  modelUse: Type.Union([Type.Object({ model: Type.String(), aboutDs: Type.Integer(), ownKey: Type.Boolean() }), Type.Null()]),
 });
 
 export const SkillList = Type.Object({ items: Type.Array(SkillItem), ...PageFields });

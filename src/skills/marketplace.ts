@@ -1,3 +1,5 @@
+import { modelUseOf } from '../agent/model-use-estimate.js';
+import { byokStatus } from '../billing/byok.js';
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
 import { takesFiles } from './input-files.js';
@@ -12,7 +14,12 @@ type CatalogContext = Pick<AppContext, 'db' | 'skills' | 'blobs' | 'config'>;
 /** Where a skill comes from: the server's (every workspace has them), or installed into this workspace. */
 export type SkillSource = 'server' | 'workspace';
 
-function skillItem(skill: Skill, source: SkillSource) {
+/** Whether the caller's model calls ride on a key of their own, which costs them 0 Ds (billing rule 4). */
+async function paysOwnModels(ctx: CatalogContext, userId: string): Promise<boolean> {
+  return (await byokStatus(ctx, userId)).hasKey;
+}
+
+function skillItem(ctx: CatalogContext, skill: Skill, source: SkillSource, ownKey: boolean) {
   return {
     slug: skill.slug,
     name: skill.name,
@@ -26,6 +33,7 @@ function skillItem(skill: Skill, source: SkillSource) {
     examples: skill.inputExamples,
     inputSchema: skill.inputSchema,
     takesFiles: takesFiles(skill),
+    modelUse: modelUseOf(ctx.config.agent, skill, ownKey),
   };
 }
 
@@ -36,22 +44,24 @@ function skillItem(skill: Skill, source: SkillSource) {
 export async function marketplacePage(
   ctx: CatalogContext,
   workspaceId: string,
+  userId: string,
   page: { limit?: number | undefined; offset?: number | undefined },
 ) {
   const limit = page.limit ?? DEFAULT_LIMIT;
   if (limit < 1 || limit > MAX_LIMIT) throw new InvalidInput(`limit must be from 1 to ${MAX_LIMIT}`);
   const offset = page.offset ?? 0;
+  const ownKey = await paysOwnModels(ctx, userId);
   const all = [
-    ...ctx.skills.list().map((skill) => skillItem(skill, 'server')),
-    ...(await workspaceSkills(ctx, workspaceId)).map((skill) => skillItem(skill, 'workspace')),
+    ...ctx.skills.list().map((skill) => skillItem(ctx, skill, 'server', ownKey)),
+    ...(await workspaceSkills(ctx, workspaceId)).map((skill) => skillItem(ctx, skill, 'workspace', ownKey)),
   ].sort((a, b) => a.slug.localeCompare(b.slug));
   const items = all.slice(offset, offset + limit);
   return { items, total: all.length, limit, offset, hasMore: offset + items.length < all.length };
 }
 
 /** One skill the caller's workspace can run; another workspace's is as unknown as a slug nobody used. */
-export async function catalogSkill(ctx: CatalogContext, workspaceId: string, slug: string) {
+export async function catalogSkill(ctx: CatalogContext, workspaceId: string, userId: string, slug: string) {
   const skill = await findSkill(ctx, workspaceId, slug);
   if (!skill) throw new NotFound(`There is no skill called ${slug} here. See the list of skills for the slugs you can run.`);
-  return skillItem(skill, ctx.skills.get(slug) ? 'server' : 'workspace');
+  return skillItem(ctx, skill, ctx.skills.get(slug) ? 'server' : 'workspace', await paysOwnModels(ctx, userId));
 }
