@@ -51,5 +51,5 @@ export function modelUseOf(settings: AgentSettings, skill: Skill, ownKey: boolea
   const grown = (GROWTH_PER_CALL * TYPICAL_CALLS * (TYPICAL_CALLS - 1)) / 2;
   const usage = { input_tokens: base * TYPICAL_CALLS + grown, output_tokens: OUTPUT_PER_CALL * TYPICAL_CALLS };
   const model = houseModel(settings, skill);
-  return { model, aboutDs: Math.ceil(tokenCost(settings.prices, model, usage) - 1e-9), ownKey };
+  return { model, aboutDs: Math.max(0, Math.ceil(tokenCost(settings.prices, model, usage) - 1e-9)), ownKey };
 }
