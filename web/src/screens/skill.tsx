@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { SkilletError } from '../../../src/sdk/errors';
+import { modelUseNote, priceLabel } from '../../../src/sdk/skill-price';
 import type { HistoryItem, SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { useLoad } from '../load';
@@ -13,7 +14,6 @@ import { BusyPanel, cancelRunning, useDraft, waitUntilEnded } from './run-busy';
 import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
 import { InputFields } from './run-input-fields';
 import { queueStart } from './run-start';
-import { formatPrice } from './skills';
 import './skills.css';
 
 /**
@@ -184,8 +184,9 @@ export function SkillScreen({ slug }: { slug: string }) {
         <dl class="skill-facts">
           <dt>Price</dt>
           <dd>
-            {formatPrice(skill.price)}
+            {priceLabel(skill)}
             <WhoPays />
+            {modelUseNote(skill) && <p class="hint">{modelUseNote(skill)}</p>}
           </dd>
           <dt>Runtime</dt>
           <dd>{skill.runtime}</dd>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { priceLabel } from '../../../src/sdk/skill-price';
 import type { SkillItem } from '../../../src/sdk/types';
 import { useLoad } from '../load';
 import { skillPage } from '../requests/skills';
@@ -9,17 +10,13 @@ import './skills.css';
 
 const PAGE = 50;
 
-export function formatPrice(price: number): string {
-  return price === 0 ? 'Free' : `${price} Ds per run`;
-}
-
 function SkillCard({ skill }: { skill: SkillItem }) {
   return (
     <li class="card skill-card">
       <h2>{skill.name}</h2>
       <p>{skill.description}</p>
       <p class="row skill-meta">
-        <span class="badge">{formatPrice(skill.price)}</span>
+        <span class="badge">{priceLabel(skill)}</span>
         <span class="muted mono">{skill.slug}</span>
         <Link href={`/skills/${encodeURIComponent(skill.slug)}`} class="skill-run" aria-label={`Run ${skill.name}`}>
           Run
