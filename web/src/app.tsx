@@ -11,6 +11,7 @@ import { AssistantScreen } from './screens/assistant';
 import { BillingScreen } from './screens/billing';
 import { ChatScreen } from './screens/chat';
 import { ExecutionsScreen } from './screens/executions';
+import { InvitationScreen } from './screens/invitation';
 import { KeysScreen } from './screens/keys';
 import { ResetPasswordScreen } from './screens/reset-password';
 import { RunScreen } from './screens/run';
@@ -158,6 +159,8 @@ export function App() {
   const { path, query } = useRoute();
   // A reset link works whoever is signed in here, and without anyone.
   if (path === '/reset-password') return <ResetPasswordScreen />;
+  // An invitation link shows what it offers to anyone, and lets the invitee sign in or up to accept it.
+  if (path === '/invitation') return <InvitationScreen />;
   if (me === undefined) {
     return (
       <main id="main" class="loading" aria-busy="true">

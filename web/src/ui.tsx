@@ -41,7 +41,8 @@ export function ConfirmButton({
   onConfirm,
   disabled,
 }: {
-  label: string;
+  /** Text, or text with a part only screen readers hear (which of several alike it is). */
+  label: ComponentChildren;
   confirmLabel: string;
   onConfirm: () => void;
   disabled?: boolean;

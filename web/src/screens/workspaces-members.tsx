@@ -3,8 +3,9 @@ import type { WorkspaceRole } from '../../../src/sdk/types';
 import { useLoad } from '../load';
 import { addMember, listMembers, type Member, type Workspace } from '../requests/workspaces';
 import { Link } from '../router';
-import { useMe, workspaceLabel } from '../session';
+import { mailsResetLinks, useMe, workspaceLabel } from '../session';
 import { Notice, useAction } from '../ui';
+import { Invitations } from './workspaces-invitations';
 import { MemberRow, RenameWorkspace, ROLE_WORDS, rolesYouMayGive } from './workspaces-people';
 
 /** One workspace's people. Only workspaces in the person's own list are asked about. */
@@ -71,6 +72,9 @@ function KnownWorkspaceMembers({ workspace, onChanged }: { workspace: Workspace;
         <p class="hint">A personal workspace is yours alone. Create a team workspace to work with others.</p>
       ) : workspace.role === 'member' ? (
         <p class="hint">Only an owner or admin can add members.</p>
+      ) : mailsResetLinks() ? (
+        // A server that sends mail invites anyone by email; without mail, only people with an account can be added.
+        <Invitations workspace={workspace} />
       ) : (
         <AddMember workspace={workspace} onAdded={members.reload} />
       )}
