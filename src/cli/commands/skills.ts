@@ -4,6 +4,7 @@ import type { SkillItem } from '../../sdk/types.js';
 import { CliError, EXIT, printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { packSkillFolder } from '../skill-folder.js';
+import { skillChangeCommands } from './skill-changes.js';
 
 /** The marketplace's largest page: the list is read page by page to its end. */
 const PAGE = 100;
@@ -24,6 +25,9 @@ export async function skillOf(client: SkilletClient, slug: string): Promise<Skil
   return skill;
 }
 
+/** Where a skill comes from, in the list's words: the workspace's own, or the server's. */
+const fromOf = (skill: SkillItem) => (skill.source === 'workspace' ? 'yours' : 'server');
+
 export function skillCommands(program: Command, global: () => GlobalOptions): void {
   const skills = program
     .command('skills')
@@ -33,8 +37,8 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
       const list = await allSkills(await signedInClient(global()));
       if (options.json) return printJson(list);
       printTable(
-        ['SLUG', 'PRICE', 'RUNTIME', 'DESCRIPTION'],
-        list.map((skill) => [skill.slug, `${skill.price} Ds`, skill.runtime, skill.description]),
+        ['SLUG', 'FROM', 'PRICE', 'RUNTIME', 'DESCRIPTION'],
+        list.map((skill) => [skill.slug, fromOf(skill), `${skill.price} Ds`, skill.runtime, skill.description]),
       );
     });
 
@@ -66,6 +70,9 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
         `${skill.name} (${skill.slug})`,
         `Price:    ${skill.price} Ds per run${skill.runtime === 'agent' ? ', plus the model it uses' : ''}`,
         `Runtime:  ${skill.runtime}`,
+        ...(skill.source === 'workspace'
+          ? [`From:     yours, installed into this workspace (skillet skills update FOLDER, skillet skills remove ${skill.slug})`]
+          : []),
         `Input:    ${skill.input}`,
         ...(skill.defaultInput === null ? [] : [`Default:  ${JSON.stringify(skill.defaultInput)} (used when you give no input)`]),
         ...(skill.examples.length === 0
@@ -75,4 +82,6 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
       ];
       process.stdout.write(`${lines.join('\n')}\n`);
     });
+
+  skillChangeCommands(skills, global);
 }

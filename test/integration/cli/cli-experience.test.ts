@@ -110,7 +110,7 @@ describe('--json and tables', () => {
   it('list commands print a header row above their rows', async ({ cli, signIn }) => {
     await signIn();
     const headers: [string[], RegExp][] = [
-      [['skills'], /^SLUG\s+PRICE\s+RUNTIME\s+DESCRIPTION$/],
+      [['skills'], /^SLUG\s+FROM\s+PRICE\s+RUNTIME\s+DESCRIPTION$/],
       [['executions'], /^EXECUTION\s+STATUS\s+SKILL\s+COST\s+STARTED$/],
       [['artifacts'], /^ARTIFACT\s+STATUS\s+TYPE\s+SIZE\s+TITLE$/],
       [['transactions'], /^DATE\s+AMOUNT\s+TYPE\s+DESCRIPTION$/],
