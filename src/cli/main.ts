@@ -19,7 +19,8 @@ import { skillCommands } from './commands/skills.js';
 import { computerCommands } from './computer-commands.js';
 import { doctorReport, doctorText } from './doctor.js';
 import { CliError, EXIT, explain, printLine } from './output.js';
-import type { GlobalOptions } from './session.js';
+import { baseUrlOf, type GlobalOptions } from './session.js';
+import { DEFAULT_BASE_URL } from './settings.js';
 
 // Output piped into something that stopped reading (`| head`) ends the command quietly.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -37,6 +38,13 @@ const program = new Command('skillet')
   .showHelpAfterError()
   .exitOverride();
 const global = () => program.opts<GlobalOptions>();
+// The guide on the server this CLI talks to; --base-url, when given before --help, wins.
+const configuredServer = await baseUrlOf({}).catch(() => DEFAULT_BASE_URL);
+program.addHelpText(
+  'after',
+  () =>
+    `\nNew here? The guide (getting started, writing a skill, the API reference) is at ${(global().baseUrl ?? configuredServer).replace(/\/+$/, '')}/docs\n`,
+);
 
 accountCommands(program, global);
 skillCommands(program, global);

@@ -4,7 +4,7 @@ import type { SkillFolderFile } from '../sdk/types.js';
 import { CliError, EXIT } from './output.js';
 
 /** A folder's name as a slug (the skill's, unless its SKILL.md names one): "My Skill_2" is my-skill-2. */
-function slugOf(name: string): string {
+export function slugOf(name: string): string {
   return (
     name
       .toLowerCase()

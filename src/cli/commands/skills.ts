@@ -5,6 +5,7 @@ import { CliError, EXIT, printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { packSkillFolder } from '../skill-folder.js';
 import { skillChangeCommands } from './skill-changes.js';
+import { skillInitCommand } from './skill-init.js';
 
 /** The marketplace's largest page: the list is read page by page to its end. */
 const PAGE = 100;
@@ -58,6 +59,8 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
         `Installed ${installed.name} (${installed.slug}, ${files}). Run it: skillet run ${installed.slug} "<input>"\n`,
       );
     });
+
+  skillInitCommand(skills, global);
 
   skills
     .command('show <slug>')
