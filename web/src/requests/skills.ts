@@ -1,5 +1,6 @@
+import { SkilletError } from '../../../src/sdk/errors';
 import type { Page, SkillItem } from '../../../src/sdk/types';
-import { get } from '../api';
+import { del, get } from '../api';
 
 export type SkillPage = Page<SkillItem>;
 
@@ -10,12 +11,17 @@ export function skillPage(offset: number, limit = PAGE): Promise<SkillPage> {
   return get<SkillPage>(`/api/v1/marketplace/skills?limit=${limit}&offset=${offset}`);
 }
 
-/** The marketplace has no per-skill route, so one skill is found by walking its pages. */
+/** One skill the workspace can run, the server's or its own; null for a slug it does not have. */
 export async function findSkill(slug: string): Promise<SkillItem | null> {
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await skillPage(offset);
-    const found = page.items.find((skill) => skill.slug === slug);
-    if (found) return found;
-    if (!page.hasMore) return null;
+  try {
+    return await get<SkillItem>(`/api/v1/skills/${encodeURIComponent(slug)}`);
+  } catch (thrown) {
+    if (thrown instanceof SkilletError && thrown.status === 404) return null;
+    throw thrown;
   }
+}
+
+/** Removes a skill installed into the workspace; its past runs stay in the history. */
+export function removeSkill(slug: string): Promise<{ success: true }> {
+  return del<{ success: true }>(`/api/v1/skills/${encodeURIComponent(slug)}`);
 }

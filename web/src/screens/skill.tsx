@@ -14,6 +14,8 @@ import { BusyPanel, cancelRunning, useDraft, waitUntilEnded } from './run-busy';
 import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
 import { InputFields } from './run-input-fields';
 import { queueStart } from './run-start';
+import { RemoveSkill } from './skill-remove';
+import { YoursBadge } from './skills';
 import './skills.css';
 
 /**
@@ -179,7 +181,9 @@ export function SkillScreen({ slug }: { slug: string }) {
   return (
     <>
       <section aria-labelledby="skill-name" class="skill-detail">
-        <h2 id="skill-name">{skill.name}</h2>
+        <h2 id="skill-name">
+          {skill.name} {skill.source === 'workspace' && <YoursBadge />}
+        </h2>
         <p>{skill.description}</p>
         <dl class="skill-facts">
           <dt>Price</dt>
@@ -195,6 +199,7 @@ export function SkillScreen({ slug }: { slug: string }) {
         </dl>
       </section>
       <RunForm skill={skill} />
+      {skill.source === 'workspace' && <RemoveSkill skill={skill} />}
     </>
   );
 }

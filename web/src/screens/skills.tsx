@@ -10,10 +10,21 @@ import './skills.css';
 
 const PAGE = 50;
 
+/** A skill installed into this workspace, told apart from the server's own. */
+export function YoursBadge() {
+  return (
+    <span class="badge badge-yours" title="Installed into this workspace">
+      Yours
+    </span>
+  );
+}
+
 function SkillCard({ skill }: { skill: SkillItem }) {
   return (
     <li class="card skill-card">
-      <h2>{skill.name}</h2>
+      <h2>
+        {skill.name} {skill.source === 'workspace' && <YoursBadge />}
+      </h2>
       <p>{skill.description}</p>
       <p class="row skill-meta">
         <span class="badge">{priceLabel(skill)}</span>
