@@ -19,6 +19,7 @@ import { docsRoutes } from './docs/docs.routes.js';
 import { controlPlaneRoutes } from './executions/control-plane.routes.js';
 import { CONTROL_SOCKET_PATH } from './executions/control-url.js';
 import { executionRoutes } from './executions/executions.routes.js';
+import { runRoutes } from './executions/runs.routes.js';
 import { streamRoute } from './executions/stream.routes.js';
 import { fileRoutes } from './files/files.routes.js';
 import { clientErrorWriter, replySink, writeError } from './http/error-writer.js';
@@ -133,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(activationRoutes(ctx), { prefix: '/api/v1' });
   await app.register(agentConnectRoutes(ctx), { prefix: '/api/v1' });
   await app.register(executionRoutes(ctx), { prefix: '/api/v1' });
+  await app.register(runRoutes(ctx), { prefix: '/api/v1' });
   await app.register(marketplaceRoutes(ctx), { prefix: '/api/v1' });
   await app.register(skillUploadRoutes(ctx), { prefix: '/api/v1' });
   await app.register(artifactRoutes(ctx), { prefix: '/api/v1' });

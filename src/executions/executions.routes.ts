@@ -26,7 +26,7 @@ import { signedStreamUrl } from './stream-url.js';
 
 const HISTORY_MAX = 100;
 
-function idempotencyKeyOf(value: string | string[] | undefined): string | undefined {
+export function idempotencyKeyOf(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   const key = Array.isArray(value) ? value[0] : value;
   if (!key || key.length > 200) throw new InvalidInput('Idempotency-Key must be 1 to 200 characters');

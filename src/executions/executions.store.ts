@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { sharedRead } from '../db/locks.js';
 import type { ExecutionStatus, ExecutionsTable, Tables } from '../db/tables.js';
 
@@ -72,13 +72,19 @@ export function historyPage(db: Kysely<Tables>, filter: HistoryFilter): Promise<
 export async function claimIdleExecution(
   db: Kysely<Tables>,
   executionId: string,
-  /** nodeId null: the run waits in the cluster's queue for a worker to take it. */
-  claim: { nowIso: string; nodeId: string | null },
+  /**
+   * nodeId null: the run waits in the cluster's queue for a worker to take it. `text` is the
+   * message that starts the run: the first run's is the execution's input (what the history
+   * shows), whatever create was given; a resume keeps the input.
+   */
+  claim: { nowIso: string; nodeId: string | null; text: string },
 ): Promise<boolean> {
   const claimed = await db
     .updateTable('executions')
     .set({
       status: 'working',
+      // SET reads the row as it was, so this sees started_at before the claim sets it.
+      input_text: sql<string>`case when started_at is null then ${claim.text} else input_text end`,
       started_at: claim.nowIso,
       completed_at: null,
       stop_reason: null,

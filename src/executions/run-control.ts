@@ -27,11 +27,17 @@ import type { RunQueue, RunTarget } from './run-queue.js';
 import { launchRun } from './runner.js';
 import { startNeeds } from './start-needs.js';
 
-const BUSY = 'An execution is already running in this workspace. Wait for it to finish, or cancel it, then start this one again.';
+export const BUSY =
+  'An execution is already running in this workspace. Wait for it to finish, or cancel it, then start this one again.';
 
 /** A node told to stop lets its runs finish but takes no new one: the client starts it again elsewhere. */
-function requireNotDraining(ctx: AppContext): void {
+export function requireNotDraining(ctx: AppContext): void {
   if (ctx.runs.draining) throw new ServiceUnavailable('This server is shutting down; start the run again in a moment');
+}
+
+/** Refused before anything is made while another execution of the workspace is working. */
+export async function requireNoRunGoing(ctx: AppContext, workspaceId: string): Promise<void> {
+  if (await hasWorkingExecution(ctx.db, workspaceId)) throw new ExecutionRunning(BUSY);
 }
 
 /** Thrown inside the claiming transaction to roll it back when the execution was not idle. */
@@ -121,7 +127,7 @@ async function claimRun(
   try {
     return await ctx.db.transaction().execute(async (trx) => {
       await lockRow(trx, 'users', quote.userId);
-      if (!(await claimIdleExecution(trx, executionId, { nowIso, nodeId }))) throw new NotIdle();
+      if (!(await claimIdleExecution(trx, executionId, { nowIso, nodeId, text }))) throw new NotIdle();
       if ((await countWorkingForUser(trx, quote.userId)) > runsPerUser) {
         throw new ExecutionRunning(
           `You already have ${runsPerUser} runs in progress, the most one user may run at once; wait for one to finish`,
@@ -245,7 +251,7 @@ export async function rerunExecution(ctx: AppContext, caller: Caller, executionI
   if (parent.status !== 'completed') throw new Conflict(`Only a completed execution can be rerun (this one is ${parent.status})`);
   requireNotDraining(ctx);
   requireInputWithinLimit(ctx, input);
-  if (await hasWorkingExecution(ctx.db, caller.workspaceId)) throw new ExecutionRunning(BUSY);
+  await requireNoRunGoing(ctx, caller.workspaceId);
   const child = await createExecution(ctx, caller, {
     skillSlug: parent.skill_slug,
     input,

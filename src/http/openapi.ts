@@ -75,6 +75,12 @@ const IDEMPOTENCY_HEADER = {
   description: 'Repeating a creation with the same key and body within 24 hours returns the first result.',
 };
 
+const PREFER_HEADER = {
+  type: 'string',
+  description:
+    'wait (or wait=N seconds, at most 60): hold the answer until the run ends, 201 with its result, or 202 with where it stands when the time runs out. Preference-Applied says the wait used.',
+};
+
 const json = (ref: 'Error' | 'RateLimitError' | 'ExecutionRunningError' | 'ArtifactError') => ({
   $ref: `#/components/schemas/${ref}`,
 });
@@ -183,7 +189,10 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       const auth = route.config?.auth;
       const headers: Record<string, object> = {};
       if (auth === 'user' || auth === 'session') headers['x-workspace-id'] = WORKSPACE_HEADER;
-      if (route.method === 'POST' && url === '/api/v1/executions') headers['Idempotency-Key'] = IDEMPOTENCY_HEADER;
+      if (route.method === 'POST' && (url === '/api/v1/executions' || url === '/api/v1/runs')) {
+        headers['Idempotency-Key'] = IDEMPOTENCY_HEADER;
+      }
+      if (route.method === 'POST' && url === '/api/v1/runs') headers.Prefer = PREFER_HEADER;
       const binaryAnswer = BINARY_RESPONSES[url];
       const responses = {
         ...withAnswerExample(

@@ -149,6 +149,11 @@ const DOCS: Record<string, Entry> = {
     'Create an execution',
     'Creates an execution of a skill with its input, waiting (idle). Open its stream, then post a user.message to start it. Input that does not fit the skill’s declared input is refused here, before anything is charged. Send Idempotency-Key to make retries safe.',
   ],
+  'POST /api/v1/runs': [
+    'Runs',
+    'Run a skill in one call',
+    'Creates an execution and starts its run with the input, in one call (the input is sent once). Without Prefer it answers 202 at once; with `Prefer: wait` (or `wait=N` seconds, at most 60) it waits for the result: 201 with the final status, output and artifacts when the run ended in time, else 202 with where it stands. Either way sseUrl follows the run (add lastSeq to skip what you have), statusUrl reads it and webUrl is its page in the app. A client that stops waiting leaves the run running. Refused like a start: 402 without the credits, 429 EXECUTION_RUNNING while the workspace runs another.',
+  ],
   'GET /api/v1/executions': [
     'Runs',
     'List executions',

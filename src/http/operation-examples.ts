@@ -43,6 +43,7 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
     ],
   },
   'POST /api/v1/executions': { skill_slug: 'ticker', input: '5 300', interface: 'api' },
+  'POST /api/v1/runs': { skill_slug: 'ticker', input: '3 10' },
   'POST /api/v1/executions/{executionId}/events': {
     events: [{ type: 'user.message', content: [{ type: 'text', text: '5 300' }] }],
   },

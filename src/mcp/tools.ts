@@ -5,6 +5,7 @@ import { balanceView } from '../billing/billing.js';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from '../executions/event-codec.js';
 import { cancelRun } from '../executions/run-control.js';
+import { executionReport } from '../executions/run-report.js';
 import type { Caller } from '../identity/callers.js';
 import { strategyOf } from '../identity/credential-strategies.js';
 import { requireCallerScope } from '../oauth/scopes.js';
@@ -21,7 +22,7 @@ import {
   RunSkillOutput,
   UploadFileInput,
 } from './mcp.schemas.js';
-import { executionReport, progressMessageOf, runSkillToEnd } from './run-skill.js';
+import { progressMessageOf, runSkillToEnd } from './run-skill.js';
 import { artifactFileUrl, artifactLink, artifactUrl, fileContent, jsonResult, toolAnswer } from './tool-results.js';
 
 // Converted once: every request builds a server of its own (stateless MCP), and these are
