@@ -1,4 +1,5 @@
 import { executionEvents, type StreamOptions } from './event-stream.js';
+import { type RunOptions, runBody, runHeaders } from './run-request.js';
 import { chatReply, type ThreadStreamOptions, threadRecords } from './thread-stream.js';
 import type { ApprovalDecision, ThreadAgent, ThreadSummary } from './thread-types.js';
 import { type ClientOptions, Transport } from './transport.js';
@@ -23,7 +24,7 @@ import type {
   Me,
   Page,
   PollResult,
-  RunFileRef,
+  RunResult,
   SkillFolderFile,
   SkillItem,
   SubscriptionInfo,
@@ -117,23 +118,22 @@ export class SkilletClient {
   };
 
   readonly executions = {
-    create: (
-      skillSlug: string,
-      input: string,
-      options: { source?: string; interface?: string; idempotencyKey?: string; files?: RunFileRef[] } = {},
-    ) =>
+    /** Creates an idle execution: open its stream, then send() its input to start it. */
+    create: (skillSlug: string, input: string, options: RunOptions = {}) =>
       this.transport.json<CreatedExecution>(
         'POST',
         '/api/v1/executions',
-        {
-          skill_slug: skillSlug,
-          input,
-          ...(options.source ? { source: options.source } : {}),
-          ...(options.interface ? { interface: options.interface } : {}),
-          ...(options.files?.length ? { files: options.files } : {}),
-        },
-        options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {},
+        runBody(skillSlug, input, options),
+        runHeaders(options),
       ),
+    /**
+     * Creates and starts a run in one call, the input sent once. `wait`: true holds the call
+     * until the run ends, for up to the server's longest wait (60 seconds), a number for at
+     * most that many seconds. The answer's status says whether it ended; follow one that
+     * has not with events(executionId), or read its page at webUrl.
+     */
+    run: (skillSlug: string, input: string, options: RunOptions & { wait?: boolean | number } = {}) =>
+      this.transport.json<RunResult>('POST', '/api/v1/runs', runBody(skillSlug, input, options), runHeaders(options)),
     send: (executionId: string, text: string) =>
       this.transport.json<{ data: ExecutionEvent[] }>('POST', `/api/v1/executions/${id(executionId)}/events`, {
         events: [{ type: 'user.message', content: [{ type: 'text', text }] }],

@@ -168,6 +168,30 @@ export interface ExecutionStatus {
   outputBlocks: { type: string; text: string }[];
 }
 
+/**
+ * A run created and started in one call (POST /runs), and where it stands: over (when the
+ * call waited long enough) or still working, with where to follow it.
+ */
+export interface RunResult {
+  executionId: string;
+  skillSlug: string;
+  skillName: string;
+  status: ExecutionState;
+  stopReason: 'end_turn' | 'interrupt' | 'limit_reached' | 'error' | null;
+  cost: number;
+  inputText: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** The text of its agent messages so far, joined by newlines. */
+  output: string;
+  artifacts: Omit<Artifact, 'fileList' | 'content'>[];
+  /** Its event stream, signed and short-lived; add `&lastSeq=<n>` to skip what you have. */
+  sseUrl: string;
+  statusUrl: string;
+  /** The run's page in the web app. */
+  webUrl: string;
+}
+
 /** A skill installed from a folder: its slug (what runs take), name, and how many files it has. */
 export interface InstalledSkill {
   slug: string;

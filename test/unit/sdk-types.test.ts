@@ -46,6 +46,7 @@ import type {
   StatusResponse,
   StreamTokenResponse,
 } from '../../src/executions/executions.schemas.js';
+import type { RunAnswer } from '../../src/executions/runs.schemas.js';
 import type { FileList, FileSchema } from '../../src/files/files.schemas.js';
 import type { Success } from '../../src/http/schemas.js';
 import type { MeSchema, SignedInSchema } from '../../src/identity/auth.schemas.js';
@@ -74,6 +75,7 @@ import type {
   Page,
   PollResult,
   RunFileRef,
+  RunResult,
   SkillItem,
   SubscriptionInfo,
   Transaction,
@@ -132,6 +134,7 @@ describe('the SDK types match the route schemas', () => {
     expectTypeOf<CreatedExecution>().toEqualTypeOf<Static<typeof CreatedExecutionSchema>>();
     expectTypeOf<{ data: ExecutionEvent[] }>().toEqualTypeOf<Static<typeof PostedEvents>>();
     expectTypeOf<ExecutionStatus>().toEqualTypeOf<Static<typeof StatusResponse>>();
+    expectTypeOf<Flat<RunResult>>().toEqualTypeOf<Flat<Static<typeof RunAnswer>>>();
     expectTypeOf<HistoryItem>().toEqualTypeOf<Static<typeof HistoryResponse>['items'][number]>();
   });
 
