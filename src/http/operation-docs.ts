@@ -197,7 +197,27 @@ const DOCS: Record<string, Entry> = {
   'GET /api/v1/marketplace/skills': [
     'Skills',
     'List skills',
-    'The skills this server offers, with their price, what input they take (a sentence, examples and, when declared, a schema) and a default input.',
+    'The skills the workspace can run, in slug order: this server’s (source server) and those installed into the workspace (source workspace), with their price, what input they take (a sentence, examples and, when declared, a schema) and a default input.',
+  ],
+  'GET /api/v1/skills': [
+    'Skills',
+    'List skills (same as the marketplace)',
+    'The same list as GET /api/v1/marketplace/skills: this server’s skills and the workspace’s own, each with its source.',
+  ],
+  'GET /api/v1/skills/{slug}': [
+    'Skills',
+    'Get a skill',
+    'One skill the workspace can run, this server’s or its own, in the list’s shape. 404 for a slug the workspace does not have, including another workspace’s skill.',
+  ],
+  'PUT /api/v1/skills/{slug}': [
+    'Skills',
+    'Update an installed skill',
+    'Installs a new version of a skill installed into the workspace from its folder (the same body as installing, without slug), keeping its slug; the old version’s files go. Owners and admins only (403 for members and for this server’s own skills); 404 for a slug the workspace has not installed; 409 while a run of the skill is in progress. The workspace’s limits count the new version in place of the old.',
+  ],
+  'DELETE /api/v1/skills/{slug}': [
+    'Skills',
+    'Remove an installed skill',
+    'Removes a skill installed into the workspace: it no longer lists or runs, its files go and its space and count are freed. Past runs keep their history and artifacts. Owners and admins only (403 for members and for this server’s own skills); 404 for a slug the workspace has not installed; 409 while a run of the skill is in progress.',
   ],
   'GET /api/v1/artifacts': [
     'Artifacts',

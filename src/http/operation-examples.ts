@@ -42,6 +42,18 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
       { path: 'main.mjs', content: Buffer.from("console.log('words');\n").toString('base64') },
     ],
   },
+  'PUT /api/v1/skills/{slug}': {
+    folderName: 'word-counter',
+    files: [
+      {
+        path: 'SKILL.md',
+        content: Buffer.from(
+          '---\nname: Word counter\ndescription: Counts the words and lines of its input.\nruntime: script\nentry: main.mjs\n---\n',
+        ).toString('base64'),
+      },
+      { path: 'main.mjs', content: Buffer.from("console.log('words and lines');\n").toString('base64') },
+    ],
+  },
   'POST /api/v1/executions': { skill_slug: 'ticker', input: '5 300', interface: 'api' },
   'POST /api/v1/runs': { skill_slug: 'ticker', input: '3 10' },
   'POST /api/v1/executions/{executionId}/events': {

@@ -59,6 +59,23 @@ const TEXT_STATS_ARTIFACT = {
   isPublic: false,
 };
 
+/** A skill installed into the workspace, as the skill list and GET /api/v1/skills/{slug} show it. */
+const INSTALLED_SKILL = {
+  slug: 'my-word-counter',
+  name: 'Word counter',
+  description: 'Counts the words of its input.',
+  runtime: 'script',
+  price: 0,
+  installed: true,
+  source: 'workspace',
+  input: 'Counts the words of its input.',
+  defaultInput: null,
+  examples: [],
+  inputSchema: null,
+  takesFiles: false,
+  modelUse: null,
+};
+
 export const RESPONSE_EXAMPLES: Record<string, unknown> = {
   'POST /api/v1/auth/signup': {
     token: 'sklt_sess_prRSaCWQqtj86iq8wB6OSTs5Myfm4ynK2CuAVZOe',
@@ -433,27 +450,17 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     runtime: 'script',
     files: 2,
   },
-  'GET /api/v1/marketplace/skills': {
-    items: [
-      {
-        slug: 'agent-gpt',
-        name: 'agent-gpt',
-        description: 'Test agent skill that names an OpenAI model, so house calls go to the OpenAI-compatible server.',
-        runtime: 'agent',
-        price: 0,
-        installed: true,
-        input: 'Test agent skill that names an OpenAI model, so house calls go to the OpenAI-compatible server.',
-        defaultInput: null,
-        examples: [],
-        inputSchema: null,
-        takesFiles: true,
-      },
-    ],
-    total: 32,
-    limit: 1,
-    offset: 0,
-    hasMore: true,
+  'GET /api/v1/marketplace/skills': { items: [INSTALLED_SKILL], total: 33, limit: 1, offset: 20, hasMore: true },
+  'GET /api/v1/skills': { items: [INSTALLED_SKILL], total: 33, limit: 1, offset: 20, hasMore: true },
+  'GET /api/v1/skills/{slug}': INSTALLED_SKILL,
+  'PUT /api/v1/skills/{slug}': {
+    slug: 'my-word-counter',
+    name: 'Word counter',
+    description: 'Counts the words and lines of its input.',
+    runtime: 'script',
+    files: 2,
   },
+  'DELETE /api/v1/skills/{slug}': { success: true },
   'GET /api/v1/artifacts': {
     items: [
       {
