@@ -1,5 +1,6 @@
-import { errorFromResponse } from '../../src/sdk/errors';
-import { inPlainWords } from './error-words';
+import { errorFromResponse } from '../../src/sdk/errors.js';
+import { inPlainWords } from './error-words.js';
+import { forgetReads, sharedRead } from './shared-reads.js';
 
 /**
  * The app's one door to the API. The session lives in an httpOnly cookie the page cannot
@@ -17,28 +18,47 @@ export function onSignedOut(listener: Listener): () => void {
   return () => signedOutListeners.delete(listener);
 }
 
-export async function api<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  extraHeaders: Record<string, string> = {},
-): Promise<T> {
+/** How often a read refused for the rate limit is tried again, each after the wait the server names. */
+const RATE_LIMIT_RETRIES = 3;
+
+/** The wait a 429 names (Retry-After, in seconds), within the minute the limit counts. */
+function waitOf(response: Response): number {
+  const seconds = Number(response.headers.get('retry-after'));
+  return Math.min(60, Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000;
+}
+
+async function send(method: string, path: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    let response: Response;
+    try {
+      response = await fetch(path, { ...init, method, credentials: 'same-origin' });
+    } catch {
+      // The browser's own words ("Failed to fetch") say nothing a person can act on.
+      throw new Error('Could not reach the server. Check your connection and try again.');
+    }
+    // A read changes nothing, so it waits out the limit quietly and asks again; a change is
+    // left to the person, who is told how long to wait.
+    if (response.status !== 429 || method !== 'GET' || attempt >= RATE_LIMIT_RETRIES) return response;
+    await new Promise((resolve) => setTimeout(resolve, waitOf(response)));
+  }
+}
+
+export function api<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  if (method === 'GET') return sharedRead(path, () => request<T>(method, path, body, extraHeaders));
+  // Whatever the app changes may show in any answer it holds.
+  forgetReads();
+  return request<T>(method, path, body, extraHeaders).finally(forgetReads);
+}
+
+async function request<T>(method: string, path: string, body: unknown, extraHeaders: Record<string, string>): Promise<T> {
   const headers: Record<string, string> = { ...extraHeaders, 'x-skillet-app': '1' };
   // A file goes as it is (an upload); anything else as JSON.
   const raw = body instanceof Blob;
   if (body !== undefined && !raw) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(path, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      body: body === undefined || raw ? (body as Blob | undefined) : JSON.stringify(body),
-    });
-  } catch {
-    // The browser's own words ("Failed to fetch") say nothing a person can act on.
-    throw new Error('Could not reach the server. Check your connection and try again.');
-  }
+  const response = await send(method, path, {
+    headers,
+    body: body === undefined || raw ? (body as Blob | undefined) : JSON.stringify(body),
+  });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -48,7 +68,10 @@ export async function api<T>(
   }
   if (!response.ok) {
     const error = inPlainWords(errorFromResponse(response.status, parsed, response.headers.get('retry-after')));
-    if (response.status === 401) for (const listener of signedOutListeners) listener();
+    if (response.status === 401) {
+      forgetReads();
+      for (const listener of signedOutListeners) listener();
+    }
     throw error;
   }
   return parsed as T;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { controlSocketUrl } from './requests/events';
+import { forgetReads } from './shared-reads';
 
 /**
  * The control-plane socket: one per page, opened with a fresh signed URL each time (the
@@ -20,6 +21,8 @@ let socket: WebSocket | null = null;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let attempts = 0;
 let wanted = false;
+/** Whether the socket has been open since sign-in: only an opening after a drop can have missed changes. */
+let wasOpen = false;
 const listeners = new Set<() => void>();
 
 const DATA_CHANGES = new Set(['cache-invalidate', 'execution-started', 'execution-completed', 'execution-failed']);
@@ -32,6 +35,8 @@ function bump(keys: readonly string[] = []): void {
   bumpTimer = setTimeout(() => {
     bumpTimer = undefined;
     version += 1;
+    // What changed may be in any answer held for the screens: the next look asks the server.
+    forgetReads();
     for (const key of pendingKeys) keyVersions.set(key, (keyVersions.get(key) ?? 0) + 1);
     pendingKeys.clear();
     changed();
@@ -65,9 +70,15 @@ async function open(): Promise<void> {
     opened.onopen = () => {
       attempts = 0;
       setStatus('live');
-      version += 1; // anything may have changed while we were away
-      reopened += 1;
-      changed();
+      // The first opening follows the screens' first loads by a moment: loading them all
+      // again then doubled every page's requests. After a drop, anything may have changed.
+      if (wasOpen) {
+        version += 1;
+        reopened += 1;
+        forgetReads();
+        changed();
+      }
+      wasOpen = true;
     };
     opened.onmessage = (message) => {
       try {
@@ -98,6 +109,7 @@ export function setLiveWanted(next: boolean): void {
   clearTimeout(retryTimer);
   if (next) {
     attempts = 0;
+    wasOpen = false;
     void open();
   } else {
     const current = socket;

@@ -57,6 +57,7 @@ function SubscribeButton({
 }
 
 const SUBSCRIPTION_CHANGES = ['subscription'];
+const NO_CHANGES: string[] = [];
 
 /** A Based subscription: whether it renews, until when it is paid, and the way to stop it. */
 function SubscriptionStanding() {
@@ -108,7 +109,8 @@ export function ModeSection({
   email: string | undefined;
   lastTransactionId: number | undefined;
 }) {
-  const modes = useLoad(listModes, []);
+  // The modes are the server's settings: nothing done in a workspace changes them.
+  const modes = useLoad(listModes, [], NO_CHANGES);
   const based = modes.data?.basedmode;
   const canSubscribe = tier !== undefined && tier.tier !== 'basedmode' && tier.tier !== 'sitelicense';
   return (

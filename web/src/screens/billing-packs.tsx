@@ -4,6 +4,8 @@ import { listPacks, startCheckout } from '../requests/billing';
 import { Notice, useAction } from '../ui';
 import { checkoutReturns, formatCents, formatDs, formatPercent, goToCheckout } from './billing-model';
 
+const NO_CHANGES: string[] = [];
+
 /**
  * The credit packs at the caller's prices (the server already takes basedmode's discount
  * off priceCents), each bought through the hosted checkout.
@@ -17,7 +19,9 @@ export function PacksSection({
   discount: number;
   lastTransactionId: number | undefined;
 }) {
-  const packs = useLoad(listPacks, []);
+  // The server takes a subscription's discount off the prices: a new discount means new prices,
+  // and nothing else done in a workspace changes them.
+  const packs = useLoad(listPacks, [discount], NO_CHANGES);
   const buying = useAction();
 
   const buy = (pack: CreditPack) =>

@@ -4,25 +4,34 @@ import { navigate } from '../router';
 import { Notice } from '../ui';
 import { formatDs, type PendingCheckout, takePendingCheckout } from './billing-model';
 
-const RETRY_DELAY_MS = 2000;
-const RETRIES = 5;
+/**
+ * The waits between looks at the ledger, each longer than the last: a provider usually
+ * confirms within seconds, and after about half a minute the page stops asking on its own.
+ */
+const RETRY_DELAYS_MS = [1000, 2000, 4000, 8000, 15_000];
+const RETRIES = RETRY_DELAYS_MS.length;
 
 /**
  * What the person is told on coming back from the hosted checkout. The grant arrives by the
- * payment provider's webhook, not with this return, so after a success the ledger is asked
- * again a few times until this purchase's entry shows up (the live socket may also say so).
+ * payment provider's webhook, not with this return, so after a success the ledger alone is
+ * asked again, less often each time, until this purchase's entry shows up; `onGranted` then
+ * refreshes what the grant changed (the balance, and the mode after a subscription).
  */
 export function CheckoutReturn({
   outcome,
   transactions,
   reload,
+  onGranted,
 }: {
   outcome: string;
   transactions: Transaction[] | undefined;
   reload: () => void;
+  onGranted: () => void;
 }) {
   const [pending] = useState<PendingCheckout | undefined>(() => takePendingCheckout());
   const [retries, setRetries] = useState(0);
+  /** Whether the ledger was asked again here: then what the page loaded alongside it predates the grant. */
+  const [asked, setAsked] = useState(false);
   const granted = pending && transactions?.some((entry) => entry.type === 'purchase' && entry.id > pending.lastTransactionId);
   const waiting = outcome === 'success' && pending !== undefined && !granted;
 
@@ -30,10 +39,16 @@ export function CheckoutReturn({
     if (!waiting || transactions === undefined || retries >= RETRIES) return;
     const timer = setTimeout(() => {
       setRetries((count) => count + 1);
+      setAsked(true);
       reload();
-    }, RETRY_DELAY_MS);
+    }, RETRY_DELAYS_MS[retries]);
     return () => clearTimeout(timer);
   }, [waiting, transactions, reload, retries]);
+
+  const landedLate = granted === true && asked;
+  useEffect(() => {
+    if (landedLate) onGranted();
+  }, [landedLate]);
 
   const dismiss = (
     <button type="button" class="link billing-dismiss" onClick={() => navigate('/billing', { replace: true })}>
@@ -71,7 +86,15 @@ export function CheckoutReturn({
   return (
     <Notice kind="info">
       Payment received, but the provider has not confirmed it yet; {formatDs(pending.credits)} will be added when it does.{' '}
-      <button type="button" class="link" onClick={reload}>
+      <button
+        type="button"
+        class="link"
+        onClick={() => {
+          setRetries(0);
+          setAsked(true);
+          reload();
+        }}
+      >
         Check again
       </button>{' '}
       {dismiss}

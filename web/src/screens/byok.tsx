@@ -3,6 +3,9 @@ import { useLoad } from '../load';
 import { getByok, removeByokKey, saveByokKey } from '../requests/byok';
 import { ConfirmButton, Notice, useAction } from '../ui';
 
+/** Only a key stored or removed changes it; runs starting and ending do not. */
+const BYOK_CHANGES = ['byok'];
+
 const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai: 'OpenAI' };
 
 /**
@@ -11,7 +14,7 @@ const PROVIDER_NAMES: Record<string, string> = { anthropic: 'Anthropic', openai:
  * so the key does not linger in the page.
  */
 export function ByokSection({ onChanged }: { onChanged: () => void }) {
-  const status = useLoad(getByok, []);
+  const status = useLoad(getByok, [], BYOK_CHANGES);
   const [key, setKey] = useState('');
   const [done, setDone] = useState<string | undefined>();
   const action = useAction();
