@@ -18,10 +18,12 @@ export function modelUseNote(skill: Priced): string | null {
   const use = skill.modelUse;
   if (!use) return null;
   if (use.ownKey) {
-    return `Its model calls (${use.model}) ride on your own model key, so they cost you 0 Ds here; only the skill's price is charged.`;
+    const charged = skill.price > 0 ? `only the skill's price (${skill.price} Ds) is charged` : 'a run costs you nothing';
+    return `Its model calls (${use.model}) ride on your own model key, so they cost you 0 Ds here; ${charged}.`;
   }
   return (
-    `Its model calls (${use.model}) are charged on top by the tokens they use. About ${use.aboutDs} Ds is an estimate ` +
+    `Its model calls (${use.model}) are charged by the tokens they use${skill.price > 0 ? ', on top of its price' : ''}. ` +
+    `About ${use.aboutDs} Ds is an estimate ` +
     "for a typical run, from the model's prices; a long input or a long task costs more, and each run shows what it really cost when it ends. " +
     'With your own model key (under Billing) model calls cost 0 Ds.'
   );

@@ -82,6 +82,26 @@ function TextBlock({ text }: { text: string }) {
   return <pre class="artifact-text">{text}</pre>;
 }
 
+/** An image, with a word in its place until it has loaded (a large chart takes a moment on a phone). */
+function ImagePreview({ url, title }: { url: string; title: string }) {
+  const [state, setState] = useState<{ url: string; done: 'loaded' | 'failed' }>();
+  const done = state?.url === url ? state.done : undefined;
+  return (
+    <>
+      {done === undefined && <p aria-busy="true">Loading the image…</p>}
+      {done === 'failed' && <Notice kind="error">The image could not be loaded. Download it to open it.</Notice>}
+      <img
+        class="artifact-image"
+        src={url}
+        alt={title}
+        hidden={done !== 'loaded'}
+        onLoad={() => setState({ url, done: 'loaded' })}
+        onError={() => setState({ url, done: 'failed' })}
+      />
+    </>
+  );
+}
+
 function FetchedPreview({ kind, source, title }: { kind: 'markdown' | 'text'; source: PreviewSource; title: string }) {
   const { text, error } = useText(source);
   if (error) return <Notice kind="error">{error}</Notice>;
@@ -106,7 +126,7 @@ export function Preview({
 }) {
   if (kind === 'none') return <p class="muted">There is no preview for this type of file; download it to open it.</p>;
   if (kind === 'image') {
-    return 'url' in source ? <img class="artifact-image" src={source.url} alt={title} /> : null;
+    return 'url' in source ? <ImagePreview url={source.url} title={title} /> : null;
   }
   if ('url' in source && size > PREVIEW_LIMIT && kind !== 'html') {
     return <p class="muted">This file is {formatSize(size)}, too large to preview here; download it to open it.</p>;

@@ -4,7 +4,11 @@ import { cancelExecution, interruptExecution, sendMessage } from '../requests/ex
 import { findSkill } from '../requests/skills';
 import { Notice, useAction } from '../ui';
 
-/** Cancel and Interrupt, shown while the run works; both end it with stop reason `interrupt`. */
+/**
+ * Cancel and Interrupt, shown while the run works, each said in words. The server stops the
+ * run the same way for both (stop reason `interrupt`, the charge kept); Interrupt also records
+ * a user.interrupt event, and is the one to press when a follow-up message is meant to come.
+ */
 export function RunningControls({ id, onCancelled }: { id: string; onCancelled: () => void }) {
   const action = useAction();
   const [told, setTold] = useState<string | undefined>();
@@ -22,14 +26,26 @@ export function RunningControls({ id, onCancelled }: { id: string; onCancelled: 
     });
   return (
     <>
-      <div class="row run-controls">
-        <button type="button" class="danger" disabled={action.busy} onClick={cancel}>
-          Cancel
-        </button>
-        <button type="button" disabled={action.busy} onClick={interrupt}>
-          Interrupt
-        </button>
-      </div>
+      {/* What each does, as the server does it: both stop the run at once (stop reason interrupt). */}
+      <ul class="run-controls">
+        <li>
+          <button type="button" class="danger" disabled={action.busy} onClick={cancel} aria-describedby="run-cancel-hint">
+            Cancel
+          </button>
+          <span id="run-cancel-hint" class="hint">
+            Stops the run now and ends it here. What it has cost so far stays paid.
+          </span>
+        </li>
+        <li>
+          <button type="button" disabled={action.busy} onClick={interrupt} aria-describedby="run-interrupt-hint">
+            Interrupt
+          </button>
+          <span id="run-interrupt-hint" class="hint">
+            Stops the run now too and notes it in the events, so you can send a follow-up message with new instructions. That
+            starts a new run, at the skill's price again.
+          </span>
+        </li>
+      </ul>
       {told && <Notice kind="info">{told}</Notice>}
       {action.error && <Notice kind="error">{action.error}</Notice>}
     </>

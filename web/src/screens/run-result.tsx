@@ -1,6 +1,7 @@
 import { useLoad } from '../load';
-import { findArtifact } from '../requests/artifacts';
+import { artifactDownloadUrl, findArtifact } from '../requests/artifacts';
 import { Link } from '../router';
+import { Notice } from '../ui';
 import { MainFilePreview } from './artifact-files';
 import { formatSize } from './artifacts';
 import { lastOf, tokensText } from './run-events';
@@ -64,7 +65,18 @@ function ArtifactItem({ id, shown }: { id: string; shown: boolean }) {
           {formatSize(artifact.contentSize)}
         </span>
       )}
-      {shown && found.data && <MainFilePreview found={found.data} />}
+      {shown && !found.data && !found.error && <p aria-busy="true">Loading the preview…</p>}
+      {shown && !found.data && found.error && <Notice kind="error">The preview could not be loaded: {found.error}</Notice>}
+      {shown && found.data?.artifact.status === 'completed' && (
+        <>
+          <p class="run-preview-bar">
+            <a class="button-link" href={artifactDownloadUrl(id)} download>
+              Download{found.data.artifact.bundleType === 'directory' ? ' (ZIP)' : ''}
+            </a>
+          </p>
+          <MainFilePreview found={found.data} />
+        </>
+      )}
     </li>
   );
 }

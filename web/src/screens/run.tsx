@@ -7,6 +7,7 @@ import { Link } from '../router';
 import { formatTime, Notice } from '../ui';
 import { RunAgain } from './run-again';
 import { MessageForm, RunningControls } from './run-controls';
+import { ElapsedFact } from './run-elapsed';
 import { EventList, lastOf, type Phase, phaseOf, stopReasonOf } from './run-events';
 import { RunArtifacts, RunResult } from './run-result';
 import { takeStart } from './run-start';
@@ -116,6 +117,7 @@ export function RunScreen({ id }: { id: string }) {
           </dd>
           <dt>Started</dt>
           <dd>{formatTime(status.data?.startedAt)}</dd>
+          <ElapsedFact events={stream.events} times={times} />
           <dt>Stream</dt>
           <dd>{STREAM_LABELS[stream.state]}</dd>
           <dt>Run id</dt>
