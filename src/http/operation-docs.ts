@@ -83,6 +83,36 @@ const DOCS: Record<string, Entry> = {
     'Remove a member, or leave',
     'Their keys for the workspace are revoked and their sessions return to their personal workspace. Anyone may remove themself, except the last owner.',
   ],
+  'POST /api/v1/workspaces/{id}/invitations': [
+    'Workspaces',
+    'Invite someone by email',
+    'Mails the address a link to join the team with the role given; it works once, for INVITATION_TTL_DAYS (7 by default). Owners and admins only; only an owner invites an owner. Needs SMTP on the server. The token is never answered: it is only in the mail.',
+  ],
+  'GET /api/v1/workspaces/{id}/invitations': [
+    'Workspaces',
+    'List open invitations',
+    'Invitations not yet accepted or revoked, the newest first; `status` is `expired` once the link no longer works. Owners and admins only.',
+  ],
+  'POST /api/v1/workspaces/{id}/invitations/{invitationId}/resend': [
+    'Workspaces',
+    'Resend an invitation',
+    'Mails a new link, good for the full time again; the old link stops working. Limited to 20 invitation mails a workspace and 3 an address an hour.',
+  ],
+  'DELETE /api/v1/workspaces/{id}/invitations/{invitationId}': [
+    'Workspaces',
+    'Revoke an invitation',
+    'Its link stops working at once.',
+  ],
+  'POST /api/v1/invitations/preview': [
+    'Workspaces',
+    'See what an invitation link offers',
+    'Public: the token from the link stands in for a sign-in. Answers the team, the invited email and the role; 410 EXPIRED says in words whether the link was used, revoked or expired.',
+  ],
+  'POST /api/v1/invitations/accept': [
+    'Workspaces',
+    'Accept an invitation',
+    'Joins the team with the role invited, once. Needs a session (x-auth-token) of the account with the invited email.',
+  ],
   'PUT /api/v1/workspaces/current': [
     'Workspaces',
     'Switch the active workspace',
