@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { SkilletClient } from '../../sdk/client.js';
+import { modelUseNote, priceLabel } from '../../sdk/skill-price.js';
 import type { SkillItem } from '../../sdk/types.js';
 import { CliError, EXIT, printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
@@ -39,7 +40,7 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
       if (options.json) return printJson(list);
       printTable(
         ['SLUG', 'FROM', 'PRICE', 'RUNTIME', 'DESCRIPTION'],
-        list.map((skill) => [skill.slug, fromOf(skill), `${skill.price} Ds`, skill.runtime, skill.description]),
+        list.map((skill) => [skill.slug, fromOf(skill), priceLabel(skill), skill.runtime, skill.description]),
       );
     });
 
@@ -71,7 +72,8 @@ export function skillCommands(program: Command, global: () => GlobalOptions): vo
       if (wantsJson(command)) return printJson(skill);
       const lines = [
         `${skill.name} (${skill.slug})`,
-        `Price:    ${skill.price} Ds per run${skill.runtime === 'agent' ? ', plus the model it uses' : ''}`,
+        `Price:    ${priceLabel(skill)}`,
+        ...(skill.modelUse ? [`          ${modelUseNote(skill)}`] : []),
         `Runtime:  ${skill.runtime}`,
         ...(skill.source === 'workspace'
           ? [`From:     yours, installed into this workspace (skillet skills update FOLDER, skillet skills remove ${skill.slug})`]

@@ -133,11 +133,22 @@ describe('skills show and run without input', () => {
     const run = cli(['skills', 'show', 'ticker']);
     expect(await run.exited).toBe(0);
     expect(run.stdout()).toContain('Ticker (ticker)');
-    expect(run.stdout()).toMatch(/^Price:\s+0 Ds per run$/m);
+    expect(run.stdout()).toMatch(/^Price:\s+Free$/m);
     expect(run.stdout()).toMatch(/^Input:\s+"N MS": N messages .*MS milliseconds apart/m);
     expect(run.stdout()).toMatch(/^Default:\s+"10 500" \(used when you give no input\)$/m);
     const shown = (await oneJsonDocument(cli(['skills', 'show', 'ticker', '--json']))) as Record<string, unknown>;
     expect(shown).toMatchObject({ slug: 'ticker', defaultInput: '10 500', input: expect.stringContaining('"N MS"') });
+    // An agent skill's model calls are paid on top of its price: about how much, said to be an estimate.
+    const agent = cli(['skills', 'show', 'report-writer']);
+    expect(await agent.exited).toBe(0);
+    expect(agent.stdout()).toMatch(/^Price:\s+1 Ds \+ model use \(about \d+ Ds a run\)$/m);
+    expect(agent.stdout()).toMatch(
+      /^\s+Its model calls \(.+\) are charged by the tokens they use, on top of its price\. About \d+ Ds is an estimate/m,
+    );
+    const list = cli(['skills']);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toMatch(/^pdf\s+server\s+Model use \(about \d+ Ds a run\)\s+agent\s/m);
+    expect(list.stdout()).toMatch(/^ticker\s+server\s+Free\s+script\s/m);
     const unknown = cli(['skills', 'show', 'no-such-skill']);
     expect(await unknown.exited).toBe(1);
     expect(unknown.stderr()).toContain('No skill "no-such-skill"');
