@@ -224,4 +224,28 @@ describe("a workspace's installed skills", () => {
     expect((await remove(api, person, 'big')).status).toBe(200);
     expect((await installFolder(api, person, 'other', await echoNamed('Other', big))).status).toBe(201);
   });
+
+  it('answers malformed requests with a 4xx in words', async ({ api, person }) => {
+    expect((await installFolder(api, person, 'my-echo', await echoFolder())).status).toBe(201);
+    const long = 'a'.repeat(101);
+    const asked = [
+      await showOf(api, person, long),
+      await remove(api, person, long),
+      await api.put<Reply>('/api/v1/skills/my-echo', { body: {}, headers: session(person) }),
+      await api.put<Reply>('/api/v1/skills/my-echo', {
+        body: { folderName: 'x', files: [], slug: 'other' },
+        headers: session(person),
+      }),
+      await update(api, person, 'my-echo', []),
+      await api.delete<Reply>('/api/v1/skills/my-echo', { headers: {} }),
+    ];
+    expect(asked.map((reply) => reply.status)).toEqual([400, 400, 400, 400, 400, 401]);
+    // The 401's words are the spec's own; the rest say what to send.
+    for (const reply of asked.slice(0, 5)) {
+      expect(reply.body.error?.message).toMatch(/^[A-Z].*[.!]$/);
+      expect(reply.body.error?.message).not.toMatch(/must (NOT|have|match)|params\/|body\/|\/api\/v1/);
+    }
+    // None of it touched the skill.
+    expect((await showOf(api, person, 'my-echo')).body.name).toBe('Echo Summary');
+  });
 });
