@@ -174,7 +174,7 @@ Each operation lists what it takes (the lock beside it). Send one of:
 - **\`x-auth-token: …\`**: a signed-in person's session token, from \`POST /api/v1/auth/login\`. With it, \`x-workspace-id\` chooses which of their workspaces to act in.
 - **\`Authorization: Bearer …\`**: an OAuth access token issued by this server (\`/oauth/token\`) to an app a person connected, for this API's address, limited to the scopes they granted.
 
-A missing or revoked credential is a 401; a credential that may not do what was asked is a 403. The event stream of a run takes neither: it is opened with the signed address \`GET /executions/{id}/stream-token\` gives.`;
+A missing or revoked credential is a 401; a credential that may not do what was asked is a 403. The event stream of a run takes neither: it is opened with the signed address that \`GET /api/v1/executions/{executionId}/stream-token\` gives.`;
 
 export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions {
   return {
