@@ -3,6 +3,7 @@ import { systemClock } from './clock.js';
 import { loadConfig } from './config.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openConfiguredDatabase } from './db/open-configured.js';
+import { portRefusal } from './port-refusal.js';
 import { exitOnStartFailure, stopOnSignals } from './signals.js';
 
 /** The entry point of a node that answers requests: a single node, or an API node of a cluster. */
@@ -27,7 +28,12 @@ async function main(): Promise<void> {
     config.ops.shutdownGraceMs,
     app.log,
   );
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // exitOnStartFailure ends the process, so what was opened above needs no closing here.
+    throw portRefusal(error, { port: 'PORT', host: 'HOST' });
+  }
   // A person who started it at a terminal gets one line to act on; logs stay JSON for machines.
   if (process.stdout.isTTY) process.stdout.write(`Skillet is running: open ${config.publicUrl}/app/ (Ctrl-C stops it)\n`);
   // An API node of a cluster runs nothing itself.

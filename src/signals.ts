@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError } from './config.js';
+import { PortRefusal } from './port-refusal.js';
 
 /**
  * Stops a node on SIGINT or SIGTERM: the first signal lets runs in progress finish within
@@ -28,9 +29,13 @@ export function stopOnSignals(
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-/** How an entry point ends when it cannot start: a configuration mistake in one line, anything else in full. */
+/**
+ * How an entry point ends when it cannot start: a configuration mistake or a port it cannot
+ * have in one line, anything else in full.
+ */
 export function exitOnStartFailure(error: unknown): never {
   if (error instanceof ConfigError) console.error(`Invalid configuration: ${error.message}`);
+  else if (error instanceof PortRefusal) console.error(error.message);
   else console.error(error);
   process.exit(1);
 }

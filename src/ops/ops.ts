@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { bullPrefix, RUN_QUEUE_NAME } from '../distributed/bull-run-queue.js';
 import { ActiveRuns } from '../executions/active-runs.js';
 import type { FrontRouteObserver } from '../http/front-routes.js';
+import { portRefusal } from '../port-refusal.js';
 import { AppMetrics } from './metrics.js';
 import { ledgerTotals } from './ops.store.js';
 import { checkReadiness, type Readiness, readinessChecks } from './readiness.js';
@@ -117,7 +118,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
       server = opsServer(metrics, readiness);
       const listening = server;
       await new Promise<void>((resolve, reject) => {
-        listening.once('error', reject);
+        listening.once('error', (error) => reject(portRefusal(error, { port: 'METRICS_PORT', host: 'METRICS_HOST' })));
         listening.listen(port, host, () => resolve());
       });
       log.info({ host, port: (listening.address() as { port: number }).port }, 'metrics served');
