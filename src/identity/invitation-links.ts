@@ -29,7 +29,7 @@ async function liveInvitation(ctx: Pick<AppContext, 'db' | 'clock'>, token: stri
   const row = await invitationByToken(ctx.db, sha256Hex(token));
   if (!row) {
     throw new NotFound(
-      'This invitation link is not one we know. Open the whole link from the mail again; if that does not work, ask for a new invitation.',
+      'This invitation link is not one we know, or a newer mail replaced it. Open the whole link from the newest invitation mail; if that does not work, ask for a new invitation.',
     );
   }
   if (row.accepted_at !== null) {

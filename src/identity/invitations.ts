@@ -154,7 +154,8 @@ export async function invite(
   request: { email: string; role: WorkspaceRole },
 ): Promise<InvitationView> {
   const workspace = await managedTeam(ctx, caller, workspaceId);
-  if (request.role === 'owner' && workspace.role !== 'owner') throw new Forbidden('Only an owner can invite an owner.');
+  if (request.role === 'owner' && workspace.role !== 'owner')
+    throw new Forbidden('Only an owner can invite an owner. Invite them as an admin, or ask an owner.');
   const email = normalizeEmail(request.email);
   const mailer = requireMailer(ctx);
   const link = freshLink(ctx);
@@ -194,7 +195,7 @@ export async function resendInvitation(
   const row = await findOpenInvitation(ctx.db, workspaceId, invitationId);
   if (!row) throw new NotFound(NOT_FOUND);
   if (row.role === 'owner' && workspace.role !== 'owner')
-    throw new Forbidden('Only an owner can resend an invitation to be an owner.');
+    throw new Forbidden('Only an owner can resend an invitation to be an owner. Ask an owner to resend it.');
   await allowMail(ctx, workspaceId, row.email);
   const link = freshLink(ctx);
   await replaceToken(ctx.db, invitationId, link);

@@ -175,9 +175,25 @@ describe('inviting people to a team by email', () => {
     });
     const repeat = await invite(api, owner, team.id, email);
     expect(repeat.status).toBe(409);
-    expect((repeat.body as { error: { message: string } }).error.message).toBe(
-      `${email} has been invited already. Use Resend on their invitation to mail the link again.`,
-    );
+    expect(repeat.body).toEqual({
+      error: {
+        code: 'CONFLICT',
+        message: `${email} has been invited already. Use Resend on their invitation to mail the link again.`,
+      },
+    });
+
+    // An admin invites, but not an owner.
+    const admin = await signUp(api);
+    await api.post(`/api/v1/workspaces/${team.id}/members`, {
+      body: { email: admin.email, role: 'admin' },
+      headers: session(owner),
+    });
+    expect((await invite(api, admin, team.id, uniqueEmail(), 'admin')).status).toBe(201);
+    const ownerByAdmin = await invite(api, admin, team.id, uniqueEmail(), 'owner');
+    expect(ownerByAdmin.status).toBe(403);
+    expect(ownerByAdmin.body).toEqual({
+      error: { code: 'FORBIDDEN', message: 'Only an owner can invite an owner. Invite them as an admin, or ask an owner.' },
+    });
 
     // Another workspace's invitation is not found, whoever asks, and an outsider learns nothing of the team.
     const other = await signUp(api);
