@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect } from 'vitest';
 import { PROJECT_ROOT } from '../../../src/paths.js';
 import type { InstalledSkill, SkillFolderFile, SkillItem } from '../../../src/sdk/types.js';
+import { runForArtifact } from '../../helpers/artifacts.js';
 import { createExecution, runToEnd, sendMessage } from '../../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
@@ -247,5 +248,27 @@ describe("a workspace's installed skills", () => {
     }
     // None of it touched the skill.
     expect((await showOf(api, person, 'my-echo')).body.name).toBe('Echo Summary');
+  });
+
+  it('installed from a skill artifact: listed as the workspace’s, removed, its artifact installable again, past runs’ artifacts kept', async ({
+    api,
+    person,
+  }) => {
+    const headers = session(person);
+    const { artifactId } = await runForArtifact(api, person, 'skill-creator', 'Loud echo\nRepeats the input back.');
+    expect((await api.post(`/api/v1/artifacts/${artifactId}/install`, { headers })).status).toBe(200);
+    expect((await showOf(api, person, 'loud-echo')).body.source).toBe('workspace');
+    const run = await runForArtifact(api, person, 'loud-echo', 'hello there');
+
+    expect((await remove(api, person, 'loud-echo')).status).toBe(200);
+    const artifact = await api.get<{ isInstalled: boolean }>(`/api/v1/artifacts/${artifactId}`, { headers });
+    expect([artifact.status, artifact.body.isInstalled]).toEqual([200, false]);
+    const output = await api.get<{ content: string }>(`/api/v1/artifacts/${run.artifactId}`, { headers });
+    expect([output.status, output.body.content]).toEqual([200, 'hello there']);
+    expect((await showOf(api, person, 'loud-echo')).status).toBe(404);
+
+    const reinstalled = await api.post<{ isInstalled: boolean }>(`/api/v1/artifacts/${artifactId}/install`, { headers });
+    expect([reinstalled.status, reinstalled.body.isInstalled]).toEqual([200, true]);
+    expect((await runForArtifact(api, person, 'loud-echo', 'once more')).artifactId).toEqual(expect.any(String));
   });
 });
