@@ -16,6 +16,12 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('the API
       await app.page.locator('.opblock-tag').getByText(group, { exact: true }).first().waitFor();
     }
     await app.page.getByText('Create an execution', { exact: true }).first().waitFor();
+    // An introduction first: how to authenticate, and the way to the guide.
+    await app.page.getByRole('heading', { name: 'Authentication' }).waitFor();
+    for (const header of ['x-api-key: sklt_live_…', 'x-auth-token: …', 'Authorization: Bearer …']) {
+      await app.page.getByText(header, { exact: true }).first().waitFor();
+    }
+    expect(await app.page.getByRole('link', { name: 'Getting started' }).first().getAttribute('href')).toBe('/docs');
     await screenshot(app, 'api-reference');
     expect(elsewhere).toEqual([]);
     expectNoPageErrors(app);

@@ -5,6 +5,7 @@ import {
   CHROMIUM,
   expectAccessible,
   expectNoPageErrors,
+  openSection,
   screenshot,
   signUpInApp,
   VIEWPORTS,
@@ -93,5 +94,51 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('pages t
     await expectAccessible(app, 'OAuth consent');
     await screenshot(app, 'server-page-oauth-consent');
     expectNoPageErrors(app);
+  });
+
+  test('the app’s Docs link reaches the guide, which wears the app’s look and links the reference both ways', async ({
+    openPage,
+  }) => {
+    const app = await openPage(viewport);
+    await signUpInApp(app);
+    await app.page.getByRole('heading', { name: 'Skills', level: 1 }).waitFor();
+    const appLook = await lookOf(app);
+
+    await openSection(app, 'Docs');
+    await app.page.waitForURL((url) => url.pathname === '/docs');
+    await app.page.getByRole('heading', { name: 'Getting started', level: 1 }).waitFor();
+    for (const section of ['Get an API key', 'A first run', 'Streaming a run', 'Errors', 'Ds: what runs cost']) {
+      await app.page.getByRole('heading', { name: section, level: 2 }).waitFor();
+    }
+    const guide = await lookOf(app);
+    expect(guide.band).toBe(appLook.band);
+    expect(guide.font).toBe(appLook.font);
+    expect(await fitsTheWidth(app)).toBe(true);
+    await expectAccessible(app, 'getting started');
+    await screenshot(app, 'docs-getting-started');
+
+    const docsNav = app.page.getByRole('navigation', { name: 'Docs' });
+    await docsNav.getByRole('link', { name: 'Writing a skill' }).click();
+    await app.page.getByRole('heading', { name: 'Writing a skill', level: 1 }).waitFor();
+    expect(await fitsTheWidth(app)).toBe(true);
+    await expectAccessible(app, 'writing a skill');
+    await screenshot(app, 'docs-writing-skills');
+
+    // The reference opens with what a newcomer needs first, and leads back to the guide.
+    await docsNav.getByRole('link', { name: 'API reference' }).click();
+    await app.page.getByRole('heading', { name: 'Authentication' }).waitFor();
+    // Swagger UI opens the links of its description in a new tab; the address is what counts.
+    expect(await app.page.getByRole('link', { name: 'Getting started' }).first().getAttribute('href')).toBe('/docs');
+
+    expectNoPageErrors(app);
+
+    await app.page.goto('/docs/no-such-page');
+    await app.page.getByRole('heading', { name: 'No such page', level: 1 }).waitFor();
+    await app.page.getByText('There is no page by that name in the docs.').waitFor();
+    await expectAccessible(app, 'docs page not found');
+    await app.page.getByRole('link', { name: 'Getting started' }).first().click();
+    await app.page.waitForURL((url) => url.pathname === '/docs');
+    // The one error is the browser's note of the 404 itself.
+    expect(app.errors).toEqual(['console: Failed to load resource: the server responded with a status of 404 (Not Found)']);
   });
 });

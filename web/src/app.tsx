@@ -145,6 +145,10 @@ function Shell({ title, children }: { title: string; children: ComponentChildren
             {item.label}
           </Link>
         ))}
+        {/* The guide is the server's own pages, outside the app: a plain link loads it. */}
+        <a class="docs-link" href="/docs">
+          Docs
+        </a>
       </nav>
       <main id="main" tabIndex={-1}>
         <h1 ref={heading}>{title}</h1>
