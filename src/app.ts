@@ -76,7 +76,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // (a thread id may be 200) with a 400 in the standard shape, even on artifact routes. Node's
     // HTTP parser already caps a request line at 16 KiB.
     routerOptions: { maxParamLength: 16 * 1024 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // verbose: a union's refusal carries its branches and the value, so that validation-words.ts
+    // can name the branch a value meant (an event's type) or list every value a field takes.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, verbose: true } },
     // Fastify answers these two in its own shape unless told otherwise; they skip the gate,
     // which gives every other answer its request id.
     frameworkErrors: (error, request, reply) => {

@@ -35,6 +35,19 @@ export class PaymentRequired extends AppError {
   readonly code = 'INSUFFICIENT_CREDITS';
 }
 
+/** A known address asked to do what it does not (replace a list, read an action). Sent with an Allow header. */
+export class MethodNotAllowed extends AppError {
+  readonly status = 405;
+  readonly code = 'METHOD_NOT_ALLOWED';
+
+  constructor(
+    message: string,
+    readonly allowed: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
+
 export class Conflict extends AppError {
   readonly status = 409;
   readonly code = 'CONFLICT';

@@ -4,7 +4,16 @@ import { NotFound } from '../errors.js';
 import { skillStartNeeds } from '../executions/start-needs.js';
 import { callerOf } from '../http/credentials.js';
 import { html, pageLayout } from '../http/html.js';
-import { balanceView, modesView, packsView, purchasePack, subscribe, tierView, transactionsView } from './billing.js';
+import {
+  balanceView,
+  modesView,
+  packsView,
+  purchasePack,
+  requireOfferedPack,
+  subscribe,
+  tierView,
+  transactionsView,
+} from './billing.js';
 import {
   Balance,
   BalanceQuery,
@@ -14,6 +23,7 @@ import {
   CheckoutBody,
   CheckoutCreated,
   Modes,
+  PACK_ID_MAX,
   Packs,
   PublishableKey,
   PurchaseBody,
@@ -45,7 +55,16 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
     app.post(
       '/billing/purchase',
-      { config: user, schema: { body: PurchaseBody, response: { 200: CheckoutCreated } } },
+      {
+        config: user,
+        schema: { body: PurchaseBody, response: { 200: CheckoutCreated } },
+        // The pack first, ahead of the schema's checks of the other fields, which would name
+        // a missing email to someone whose pack does not exist. The schema keeps its length bound.
+        preValidation: async (request) => {
+          const { packId } = (request.body ?? {}) as { packId?: unknown };
+          if (typeof packId === 'string' && packId.length > 0 && packId.length <= PACK_ID_MAX) requireOfferedPack(packId);
+        },
+      },
       async (request) => {
         const { packId, ...checkout } = request.body;
         return purchasePack(ctx, callerOf(request), packId, checkout);

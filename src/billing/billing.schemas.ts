@@ -1,13 +1,18 @@
 import { Type } from 'typebox';
+import { EMAIL_PATTERN, WEB_ADDRESS_PATTERN } from '../http/schemas.js';
 
-const Url = Type.String({ minLength: 1, maxLength: 2000, pattern: '^[A-Za-z][A-Za-z0-9+.-]*://' });
+const Url = Type.String({ minLength: 1, maxLength: 2000, pattern: WEB_ADDRESS_PATTERN });
 
 export const CheckoutBody = Type.Object({
-  email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^@\\s]+@[^@\\s]+$' }),
+  email: Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_PATTERN }),
   successUrl: Url,
   cancelUrl: Url,
 });
-export const PurchaseBody = Type.Object({ packId: Type.String({ minLength: 1, maxLength: 50 }), ...CheckoutBody.properties });
+export const PACK_ID_MAX = 50;
+export const PurchaseBody = Type.Object({
+  packId: Type.String({ minLength: 1, maxLength: PACK_ID_MAX }),
+  ...CheckoutBody.properties,
+});
 export const CheckoutCreated = Type.Object({ checkoutUrl: Type.String() });
 
 /** `skill`: answer canExecute for a run of this skill of the caller's workspace (an addition; SPEC.md names no query). */

@@ -5,7 +5,7 @@ import { ownModelKey } from './byok.js';
 import { creditShortfall } from './charges.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
 import { recentTransactions } from './ledger.store.js';
-import { MODE_INFO, packsFor } from './packs.js';
+import { MODE_INFO, OFFERED_PACK_IDS, packsFor } from './packs.js';
 import type { Payer } from './payer.js';
 import type { CreatedCheckout } from './payment-provider.js';
 import { accountOf, standingOf } from './standing.store.js';
@@ -150,10 +150,26 @@ async function startCheckout(
   return { checkoutUrl: created.checkoutUrl };
 }
 
+/** A pack that is not on offer, with the ones that are. */
+function unknownPack(packId: string): InvalidInput {
+  const choices = `${OFFERED_PACK_IDS.slice(0, -1).join(', ')} or ${OFFERED_PACK_IDS.at(-1)}`;
+  return new InvalidInput(
+    `There is no pack “${packId}” on offer. Choose ${choices}; \`skillet packs\` and the Billing page list them with their prices.`,
+  );
+}
+
+/**
+ * Refuses a pack that is not on offer. Checked ahead of the rest of a purchase
+ * (billing.routes.ts): a mistyped pack is the thing to fix, not a missing email.
+ */
+export function requireOfferedPack(packId: string): void {
+  if (!OFFERED_PACK_IDS.includes(packId)) throw unknownPack(packId);
+}
+
 /** Starts paying for a pack, at the caller's mode's price. Only the webhook grants the credits. */
 export async function purchasePack(ctx: Checkout, caller: Payer, packId: string, input: CheckoutInput) {
   const pack = packsFor((await modeNow(ctx, caller.userId)).mode).find((candidate) => candidate.id === packId);
-  if (!pack) throw new InvalidInput(`Unknown packId: ${packId}`);
+  if (!pack) throw unknownPack(packId);
   return startCheckout(ctx, caller, input, {
     kind: 'pack',
     packId: pack.id,

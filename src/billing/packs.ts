@@ -25,6 +25,9 @@ const PACKS: readonly CreditPack[] = [
   { id: 'pack_5000', name: '5,000 Ds', credits: 5000, priceCents: 3750 },
 ];
 
+/** The ids of the packs on offer: the same in every mode, where only the prices differ. */
+export const OFFERED_PACK_IDS: readonly string[] = PACKS.map((pack) => pack.id);
+
 export const MODE_INFO: Record<SubscriptionMode, SubscriptionInfo> = {
   byokmode: { name: 'Bring your own key', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
   paygmode: { name: 'Pay as you go', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },

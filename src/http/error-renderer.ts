@@ -4,6 +4,7 @@ import {
   ExecutionRunning,
   InternalError,
   InvalidInput,
+  MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
   RateLimited,
@@ -76,5 +77,7 @@ export function renderError(thrown: unknown, family: ErrorFamily): RenderedError
   if (error instanceof ExecutionRunning) {
     return { status: 429, body: { error: 'EXECUTION_RUNNING', message: error.message }, headers: {}, unexpected };
   }
-  return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers: {}, unexpected };
+  // RFC 9110: a 405 names the methods the address does take.
+  const headers: Record<string, string> = error instanceof MethodNotAllowed ? { allow: error.allowed.join(', ') } : {};
+  return { status: error.status, body: { error: { code: error.code, message: error.message } }, headers, unexpected };
 }

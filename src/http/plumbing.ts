@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { Forbidden, InvalidInput, NotFound, Unauthorized } from '../errors.js';
+import { Forbidden, InvalidInput, Unauthorized } from '../errors.js';
 import { strategyOf } from '../identity/credential-strategies.js';
 import { requireCallerScope, scopeForMethod } from '../oauth/scopes.js';
 import { authChallenge } from './auth-challenge.js';
@@ -9,6 +9,7 @@ import { replySink, writeError } from './error-writer.js';
 import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import type { RouteConfig } from './route-config.js';
+import { installUnrouted } from './unrouted.js';
 
 type GateContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>;
 
@@ -54,10 +55,7 @@ export function installPlumbing(app: FastifyInstance, ctx: GateContext): void {
     return reply;
   });
 
-  // People see this message: it says what happened without quoting the method and path back.
-  app.setNotFoundHandler(async () => {
-    throw new NotFound('There is nothing at this address. Check the link, or the address the client was configured with.');
-  });
+  installUnrouted(app);
 }
 
 /** Whether the route takes the request: read its credential, count it, then judge both. */

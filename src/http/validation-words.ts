@@ -1,4 +1,5 @@
-import { COUNT_PATTERN } from './schemas.js';
+import { COUNT_PATTERN, EMAIL_PATTERN, WEB_ADDRESS_PATTERN } from './schemas.js';
+import { firstIssue, type ValidationIssue } from './union-issues.js';
 
 /**
  * A request that failed its route's schema, said the way a person reads it. The validator's
@@ -6,11 +7,6 @@ import { COUNT_PATTERN } from './schemas.js';
  * keywords; clients show our message to people, so it names the field in words, says
  * what it must be, and never quotes a path, a keyword or a pattern.
  */
-export interface ValidationIssue {
-  instancePath?: string;
-  keyword?: string;
-  params?: Record<string, unknown>;
-}
 
 const PLACES: Record<string, string> = { body: 'request', querystring: 'address', params: 'address', headers: 'request headers' };
 
@@ -28,6 +24,13 @@ function fieldWords(path: string): string | undefined {
   const [last, ...before] = parts.reverse();
   const head = spoken(last as string);
   return before.length === 0 ? head : `${head} of ${before.map(spoken).reverse().join(' ')}`;
+}
+
+/** "The email", or for an item of a list "Item 2 of the events" (not "The item 2 of events"). */
+function subjectWords(path: string, place: string): string {
+  const field = fieldWords(path)?.replace(/\burl\b/g, 'URL');
+  if (field === undefined) return `The ${place}`;
+  return /^item \d+ of /.test(field) ? `I${field.slice(1).replace(/ of /, ' of the ')}` : `The ${field}`;
 }
 
 const TYPE_WORDS: Record<string, string> = {
@@ -50,13 +53,12 @@ const plural = (count: unknown, one: string) => `${count} ${one}${count === 1 ? 
 function sentence(issue: ValidationIssue, place: string): string {
   const params = issue.params ?? {};
   const missing = typeof params.missingProperty === 'string' ? params.missingProperty : undefined;
-  const field = fieldWords(`${issue.instancePath ?? ''}${missing ? `/${missing}` : ''}`);
-  const subject = field ? `The ${field}` : `The ${place}`;
+  const subject = subjectWords(`${issue.instancePath ?? ''}${missing ? `/${missing}` : ''}`, place);
   switch (issue.keyword) {
     case 'required':
       return `${subject} is missing.`;
     case 'type':
-      return field ? `${subject} must be ${typeWords(params.type)}.` : `The ${place} must be ${typeWords(params.type)}.`;
+      return `${subject} must be ${typeWords(params.type)}.`;
     case 'minLength':
       return params.limit === 1
         ? `${subject} is empty.`
@@ -86,6 +88,9 @@ function sentence(issue: ValidationIssue, place: string): string {
     case 'pattern':
       // A paging number (`?limit=-5`, `?offset=ten`): what it must be, and how one looks.
       if (params.pattern === COUNT_PATTERN) return `${subject} must be a whole number, such as 20.`;
+      if (params.pattern === EMAIL_PATTERN) return `${subject} is not an email address, such as ada@example.com.`;
+      if (params.pattern === WEB_ADDRESS_PATTERN)
+        return `${subject} must be a whole web address, such as https://example.com/done.`;
       return `${subject} is not in a form this takes.`;
     default:
       // anyOf and the rest: what is wrong, without the validator's vocabulary.
@@ -96,7 +101,10 @@ function sentence(issue: ValidationIssue, place: string): string {
 /** One sentence for the first issue: the one a person fixes first. */
 export function validationMessage(issues: unknown, context: unknown): string {
   const place = PLACES[String(context)] ?? 'request';
-  const first = Array.isArray(issues) ? (issues[0] as ValidationIssue | undefined) : undefined;
-  if (first === undefined || typeof first !== 'object' || first === null) return `The ${place} is not one this takes.`;
+  const listed = Array.isArray(issues)
+    ? issues.filter((issue): issue is ValidationIssue => typeof issue === 'object' && issue !== null)
+    : [];
+  const first = firstIssue(listed);
+  if (first === undefined) return `The ${place} is not one this takes.`;
   return sentence(first, place);
 }

@@ -6,6 +6,7 @@ import {
   Forbidden,
   InternalError,
   InvalidInput,
+  MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
   RateLimited,
@@ -20,6 +21,7 @@ describe('renderError', () => {
     [new Unauthorized('Missing auth token'), 401, 'UNAUTHORIZED'],
     [new Forbidden('no'), 403, 'FORBIDDEN'],
     [new NotFound('gone'), 404, 'NOT_FOUND'],
+    [new MethodNotAllowed('only read', ['GET', 'HEAD']), 405, 'METHOD_NOT_ALLOWED'],
     [new Conflict('taken'), 409, 'CONFLICT'],
     [new PayloadTooLarge('big'), 413, 'PAYLOAD_TOO_LARGE'],
     [new InternalError('broke'), 500, 'INTERNAL_ERROR'],
@@ -92,5 +94,47 @@ describe('renderError', () => {
   it('does not flag a 503 the settings chose (payments off) as a bug, but does flag a 500', () => {
     expect(renderError(new ServiceUnavailable('payments are off'), 'standard').unexpected).toBe(false);
     expect(renderError(new InternalError('broke'), 'standard').unexpected).toBe(true);
+  });
+
+  it('writes a 405 with Allow naming the methods the address takes', () => {
+    const rendered = renderError(
+      new MethodNotAllowed('This address cannot be replaced; it can only be read or sent to.', ['GET', 'HEAD', 'POST']),
+      'standard',
+    );
+    expect(rendered).toEqual({
+      status: 405,
+      body: {
+        error: { code: 'METHOD_NOT_ALLOWED', message: 'This address cannot be replaced; it can only be read or sent to.' },
+      },
+      headers: { allow: 'GET, HEAD, POST' },
+      unexpected: false,
+    });
+  });
+
+  it('words a schema refusal of a union for the whole union, not its first branch', () => {
+    const branch = (index: number, allowedValue: string) => ({
+      instancePath: '/events/0',
+      schemaPath: `#/properties/events/items/anyOf/${index}/const`,
+      keyword: 'const',
+      params: { allowedValue },
+    });
+    const validation = Object.assign(new Error('body/events/0 must be equal to constant'), {
+      statusCode: 400,
+      validationContext: 'body',
+      validation: [
+        branch(0, 'execution.completed'),
+        branch(1, 'execution.failed'),
+        { instancePath: '/events/0', schemaPath: '#/properties/events/items/anyOf', keyword: 'anyOf', params: {} },
+      ],
+    });
+    expect(renderError(validation, 'standard')).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          code: 'INVALID_INPUT',
+          message: 'Item 1 of the events must be one of “execution.completed”, “execution.failed”.',
+        },
+      },
+    });
   });
 });
