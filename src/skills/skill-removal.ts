@@ -6,6 +6,7 @@ import { removeOrphans } from '../artifacts/blob-collection.js';
 import type { AppContext } from '../context.js';
 import type { Tables, WorkspaceSkillsTable } from '../db/tables.js';
 import { Conflict, Forbidden, NotFound } from '../errors.js';
+import { holdWorkspace } from '../files/storage-quota.js';
 import { type Caller, requireOwnerOrAdmin } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { deleteInstalledSkill, findInstalledSkill, hasRunInProgress } from './workspace-skills.store.js';
@@ -14,6 +15,7 @@ type RemovalContext = Pick<AppContext, 'db' | 'blobs' | 'clock' | 'config' | 'sk
 export type InstalledRow = Selectable<WorkspaceSkillsTable>;
 
 const VERB = { update: 'updated', remove: 'removed' } as const;
+type Change = keyof typeof VERB;
 
 /**
  * The installed skill a person asks to update or remove, once it is theirs to change: the
@@ -25,7 +27,7 @@ export async function changeableSkill(
   ctx: Pick<AppContext, 'db' | 'skills'>,
   caller: Caller,
   slug: string,
-  change: 'update' | 'remove',
+  change: Change,
 ): Promise<InstalledRow> {
   if (ctx.skills.get(slug)) {
     throw new Forbidden(`${slug} is one of this server's own skills, so it cannot be ${VERB[change]} here. Ask the operator.`);
@@ -38,20 +40,27 @@ export async function changeableSkill(
     caller,
     `Only the workspace's owners and admins can change its skills, so ${slug} was not ${VERB[change]}. Ask one of them.`,
   );
-  if (await hasRunInProgress(ctx.db, caller.workspaceId, slug)) {
+  await refuseWhileRunning(ctx.db, installed, change);
+  return installed;
+}
+
+async function refuseWhileRunning(db: Kysely<Tables>, installed: InstalledRow, change: Change): Promise<void> {
+  if (await hasRunInProgress(db, installed.workspace_id, installed.slug)) {
     throw new Conflict(
-      `A run of ${slug} is in progress, so the skill was not ${VERB[change]}. Wait for it to end or cancel it, then try again.`,
+      `A run of ${installed.slug} is in progress, so the skill was not ${VERB[change]}. Wait for it to end or cancel it, then try again.`,
     );
   }
-  return installed;
 }
 
 /**
  * Forgets an installed skill inside a transaction: its row and stored files go, and the
  * artifact it came from (if any) can be installed again. Past runs keep their history and
- * artifacts: they name the skill by slug and hold their own files.
+ * artifacts: they name the skill by slug and hold their own files. Asked again with the
+ * workspace held: a run may have started since changeableSkill looked.
  */
-export async function forgetSkill(trx: Kysely<Tables>, installed: InstalledRow): Promise<string[]> {
+export async function forgetSkill(trx: Kysely<Tables>, installed: InstalledRow, change: Change): Promise<string[]> {
+  await holdWorkspace(trx, installed.workspace_id);
+  await refuseWhileRunning(trx, installed, change);
   const digests = await deleteInstalledSkill(trx, installed.workspace_id, installed.slug);
   if (installed.artifact_id !== null) await updateArtifact(trx, installed.artifact_id, { is_installed: 0 });
   return digests;
@@ -71,7 +80,7 @@ export async function clearForgottenSkill(ctx: RemovalContext, installed: Instal
 /** Removes a skill installed into the caller's workspace; it no longer runs or lists. */
 export async function removeSkill(ctx: RemovalContext, caller: Caller, slug: string): Promise<void> {
   const installed = await changeableSkill(ctx, caller, slug, 'remove');
-  const digests = await ctx.db.transaction().execute((trx) => forgetSkill(trx, installed));
+  const digests = await ctx.db.transaction().execute((trx) => forgetSkill(trx, installed, 'remove'));
   await clearForgottenSkill(ctx, installed, digests);
   invalidate(ctx, caller.workspaceId, ['skills']);
 }

@@ -182,7 +182,7 @@ export async function installFromFolder(
       const recorded = ctx.db.transaction().execute(async (trx) => {
         // Counted again with the workspace held: another upload or install may have filled it.
         await holdWorkspace(trx, caller.workspaceId);
-        if (replacing) replaced = await forgetSkill(trx, replacing);
+        if (replacing) replaced = await forgetSkill(trx, replacing, 'update');
         await checkSkillRoom(trx, room, caller.workspaceId, bytes);
         await recordInstalledSkill(trx, {
           workspace_id: caller.workspaceId,
