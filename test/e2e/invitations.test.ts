@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect } from 'vitest';
 import { startFakeSmtp } from '../fakes/smtp.js';
-import { uniqueEmail } from '../helpers/factories.js';
+import { signUp, uniqueEmail } from '../helpers/factories.js';
 import {
   type AppPage,
   CHROMIUM,
@@ -120,5 +120,47 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('team in
     forgiveStatus(invitee, 410);
     expectNoPageErrors(owner);
     expectNoPageErrors(invitee);
+  });
+  // Last of each width: it moves the server's clock a week on.
+  test('someone signed in as another account is told so, signs in as the invited address and joins; a week-old link has expired', async ({
+    openPage,
+    api,
+    server,
+  }) => {
+    const owner = await openPage(viewport);
+    const team = await ownerOfNewTeam(owner);
+    const colleague = await signUp(api);
+    await inviteInApp(owner, colleague.email, 'member');
+    const link = await linkMailedTo(colleague.email);
+
+    const shared = await openPage(viewport);
+    const someoneElse = await signUpInApp(shared);
+    await shared.page.goto(link);
+    await shared.page
+      .getByText(`You are signed in as ${someoneElse.email}, but this invitation is for ${colleague.email}.`, { exact: false })
+      .waitFor();
+    await expectAccessible(shared, 'invitation-other-account');
+    await screenshot(shared, 'invitation-other-account');
+    await shared.page.getByRole('button', { name: 'Sign out' }).click();
+    await shared.page.getByRole('button', { name: 'Sign in instead' }).click();
+    await shared.page.getByLabel('Password', { exact: true }).fill(colleague.password);
+    await shared.page.getByRole('button', { name: 'Sign in and join' }).click();
+    await shared.page.getByRole('heading', { name: `Members of ${team}` }).waitFor();
+    await shared.page
+      .getByRole('listitem')
+      .filter({ hasText: `${colleague.email} (you)` })
+      .waitFor();
+
+    const late = uniqueEmail('late');
+    await inviteInApp(owner, late, 'member');
+    const lateLink = await linkMailedTo(late);
+    server.clock.advance(7 * 24 * 60 * 60 * 1000);
+    const invitee = await openPage(viewport);
+    await invitee.page.goto(lateLink);
+    await invitee.page.getByText('This invitation has expired. Ask whoever invited you to send a new invitation.').waitFor();
+    await expectAccessible(invitee, 'invitation-expired');
+    await screenshot(invitee, 'invitation-expired');
+    forgiveStatus(invitee, 410);
+    for (const page of [owner, shared, invitee]) expectNoPageErrors(page);
   });
 });

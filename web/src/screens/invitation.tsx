@@ -5,7 +5,6 @@ import { acceptInvitation, type InvitationPreview, previewInvitation } from '../
 import { Link, navigate } from '../router';
 import { refreshMe, signIn, signOut, signUp, useMe } from '../session';
 import { formatTime, Notice, useAction } from '../ui';
-import { ROLE_WORDS } from './workspaces-people';
 
 /**
  * The token of an invitation link rides in the address's fragment, which browsers never
@@ -64,8 +63,8 @@ function Offer({ token, invitation, me }: { token: string; invitation: Invitatio
       <h1>Join {invitation.workspaceName}</h1>
       <p>
         {invitation.invitedBy ?? 'A member'} invited <strong>{invitation.email}</strong> to the Skillet workspace{' '}
-        {invitation.workspaceName} as {ROLE_WORDS[invitation.role].toLowerCase()}. The link works once, until{' '}
-        {formatTime(invitation.expiresAt)}.
+        {invitation.workspaceName} as {invitation.role === 'member' ? 'a member' : `an ${invitation.role}`}. The link works once,
+        until {formatTime(invitation.expiresAt)}.
       </p>
       {action.error && <Notice kind="error">{action.error}</Notice>}
       {signedInAsInvitee ? (
