@@ -5,6 +5,9 @@ import type { ExecutionStatus, StopReason } from '../db/tables.js';
 import type { Caller } from '../identity/callers.js';
 import { executionOf, executionStatus } from './executions.js';
 
+/** The run's page in the app, at the server's public address: where a person watches, shares or finds it. */
+export const runPageUrl = (publicUrl: string, executionId: string) => `${publicUrl}/app/runs/${encodeURIComponent(executionId)}`;
+
 /** Where a run stands, as POST /runs, MCP's run_skill and get_execution report it. */
 export interface ExecutionReport {
   executionId: string;

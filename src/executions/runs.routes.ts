@@ -8,7 +8,7 @@ import { idempotencyKeyOf } from './executions.routes.js';
 import { CreateExecutionBody } from './executions.schemas.js';
 import { followRun, type RunFollow } from './run-follow.js';
 import { createAndStart } from './run-now.js';
-import { executionReport } from './run-report.js';
+import { executionReport, runPageUrl } from './run-report.js';
 import { RunAnswer } from './runs.schemas.js';
 import { signedStreamUrl } from './stream-url.js';
 
@@ -66,7 +66,7 @@ async function runAnswer(ctx: AppContext, caller: Caller, execution: Started) {
     artifacts,
     sseUrl: signedStreamUrl(ctx, execution.execution_id),
     statusUrl: `${ctx.config.publicUrl}/api/v1/executions/${id}/status`,
-    webUrl: `${ctx.config.publicUrl}/app/runs/${id}`,
+    webUrl: runPageUrl(ctx.config.publicUrl, execution.execution_id),
   };
 }
 

@@ -76,4 +76,6 @@ export const RunSkillOutput = Type.Object({
   stopReason: StopReason,
   cost: Type.Number(),
   artifactIds: Type.Array(Type.String()),
+  /** The run's page in the app. */
+  webUrl: Type.String(),
 });

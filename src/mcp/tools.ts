@@ -5,7 +5,7 @@ import { balanceView } from '../billing/billing.js';
 import type { AppContext } from '../context.js';
 import type { ExecutionEvent } from '../executions/event-codec.js';
 import { cancelRun } from '../executions/run-control.js';
-import { executionReport } from '../executions/run-report.js';
+import { executionReport, runPageUrl } from '../executions/run-report.js';
 import type { Caller } from '../identity/callers.js';
 import { strategyOf } from '../identity/credential-strategies.js';
 import { requireCallerScope } from '../oauth/scopes.js';
@@ -118,13 +118,15 @@ export function mcpServerFor(ctx: AppContext, caller: Caller): McpServer {
           stopReason: report.stopReason,
           cost: report.cost,
           artifactIds: report.artifacts.map((artifact) => artifact.id),
+          webUrl: runPageUrl(ctx.config.publicUrl, report.executionId),
         };
         // A run that did not complete says so first: the output alone could read as success.
         const ending =
           report.status === 'completed'
             ? []
             : [`The run did not complete: status ${report.status}, stop reason ${report.stopReason ?? 'none'}.`];
-        const text = [...ending, report.output].filter((line) => line !== '').join('\n') || 'The run completed with no output.';
+        const output = [...ending, report.output].filter((line) => line !== '').join('\n') || 'The run completed with no output.';
+        const text = `${output}\n\nRun page: ${structured.webUrl}`;
         return {
           content: [{ type: 'text', text }, ...report.artifacts.map((artifact) => artifactLink(ctx.config.publicUrl, artifact))],
           structuredContent: structured,

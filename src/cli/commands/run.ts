@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import ora, { type Ora } from 'ora';
 import type { SkilletClient } from '../../sdk/client.js';
 import { SkilletError } from '../../sdk/errors.js';
-import type { ExecutionEvent, HistoryItem } from '../../sdk/types.js';
+import type { ExecutionEvent, HistoryItem, RunResult } from '../../sdk/types.js';
 import { CliError, canRedraw, EXIT, printJson } from '../output.js';
 import { readAllStdin } from '../prompt.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
@@ -155,15 +155,15 @@ async function awaitTurn(client: SkilletClient, wait: boolean): Promise<void> {
 const isBusy = (error: unknown) => error instanceof SkilletError && error.code === 'EXECUTION_RUNNING';
 
 /**
- * Starts the created execution. Another run may have started since the check: with
- * --wait that means waiting again, without it the same words as the check's. The same
- * code also means a limit per user or per server, which keeps its own words.
+ * Creates and starts the run in one call (the input sent once). Another run may have
+ * started since the check: with --wait that means waiting again, without it the same words
+ * as the check's. The same code also means a limit per user or per server, which keeps
+ * its own words.
  */
-async function startWhenFree(client: SkilletClient, executionId: string, input: string, wait: boolean): Promise<void> {
+async function startWhenFree(client: SkilletClient, start: () => Promise<RunResult>, wait: boolean): Promise<RunResult> {
   for (;;) {
     try {
-      await client.executions.send(executionId, input);
-      return;
+      return await start();
     } catch (error) {
       if (!isBusy(error)) throw error;
       const running = await runningNow(client);
@@ -192,16 +192,18 @@ async function requireTakesFiles(client: SkilletClient, slug: string): Promise<v
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /**
- * Uploads the files, then creates the execution with them. When the server refuses the
- * run, the files just uploaded are deleted again rather than left to expire.
+ * Uploads the files, then creates and starts the run with them. When the server refuses
+ * the run, the files just uploaded are deleted again rather than left to expire.
  */
-async function createWithFiles(client: SkilletClient, slug: string, input: string, paths: string[]) {
-  const uploaded = await uploadAll(client, paths);
+async function runWithFiles(client: SkilletClient, slug: string, input: string, options: RunOptions): Promise<RunResult> {
+  const uploaded = await uploadAll(client, options.file);
+  const files = uploaded.map((file) => ({ fileId: file.id }));
   try {
-    return await client.executions.create(slug, input, {
-      interface: 'cli',
-      files: uploaded.map((file) => ({ fileId: file.id })),
-    });
+    return await startWhenFree(
+      client,
+      () => client.executions.run(slug, input, { interface: 'cli', files }),
+      options.wait === true,
+    );
   } catch (error) {
     await Promise.all(uploaded.map((file) => client.files.remove(file.id).catch(() => undefined)));
     throw error;
@@ -232,14 +234,15 @@ export function runCommands(program: Command, global: () => GlobalOptions): void
       const input = given.trim() !== '' ? given : (filesOnly ?? (await defaultInputOf(client, slug)));
       // Checked before anything is created, so a refused run leaves nothing behind.
       await awaitTurn(client, options.wait === true);
-      const execution = await createWithFiles(client, slug, input, options.file);
-      await startWhenFree(client, execution.id, input, options.wait === true);
+      const run = await runWithFiles(client, slug, input, options);
       if (options.detach) {
-        if (options.json) return printJson({ executionId: execution.id });
-        process.stdout.write(`${execution.id}\n`);
-        return;
+        if (options.json) return printJson({ executionId: run.executionId, webUrl: run.webUrl });
+        process.stdout.write(`${run.executionId}\n`);
       }
-      process.exitCode = await follow(client, execution.id, options.json === true);
+      // On stderr, so stdout stays the run's: where to watch it, share it or find it later.
+      if (!options.json) process.stderr.write(`Run page: ${run.webUrl}\n`);
+      if (options.detach) return;
+      process.exitCode = await follow(client, run.executionId, options.json === true);
     });
 
   program

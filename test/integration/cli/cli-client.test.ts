@@ -104,11 +104,23 @@ describe('skillet login', () => {
 });
 
 describe('skillet run', () => {
-  it('streams every ticker event live and ends with the cost', async ({ cli }) => {
+  it('streams every ticker event live, says the run page’s address and ends with the cost', async ({
+    server,
+    api,
+    cli,
+    person,
+  }) => {
     const run = cli(['run', 'ticker', '5 50']);
     expect(await run.exited).toBe(0);
     expect(run.stdout().trim().split('\n')).toEqual(['tick 1 of 5', 'tick 2 of 5', 'tick 3 of 5', 'tick 4 of 5', 'tick 5 of 5']);
     expect(run.stderr()).toContain('Done. Cost: 0 Ds.');
+    // The address of the run's page in the app, from the server's public URL, on stderr.
+    const page = /Run page: (\S+)/.exec(run.stderr())?.[1];
+    const history = await api.get<{ items: { executionId: string; inputText: string }[] }>('/api/v1/executions?limit=1', {
+      headers: session(person),
+    });
+    expect(page).toBe(`${server.url}/app/runs/${history.body.items[0]?.executionId}`);
+    expect(history.body.items[0]?.inputText).toBe('5 50');
   });
 
   it('--json prints every event as a JSON line, in order, and reads the input from stdin', async ({ cli }) => {

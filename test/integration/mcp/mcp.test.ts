@@ -126,8 +126,11 @@ describe('the v1 SDK client (what most editors ship) with x-api-key', () => {
       stopReason: 'end_turn',
       cost: 0,
       artifactIds: expect.any(Array),
+      webUrl: `${server.url}/app/runs/${structured.executionId}`,
     });
     expect(textOf(run)).toContain('tick 3 of 3');
+    // The run's page in the app, for the person the assistant works for.
+    expect(textOf(run)).toContain(`Run page: ${server.url}/app/runs/${structured.executionId}`);
     const ticks = progress.filter((update) => update.message?.startsWith('tick '));
     expect(ticks.map((update) => update.message)).toEqual(['tick 1 of 3', 'tick 2 of 3', 'tick 3 of 3']);
     // Progress only ever goes up.
