@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { InvalidInput } from '../errors.js';
+import { InvalidInput, MethodNotAllowed } from '../errors.js';
 import { clientAddress, type FrontRoute, headerValues, pathOf, sendError } from '../http/front-routes.js';
 import { limitAnonymousRequest } from '../http/rate-limit.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
@@ -55,7 +55,8 @@ function resumeAfter(lastSeq: string | undefined, lastEventId: string | undefine
 export function streamRoute(ctx: AppContext): FrontRoute {
   return (request, response) => {
     const url = request.url ?? '';
-    const match = request.method === 'GET' ? STREAM_PATH.exec(url) : null;
+    // Every method: the router does not know this address, so it would call any other one missing.
+    const match = STREAM_PATH.exec(url);
     if (!match) return false;
     const requestId = requestIdOf(request);
     // Every answer carries the request id, handed to writeHead with the other headers rather
@@ -66,6 +67,12 @@ export function streamRoute(ctx: AppContext): FrontRoute {
       const limit = await limitAnonymousRequest(ctx, clientAddress(request, ctx.config.trustProxy));
       headers = { ...headers, ...limit.headers };
       if (limit.refusal) throw limit.refusal;
+      if (request.method !== 'GET') {
+        throw new MethodNotAllowed(
+          'This address can only be read: it is the stream of a run’s events. The Allow header of this answer lists the methods it takes.',
+          ['GET'],
+        );
+      }
       const { executionId, ts, sig, lastSeq } = parseStreamRequest(match[1] as string, url);
       verifyStreamSignature(ctx, executionId, ts, sig);
       const after = resumeAfter(lastSeq, headerValues(request, 'last-event-id')[0]);

@@ -133,12 +133,18 @@ describe('the event stream route', () => {
     expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: 'Execution not found' } });
   });
 
-  it('leaves other methods to the router, which has no such route', async ({ api, person }) => {
+  it('answers other methods 405 with Allow, in words, after the rate limit (the router does not know the address)', async ({
+    api,
+    person,
+  }) => {
     const created = await createExecution(api, person, 'ticker', '1 1');
     const url = pathAndQuery(await streamUrl(api, person, created.id));
-    for (const reply of [await api.post(url, { body: {} }), await api.delete(url)]) {
-      expect(reply.status).toBe(404);
-      expect(reply.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
+    for (const reply of [await api.post(url, { body: {} }), await api.delete(url), await api.put('/executions/x/stream')]) {
+      expect([reply.status, reply.headers.get('allow')]).toEqual([405, 'GET']);
+      expect(reply.body).toEqual({
+        error: { code: 'METHOD_NOT_ALLOWED', message: expect.stringMatching(/^This address can only be read/) },
+      });
+      expect(reply.headers.get('x-ratelimit-limit')).not.toBeNull();
     }
   });
 
