@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { SkilletClient } from '../../sdk/client.js';
+import { SkilletError } from '../../sdk/errors.js';
 import { modelUseNote, priceLabel } from '../../sdk/skill-price.js';
 import type { SkillItem } from '../../sdk/types.js';
 import { CliError, EXIT, printJson, printTable, wantsJson } from '../output.js';
@@ -22,9 +23,14 @@ export async function allSkills(client: SkilletClient): Promise<SkillItem[]> {
 
 /** One skill by its slug; an unknown slug is an answer the person can act on, not a stack. */
 export async function skillOf(client: SkilletClient, slug: string): Promise<SkillItem> {
-  const skill = (await allSkills(client)).find((candidate) => candidate.slug === slug);
-  if (!skill) throw new CliError(`No skill "${slug}". See \`skillet skills\` for the list.`, EXIT.failure);
-  return skill;
+  try {
+    return await client.skills.get(slug);
+  } catch (error) {
+    if (error instanceof SkilletError && error.status === 404) {
+      throw new CliError(`No skill "${slug}". See \`skillet skills\` for the list.`, EXIT.failure);
+    }
+    throw error;
+  }
 }
 
 /** Where a skill comes from, in the list's words: the workspace's own, or the server's. */

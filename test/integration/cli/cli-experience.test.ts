@@ -123,7 +123,7 @@ describe('--json and tables', () => {
     }
     const skills = cli(['skills']);
     await skills.exited;
-    expect(skills.stdout()).toMatch(/^ticker\s+0 Ds\s+script\s+Emits numbered messages/m);
+    expect(skills.stdout()).toMatch(/^ticker\s+server\s+Free\s+script\s+Emits numbered messages/m);
   });
 });
 
