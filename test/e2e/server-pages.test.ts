@@ -103,6 +103,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('pages t
     await signUpInApp(app);
     await app.page.getByRole('heading', { name: 'Skills', level: 1 }).waitFor();
     const appLook = await lookOf(app);
+    await screenshot(app, 'app-with-docs-link');
 
     await openSection(app, 'Docs');
     await app.page.waitForURL((url) => url.pathname === '/docs');

@@ -62,7 +62,8 @@ export function skillInitCommand(skills: Command, global: () => GlobalOptions): 
     )
     .option('--name <name>', "the skill's name, as people see it (default: from the folder's name)")
     .action(async (given: string | undefined, options: InitOptions) => {
-      const name = options.name ?? (await ask('Its name', given ? nameOf(given) : 'My skill'));
+      const name = (options.name ?? (await ask('Its name', given ? nameOf(given) : 'My skill'))).trim();
+      if (name === '') throw new CliError('A skill needs a name: give one with --name, such as --name "Word count".', EXIT.usage);
       const folder = given ?? slugOf(name);
       const kind = options.kind ?? (await askKind());
       const present = await entriesOf(folder);

@@ -100,6 +100,10 @@ describe('skillet skills init', () => {
       expect(await onFile.exited).toBe(2);
       expect(onFile.stderr()).toContain(`${file} is a file. Give a new folder's name, such as my-skill.`);
 
+      const noName = cli(['skills', 'init', path.join(work, 'other'), '--kind', 'script', '--name', ' ']);
+      expect(await noName.exited).toBe(2);
+      expect(noName.stderr()).toContain('A skill needs a name: give one with --name, such as --name "Word count".');
+
       const badKind = cli(['skills', 'init', path.join(work, 'other'), '--kind', 'python']);
       expect(await badKind.exited).toBe(2);
       expect(badKind.stderr()).toContain("'python' is invalid");
