@@ -8,6 +8,7 @@ import { createKey, session, signUp, type TestUser } from '../../helpers/factori
 import { withServer } from '../../helpers/fixtures.js';
 import { type Client as Api, client } from '../../helpers/http.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
+import { echoFolder, installFolder } from '../../helpers/skill-folders.js';
 
 const it = withServer({ RATE_LIMIT_EXECUTIONS_PER_MINUTE: '1000' });
 
@@ -111,8 +112,12 @@ describe('the v1 SDK client (what most editors ship) with x-api-key', () => {
     const client = await v1Client(`${server.url}/mcp/`, { 'x-api-key': key });
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
 
+    // The workspace's own skills are listed too, marked as its own.
+    expect((await installFolder(api, person, 'my-echo', await echoFolder())).status).toBe(201);
     const skills = await client.callTool({ name: 'list_skills', arguments: {} });
     expect(JSON.stringify(skills.structuredContent)).toContain('"slug":"ticker"');
+    const listed = (skills.structuredContent as { skills: { slug: string; source: string }[] }).skills;
+    expect(listed.find((skill) => skill.slug === 'my-echo')?.source).toBe('workspace');
 
     const progress: { progress: number; message?: string }[] = [];
     const run = await client.callTool({ name: 'run_skill', arguments: { skill_slug: 'ticker', input: '3 50' } }, undefined, {
