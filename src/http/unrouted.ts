@@ -53,7 +53,7 @@ export function installUnrouted(app: FastifyInstance): void {
         return sendPage(
           reply,
           405,
-          page('This page cannot do that', 'It cannot take what was sent to it. Go back and try again.'),
+          page('This page cannot do that', 'It can only be opened, not sent a form. Go back and try again.'),
         );
       }
       const can = either([...new Set(allowed.flatMap((method) => DOINGS[method] ?? []))]);
