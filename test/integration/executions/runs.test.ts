@@ -183,3 +183,18 @@ describe('the first user.message of an idle execution', () => {
     expect(item?.inputText).toBe('1 10');
   });
 });
+
+const limited = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTIONS_PER_MINUTE: '2' });
+
+describe('POST /api/v1/runs and the execution-start limit', () => {
+  limited('counts once per call, with the other starts, and refuses past the limit', async ({ api }) => {
+    const person = await signUp(api);
+    expect((await run(api, person, { skill_slug: 'ticker', input: '1 1' }, { prefer: 'wait=10' })).status).toBe(201);
+    expect((await run(api, person, { skill_slug: 'ticker', input: '1 1' }, { prefer: 'wait=10' })).status).toBe(201);
+    const third = await run(api, person, { skill_slug: 'ticker', input: '1 1' });
+    expect(third.status).toBe(429);
+    expect(third.body).toEqual({ error: { type: 'rate_limit_error', message: expect.any(String) } });
+    expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await history(api, person)).toHaveLength(2);
+  });
+});
