@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { SkillItem } from '../../../src/sdk/types';
 import { removeSkill } from '../requests/skills';
 import { navigate } from '../router';
+import { useMe } from '../session';
 import { Notice, useAction } from '../ui';
 
 /**
@@ -12,6 +13,9 @@ import { Notice, useAction } from '../ui';
 export function RemoveSkill({ skill }: { skill: SkillItem }) {
   const [asking, setAsking] = useState(false);
   const action = useAction();
+  const me = useMe();
+  // A plain member is told who can, rather than offered a button the server refuses.
+  const mayRemove = me?.workspace.role !== 'member' || me.user.isAdmin;
   const remove = () =>
     void action.run(async () => {
       await removeSkill(skill.slug);
@@ -20,7 +24,9 @@ export function RemoveSkill({ skill }: { skill: SkillItem }) {
   return (
     <section class="card skill-remove" aria-labelledby="skill-remove-title">
       <h3 id="skill-remove-title">Remove this skill</h3>
-      {asking ? (
+      {!mayRemove ? (
+        <p class="hint">Installed into this workspace. Its owners and admins can update or remove it; ask one of them.</p>
+      ) : asking ? (
         <>
           <p>
             Remove {skill.name} from this workspace? Nobody here can run it afterwards. Past runs of it keep their history and
