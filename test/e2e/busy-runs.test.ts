@@ -136,7 +136,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('Run whi
     expectNoPageErrors(app);
   });
 
-  test('a run that starts between the check and the start: the run page names it and keeps the input', async ({
+  test('a run that starts between the check and the start: the one call is refused, nothing is made, the panel names it', async ({
     openPage,
     api,
   }) => {
@@ -146,25 +146,28 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('Run whi
     await openTicker(app);
     await app.page.getByLabel('Input').fill('4 20');
     // The skill screen's check sees no run going (as when the other started just after it);
-    // the run page's own look afterwards gets the server's answer.
+    // the one call's refusal then gets the server's answer, and the screen asks again.
     await app.page.route(
       /\/api\/v1\/executions\?statuses=working/,
       (route) => route.fulfill({ json: { items: [], hasMore: false, offset: 0, limit: 1 } }),
       { times: 1 },
     );
     await app.page.getByRole('button', { name: 'Run', exact: true }).click();
-    await app.page.waitForURL((url) => /\/app\/runs\//.test(url.pathname) && !url.pathname.endsWith(first));
-    const told = app.page.getByRole('status').filter({ hasText: 'This run has not started' });
-    await told.getByRole('link', { name: 'Ticker run' }).waitFor();
+    const panel = app.page.getByRole('status').filter({ hasText: 'is going in this workspace' });
+    await panel.getByRole('link', { name: 'Ticker run' }).waitFor();
+    expect(app.page.url()).toMatch(/\/app\/skills\/ticker$/);
     expect(await app.page.getByLabel('Input').inputValue()).toBe('4 20');
+    // Refused before anything was made: no idle execution waits in the history.
+    expect((await history(api, token)).map((item) => item.executionId)).toEqual([first]);
     await expectAccessible(app, 'run-not-started');
     await screenshot(app, 'run-not-started');
     forgiveStatus(app, 429);
 
-    await api.post(`/api/v1/executions/${first}/cancel`, { headers: { 'x-auth-token': token } });
-    await app.page.getByRole('button', { name: 'Start' }).click();
+    await panel.getByRole('button', { name: 'Cancel it and run this' }).click();
+    await app.page.waitForURL((url) => /\/app\/runs\//.test(url.pathname) && !url.pathname.endsWith(first));
     await app.page.getByText('tick 4 of 4').waitFor();
     await app.page.getByText('Completed', { exact: true }).waitFor();
+    expect((await history(api, token))[0]).toMatchObject({ inputText: '4 20', status: 'completed' });
     expectNoPageErrors(app);
   });
 });

@@ -71,7 +71,10 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('the run
     const snippets = await again.locator('pre').allTextContents();
     expect(snippets[0]).toBe("skillet run ticker '3 20'");
     expect(snippets[1]).toContain('"skill_slug":"ticker","input":"3 20"');
-    expect(snippets[1]).toContain('/stream-token');
+    // One call to the result, the input sent once (issue 51, item 4).
+    expect(snippets[1]).toContain('/api/v1/runs');
+    expect(snippets[1]).toContain("-H 'Prefer: wait'");
+    expect(snippets[1]).not.toContain('/events');
     await again.getByRole('button', { name: 'Copy the command' }).waitFor();
     await expectAccessible(app, 'run-again');
     await screenshot(app, 'run-again');

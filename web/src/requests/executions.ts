@@ -1,4 +1,4 @@
-import type { CreatedExecution, EventTimes, ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
+import type { EventTimes, ExecutionStatus, HistoryItem, RunResult } from '../../../src/sdk/types';
 import { get, post } from '../api';
 
 export interface HistoryPage {
@@ -33,9 +33,12 @@ export interface RerunAnswer {
 
 const executionPath = (id: string) => `/api/v1/executions/${encodeURIComponent(id)}`;
 
-/** Creates an execution of the skill without starting it: the first user.message starts it. */
-export const createExecution = (skillSlug: string, input: string, fileIds: string[] = []) =>
-  post<CreatedExecution>('/api/v1/executions', {
+/**
+ * Creates and starts a run of the skill in one call, the input sent once; the run's page
+ * then replays its stream from the first event, so nothing it did is missed.
+ */
+export const startRun = (skillSlug: string, input: string, fileIds: string[] = []) =>
+  post<RunResult>('/api/v1/runs', {
     skill_slug: skillSlug,
     input,
     source: 'app',

@@ -14,25 +14,21 @@ export function inputOf(events: RunEvent[]): string | undefined {
 const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /**
- * The same run from a terminal and from code: the CLI in one line, and the three calls
- * the API takes (create, open the stream, start), with the key left for the reader to fill.
+ * The same run from a terminal and from code: the CLI in one line, and the one call the API
+ * takes (create, start and wait for the result), with the key left for the reader to fill.
  */
 function snippets(origin: string, slug: string, input: string): { label: string; copy: string; text: string }[] {
   const body = JSON.stringify({ skill_slug: slug, input });
-  const start = JSON.stringify({ events: [{ type: 'user.message', content: [{ type: 'text', text: input }] }] });
   return [
     { label: 'Command line', copy: 'Copy the command', text: `skillet run ${slug} ${shellQuoted(input)}` },
     {
       label: 'HTTP (curl)',
-      copy: 'Copy the calls',
+      copy: 'Copy the call',
       text: [
-        `BASE=${origin}/api/v1`,
-        `ID=$(curl -s "$BASE/executions" -H "x-api-key: $SKILLET_API_KEY" -H 'content-type: application/json' \\`,
-        `  -d ${shellQuoted(body)} | jq -r .id)`,
-        `URL=$(curl -s "$BASE/executions/$ID/stream-token" -H "x-api-key: $SKILLET_API_KEY" | jq -r .sseUrl)`,
-        'curl -sN "$URL" &   # the live events',
-        `curl -s "$BASE/executions/$ID/events" -H "x-api-key: $SKILLET_API_KEY" -H 'content-type: application/json' \\`,
-        `  -d ${shellQuoted(start)}`,
+        `curl -s ${origin}/api/v1/runs -H "x-api-key: $SKILLET_API_KEY" \\`,
+        `  -H 'content-type: application/json' -H 'Prefer: wait' \\`,
+        `  -d ${shellQuoted(body)}`,
+        '# 201: the result (status, output, artifacts). 202: still running after 60 s; sseUrl follows it.',
       ].join('\n'),
     },
   ];

@@ -84,19 +84,16 @@ export function MessageForm({
   id,
   skillSlug,
   phase,
-  initialText,
   ensureOpen,
   onSent,
 }: {
   id: string;
   skillSlug: string | undefined;
   phase: 'new' | 'interrupted';
-  /** Input to start with, such as the one a refused start kept. */
-  initialText?: string | undefined;
   ensureOpen: () => Promise<void>;
   onSent: () => void;
 }) {
-  const [text, setText] = useState(initialText ?? '');
+  const [text, setText] = useState('');
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const resuming = phase === 'interrupted';

@@ -1,8 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { SkilletError } from '../../../src/sdk/errors';
-import type { ExecutionStatus, HistoryItem } from '../../../src/sdk/types';
+import type { ExecutionStatus } from '../../../src/sdk/types';
 import { messageOf } from '../api';
-import { executionStatus, runningExecution, sendMessage } from '../requests/executions';
+import { executionStatus } from '../requests/executions';
 import { Link } from '../router';
 import { formatTime, Notice } from '../ui';
 import { RunAgain } from './run-again';
@@ -10,7 +9,6 @@ import { MessageForm, RunningControls } from './run-controls';
 import { ElapsedFact } from './run-elapsed';
 import { EventList, lastOf, type Phase, phaseOf, stopReasonOf } from './run-events';
 import { RunArtifacts, RunResult } from './run-result';
-import { takeStart } from './run-start';
 import { type RunEvent, type StreamState, useRunStream } from './run-stream';
 import { useEventTimes } from './run-times';
 import './run.css';
@@ -52,8 +50,6 @@ function useRunStatus(id: string, events: RunEvent[]): { data?: ExecutionStatus;
   return loaded.id === id ? loaded : {};
 }
 
-const isWorkspaceBusy = (error: unknown) => error instanceof SkilletError && error.code === 'EXECUTION_RUNNING';
-
 function phaseLabel(phase: Phase, cancelled: boolean, stopReason: string | undefined): string {
   if (phase === 'interrupted' && cancelled) return 'Cancelled';
   if (phase === 'failed' && stopReason === 'limit_reached') return 'Failed: credit limit reached';
@@ -66,26 +62,8 @@ export function RunScreen({ id }: { id: string }) {
   const status = useRunStatus(id, stream.events);
   const times = useEventTimes(id, stream.events, stream.arrivedAt);
   const [cancelled, setCancelled] = useState(false);
-  const [startError, setStartError] = useState<string | undefined>();
-  const [blocked, setBlocked] = useState<{ input: string; running: HistoryItem | undefined } | undefined>();
 
-  // A run made on the skill screen is started here, once its stream is open.
-  useEffect(() => {
-    setCancelled(false);
-    setStartError(undefined);
-    setBlocked(undefined);
-    const input = takeStart(id);
-    if (input === undefined) return;
-    stream
-      .ensureOpen()
-      .then(() => sendMessage(id, input))
-      .catch(async (error: unknown) => {
-        // Another run started between the skill screen's check and this one: say which, keep the input.
-        const running = isWorkspaceBusy(error) ? await runningExecution().catch(() => undefined) : undefined;
-        if (running) setBlocked({ input, running });
-        else setStartError(messageOf(error));
-      });
-  }, [id]);
+  useEffect(() => setCancelled(false), [id]);
 
   if (stream.state === 'missing' || (status.error && !status.data)) {
     return (
@@ -126,26 +104,14 @@ export function RunScreen({ id }: { id: string }) {
         {phase === 'running' && <RunningControls id={id} onCancelled={() => setCancelled(true)} />}
         {cancelled && phase !== 'running' && <Notice kind="success">The run was cancelled.</Notice>}
         {stream.error && <Notice kind="info">{stream.error}</Notice>}
-        {startError && <Notice kind="error">{startError}</Notice>}
-        {blocked?.running && phase === 'new' && (
-          <Notice kind="info">
-            This run has not started: a{' '}
-            <Link href={`/runs/${encodeURIComponent(blocked.running.executionId)}`}>{blocked.running.skillName} run</Link> is
-            going in this workspace, and one runs at a time. Your input is kept below; press Start once that run has finished.
-          </Notice>
-        )}
       </section>
       <RunResult events={stream.events} times={times} />
       <RunArtifacts events={stream.events} />
       {(phase === 'new' || phase === 'interrupted') && (
         <MessageForm
-          // Kept input arrives after the form first showed: a form of its own shows it in the same
-          // paint as the notice about it, not an effect later.
-          key={blocked === undefined ? 'fresh' : 'kept'}
           id={id}
           skillSlug={status.data?.skillSlug}
           phase={phase}
-          initialText={blocked?.input}
           ensureOpen={stream.ensureOpen}
           onSent={() => setCancelled(false)}
         />

@@ -4,7 +4,7 @@ import { modelUseNote, priceLabel } from '../../../src/sdk/skill-price';
 import type { HistoryItem, SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { useLoad } from '../load';
-import { createExecution, runningExecution } from '../requests/executions';
+import { runningExecution, startRun } from '../requests/executions';
 import { deleteFile, uploadFile } from '../requests/files';
 import { findSkill } from '../requests/skills';
 import { Link, navigate } from '../router';
@@ -13,16 +13,15 @@ import { Notice, useAction } from '../ui';
 import { BusyPanel, cancelRunning, useDraft, waitUntilEnded } from './run-busy';
 import { DropZone, FILES_ONLY_INPUT, RUN_FILES_MAX } from './run-files';
 import { InputFields } from './run-input-fields';
-import { queueStart } from './run-start';
 import { RemoveSkill } from './skill-remove';
 import { YoursBadge } from './skills';
 import './skills.css';
 
 /**
- * Uploads the files one by one, saying which goes, then creates the execution with them.
+ * Uploads the files one by one, saying which goes, then creates and starts the run with them.
  * When anything fails, the files already uploaded are deleted again rather than left to expire.
  */
-async function createWithFiles(slug: string, input: string, files: File[], onProgress: (text: string) => void) {
+async function runWithFiles(slug: string, input: string, files: File[], onProgress: (text: string) => void) {
   const uploaded: string[] = [];
   try {
     for (const [index, file] of files.entries()) {
@@ -34,12 +33,14 @@ async function createWithFiles(slug: string, input: string, files: File[], onPro
       }
     }
     onProgress('Starting…');
-    return await createExecution(slug, input, uploaded);
+    return await startRun(slug, input, uploaded);
   } catch (thrown) {
     void Promise.all(uploaded.map((id) => deleteFile(id).catch(() => undefined)));
     throw thrown;
   }
 }
+
+const isWorkspaceBusy = (error: unknown) => error instanceof SkilletError && error.code === 'EXECUTION_RUNNING';
 
 function RunForm({ skill }: { skill: SkillItem }) {
   const [input, setInput] = useDraft(skill.slug, skill.examples[0] ?? '');
@@ -59,11 +60,16 @@ function RunForm({ skill }: { skill: SkillItem }) {
   const textToRun = () => (noInput && files.length > 0 ? FILES_ONLY_INPUT : input);
   const start = async (text: string) => {
     try {
-      const created = await createWithFiles(skill.slug, text, files, setProgress);
-      queueStart(created.id, text);
+      const started = await runWithFiles(skill.slug, text, files, setProgress);
       setInput('');
-      navigate(`/runs/${encodeURIComponent(created.id)}`);
+      navigate(`/runs/${encodeURIComponent(started.executionId)}`);
     } catch (thrown) {
+      // Another run started since the check: the same panel as the check's, the input kept.
+      const inTheWay = isWorkspaceBusy(thrown) ? await runningExecution().catch(() => undefined) : undefined;
+      if (inTheWay) {
+        setRunning(inTheWay);
+        return;
+      }
       setError(messageOf(thrown));
       setNeedsCredits(thrown instanceof SkilletError && thrown.status === 402);
     } finally {
