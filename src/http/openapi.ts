@@ -2,7 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import { operationDoc } from './operation-docs.js';
-import { requestExample, responseExample } from './operation-examples.js';
+import { furtherStatusExamples, requestExample, responseExample } from './operation-examples.js';
 import type { AuthPolicy, ErrorFamily } from './route-config.js';
 
 /**
@@ -150,11 +150,21 @@ interface DocumentedSchema extends FastifySchema {
 }
 
 /** The answers of a route, the success among them carrying the example (on a copy: the schema also serializes answers). */
-function withAnswerExample(responses: Record<string, object> | undefined, example: unknown): Record<string, object> | undefined {
+function withAnswerExample(
+  responses: Record<string, object> | undefined,
+  example: unknown,
+  further: Record<string, unknown>,
+): Record<string, object> | undefined {
   if (!responses || example === undefined) return responses;
   const success = Object.keys(responses).find((status) => status.startsWith('2'));
   if (!success) return responses;
-  return { ...responses, [success]: { ...(responses[success] as object), examples: [example] } };
+  const examples = { [success]: example, ...further };
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => [
+      status,
+      examples[status] === undefined ? answer : { ...answer, examples: [examples[status]] },
+    ]),
+  );
 }
 
 /**
@@ -198,6 +208,7 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
         ...withAnswerExample(
           documented.response as Record<string, object> | undefined,
           responseExample(route.method as string, url),
+          furtherStatusExamples(route.method as string, url),
         ),
         ...(binaryAnswer ? { 200: binaryAnswer } : {}),
         ...errorResponses(route.config?.errorFamily ?? 'standard'),

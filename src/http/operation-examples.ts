@@ -1,5 +1,5 @@
 import { documentPath } from './operation-docs.js';
-import { RESPONSE_EXAMPLES } from './operation-response-examples.js';
+import { FURTHER_STATUS_EXAMPLES, RESPONSE_EXAMPLES } from './operation-response-examples.js';
 
 /**
  * A request body to copy for every operation that takes one, and an answer for every
@@ -99,6 +99,11 @@ export function requestExample(method: string, url: string): unknown {
 /** The example answer of an operation (its 2xx JSON answer), by method and route URL. */
 export function responseExample(method: string, url: string): unknown {
   return RESPONSE_EXAMPLES[`${method} ${documentPath(url)}`];
+}
+
+/** The examples of an operation's further success statuses (after its first), by status. */
+export function furtherStatusExamples(method: string, url: string): Record<string, unknown> {
+  return FURTHER_STATUS_EXAMPLES[`${method} ${documentPath(url)}`] ?? {};
 }
 
 /** Every operation a request example is written for, for the test that holds the lists together. */

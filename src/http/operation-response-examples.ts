@@ -905,3 +905,29 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     expiresInMs: 300000,
   },
 };
+
+/**
+ * An operation's answer for a further success status whose example differs from the first
+ * one's: POST /runs answers 201 once the run is over and 202 while it still works.
+ */
+export const FURTHER_STATUS_EXAMPLES: Record<string, Record<string, unknown>> = {
+  'POST /api/v1/runs': {
+    202: {
+      executionId: 'd53372e0-f96d-4d9b-a2f0-de4e374bda9a',
+      skillSlug: 'ticker',
+      skillName: 'Ticker',
+      status: 'working',
+      stopReason: null,
+      cost: 0,
+      inputText: '3 10',
+      startedAt: '2026-01-01T00:00:00.000Z',
+      completedAt: null,
+      output: 'tick 1 of 3',
+      artifacts: [],
+      sseUrl:
+        'https://skillet.example.com/executions/d53372e0-f96d-4d9b-a2f0-de4e374bda9a/stream?ts=1767225600000&sig=3c43df0c2a1f7818cb487f65151e03a341dcd74ebc51f15c85093180b5372619',
+      statusUrl: 'https://skillet.example.com/api/v1/executions/d53372e0-f96d-4d9b-a2f0-de4e374bda9a/status',
+      webUrl: 'https://skillet.example.com/app/runs/d53372e0-f96d-4d9b-a2f0-de4e374bda9a',
+    },
+  },
+};

@@ -81,6 +81,7 @@ describe('the API reference', () => {
       const checked = fits(json.schema, json.example);
       expect(checked.fits, `${key}: ${checked.errors}`).toBe(true);
     }
-    expect(responseExampled().sort()).toEqual(answers.map(({ key }) => key).sort());
+    // An operation with two success answers (POST /runs: 201 and 202) is one entry there.
+    expect(responseExampled().sort()).toEqual([...new Set(answers.map(({ key }) => key))].sort());
   });
 });
