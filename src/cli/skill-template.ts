@@ -27,7 +27,7 @@ input: Any text.
 default-input: Hello from my skill.
 ---
 What the skill does, for the people who run it. Change main.mjs to make it do your work,
-then install it again under a new slug (skillet skills install . --slug NAME).
+then send the new version with skillet skills update . (it keeps the slug).
 `,
     },
     {

@@ -84,6 +84,8 @@ describe('the docs', () => {
     expect(stdout).toContain('"type":"session.status_idle"');
     expect(stdout).toMatch(/"status":"completed"/);
     expect(stdout).toContain('"skillSlug":"ticker"');
+    // The one call answered with the run's page in the app.
+    expect(stdout).toMatch(/"webUrl":"http[^"]+\/app\/runs\//);
     expect(stdout).toContain('{"items":[');
     expect(stdout).toContain('"balance"');
   }, 60_000);
