@@ -35,7 +35,7 @@ export function WorkspaceCreate({ onCreated }: { onCreated: () => void }) {
             Create workspace
           </button>
         </div>
-        <p class="hint">You become its owner and can invite people by email, or add someone who already has an account.</p>
+        <p class="hint">You become its owner and can bring people in from its member list.</p>
         {action.error && <Notice kind="error">{action.error}</Notice>}
         {created && (
           <Notice kind="success">
