@@ -241,7 +241,7 @@ describe.runIf(CHROMIUM).each(Object.keys(VIEWPORTS) as ViewportName[])('running
     await app.page.getByText('Completed', { exact: true }).waitFor();
     await expectAccessible(app, 'run-artifact');
     await screenshot(app, 'run-artifact');
-    await app.page.getByRole('region', { name: 'What it made' }).getByRole('link').click();
+    await app.page.getByRole('region', { name: 'What it made' }).getByRole('link').first().click();
     await app.page.waitForURL(/\/app\/artifacts\/[^/]+$/);
     await app.page.getByRole('heading', { name: 'Artifact', level: 1 }).waitFor();
     expectNoPageErrors(app);

@@ -1,4 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
+import { priceLabel } from '../../../src/sdk/skill-price';
+import type { SkillItem } from '../../../src/sdk/types';
 import { messageOf } from '../api';
 import { cancelExecution, interruptExecution, sendMessage } from '../requests/executions';
 import { findSkill } from '../requests/skills';
@@ -52,15 +54,17 @@ export function RunningControls({ id, onCancelled }: { id: string; onCancelled: 
   );
 }
 
+type Priced = Pick<SkillItem, 'price' | 'modelUse'>;
+
 /** The price of a run of the skill, once known (undefined while loading, or when it cannot be found). */
-function useSkillPrice(slug: string | undefined): number | undefined {
-  const [price, setPrice] = useState<number | undefined>();
+function useSkillPrice(slug: string | undefined): Priced | undefined {
+  const [price, setPrice] = useState<Priced | undefined>();
   useEffect(() => {
     let current = true;
     setPrice(undefined);
     if (slug === undefined) return;
     findSkill(slug).then(
-      (skill) => current && setPrice(skill?.price),
+      (skill) => current && setPrice(skill ?? undefined),
       () => undefined,
     );
     return () => {
@@ -71,9 +75,10 @@ function useSkillPrice(slug: string | undefined): number | undefined {
 }
 
 /** What resuming says: each run a message starts is paid for, so a priced skill says so before it is pressed. */
-function resumeHint(price: number | undefined): string {
-  if (price === undefined || price === 0) return 'The run was stopped. Send a message to resume it.';
-  return `The run was stopped. Send a message to resume it: that starts a new run, which costs the skill's price again (${price} Ds).`;
+function resumeHint(skill: Priced | undefined): string {
+  if (skill === undefined || (skill.price === 0 && skill.modelUse === null))
+    return 'The run was stopped. Send a message to resume it.';
+  return `The run was stopped. Send a message to resume it: that starts a new run, which costs the skill's price again (${skill.modelUse ? priceLabel(skill) : `${skill.price} Ds`}).`;
 }
 
 /**
@@ -120,7 +125,7 @@ export function MessageForm({
       <p class="hint">{resuming ? resumeHint(price) : 'This run has not started. Send its input to start it.'}</p>
       {error && <Notice kind="error">{error}</Notice>}
       <button type="submit" class="primary" disabled={busy || text.trim() === ''}>
-        {resuming ? (price ? `Resume (${price} Ds)` : 'Resume') : 'Start'}
+        {resuming ? (price?.price ? `Resume (${price.price} Ds)` : 'Resume') : 'Start'}
       </button>
     </form>
   );
