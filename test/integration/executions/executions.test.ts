@@ -305,11 +305,13 @@ describe('GET /api/v1/marketplace/skills', () => {
       runtime: 'script',
       price: 0,
       installed: true,
+      source: 'server',
       input: expect.stringContaining('"N MS"'),
       defaultInput: '10 500',
       examples: expect.arrayContaining(['10 500']),
       inputSchema: expect.objectContaining({ type: 'string' }),
       takesFiles: false,
+      modelUse: null,
     });
     // A skill that names no input sentence and no default: its description, and null.
     expect(all.body.items.find((skill) => skill.slug === 'crashes')).toMatchObject({
