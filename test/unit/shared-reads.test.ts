@@ -80,6 +80,13 @@ describe('the app’s shared reads', () => {
     expect(sent).toHaveLength(2);
   });
 
+  it('does not wait on a 429 that is not the limiter’s: a run going answers at once', async () => {
+    script = [{ status: 429, body: { error: 'An execution is running', isRunning: true } }];
+    const refused = await get('/api/v1/artifacts/a1').catch((error: unknown) => error);
+    expect(sent).toHaveLength(1);
+    expect((refused as SkilletError).code).toBe('EXECUTION_RUNNING');
+  });
+
   it('gives up after a few waits, and a refused change is not sent again but told in words', async () => {
     const limited = {
       status: 429,

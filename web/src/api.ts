@@ -21,10 +21,15 @@ export function onSignedOut(listener: Listener): () => void {
 /** How often a read refused for the rate limit is tried again, each after the wait the server names. */
 const RATE_LIMIT_RETRIES = 3;
 
-/** The wait a 429 names (Retry-After, in seconds), within the minute the limit counts. */
-function waitOf(response: Response): number {
-  const seconds = Number(response.headers.get('retry-after'));
-  return Math.min(60, Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000;
+/**
+ * How long to wait before asking again, for an answer of the per-minute limiter: a 429 whose
+ * Retry-After is within the minute it counts. Undefined for any other answer, a 429 without
+ * one included (a run already going, which waiting a second does not end).
+ */
+function limiterWaitMs(response: Response): number | undefined {
+  const header = response.status === 429 ? response.headers.get('retry-after') : null;
+  if (header === null || !/^\d+$/.test(header) || Number(header) > 60) return undefined;
+  return Math.max(1, Number(header)) * 1000;
 }
 
 async function send(method: string, path: string, init: RequestInit): Promise<Response> {
@@ -38,8 +43,9 @@ async function send(method: string, path: string, init: RequestInit): Promise<Re
     }
     // A read changes nothing, so it waits out the limit quietly and asks again; a change is
     // left to the person, who is told how long to wait.
-    if (response.status !== 429 || method !== 'GET' || attempt >= RATE_LIMIT_RETRIES) return response;
-    await new Promise((resolve) => setTimeout(resolve, waitOf(response)));
+    const waitMs = method === 'GET' && attempt < RATE_LIMIT_RETRIES ? limiterWaitMs(response) : undefined;
+    if (waitMs === undefined) return response;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
   }
 }
 

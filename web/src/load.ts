@@ -40,7 +40,7 @@ export function useLoad<T>(fetcher: () => Promise<T>, deps: unknown[], watch?: r
       (data) => current && setState({ data, error: undefined, loading: false }),
       (error: unknown) => {
         if (!current) return;
-        const limited = error instanceof SkilletError && error.status === 429;
+        const limited = error instanceof SkilletError && error.code === 'RATE_LIMITED';
         if (limited) retry = setTimeout(() => setWaited((count) => count + 1), (error.retryAfterSeconds ?? 5) * 1000);
         setState((previous) => ({
           ...previous,
