@@ -237,4 +237,18 @@ describe.skipIf(postgres)('the README on a fresh clone', () => {
     server = await startServer('npm start');
     expect((await stat(path.join(clone, 'dist', '.built'))).mtimeMs).toBeGreaterThan(built);
   }, 300_000);
+  it('knows every CLI command the README shows anywhere', async () => {
+    const shown = new Set<string>();
+    for (const match of readme.matchAll(/(?:npm run -s skillet --|npx skillet|`skillet) ((?:[a-z][a-z-]*)(?: [a-z][a-z-]*)*)/g)) {
+      shown.add(match[1] ?? '');
+    }
+    expect(shown.size).toBeGreaterThan(20);
+    for (const command of shown) {
+      // `run pdf --help` is run's help: words after the command that are arguments do no harm.
+      const help = await bash(`node dist/src/cli/main.js ${command} --help`, clone, env, 60_000);
+      expect(help.code, `skillet ${command} --help:\n${help.stdout}${help.stderr}`).toBe(0);
+      // An unknown command would print the top-level help instead of its own.
+      expect(help.stdout, `skillet ${command} --help`).toContain(`Usage: skillet ${command.split(' ')[0]} `);
+    }
+  }, 300_000);
 });
