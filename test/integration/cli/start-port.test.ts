@@ -70,4 +70,13 @@ describe('starting on a port that is taken', () => {
     );
     expect(stderr).not.toMatch(/\n\s+at /);
   }, 60_000);
+  it('names HOST when the address is not one of this machine', async () => {
+    // 192.0.2.0/24 is set aside for documentation (RFC 5737): no machine holds it.
+    const { code, stderr } = await start({ PORT: String(port), HOST: '192.0.2.1' });
+    expect(code).toBe(1);
+    expect(stderr).toContain(
+      `Skillet cannot listen on 192.0.2.1:${port}: 192.0.2.1 is not an address of this machine. Set HOST to one of its addresses`,
+    );
+    expect(stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
 });
