@@ -28,6 +28,8 @@ export interface AppPage {
   page: Page;
   /** Console errors and uncaught exceptions so far; every test ends expecting none. */
   errors: string[];
+  /** Requests the rate limiter refused (method and path); the test fails at its end unless none. */
+  rateLimited: string[];
   viewport: ViewportName;
 }
 
@@ -38,7 +40,11 @@ export interface AppPage {
  * receiver checks).
  */
 export function withBrowserApp(env: Env = {}, parts: ServerParts = {}) {
-  return withServer({ WEB_APP_DIR: E2E_WEB_DIR, RATE_LIMIT_REST_PER_MINUTE: '100000', ...env }, parts)
+  // The shipped per-minute limits, so a journey that would refuse a real person fails here. Each
+  // browser context is a person at an address of their own (X-Forwarded-For, which the server
+  // then trusts): signed-out requests and event streams count per address, and a file's people
+  // would otherwise all share 127.0.0.1's allowance, as no real people do.
+  return withServer({ WEB_APP_DIR: E2E_WEB_DIR, TRUST_PROXY: 'true', ...env }, parts)
     .extend('browser', { scope: 'file' }, async ({ server: _server }, { onCleanup }) => {
       const browser = await chromium.launch({
         executablePath: CHROMIUM as string,
@@ -52,6 +58,8 @@ export function withBrowserApp(env: Env = {}, parts: ServerParts = {}) {
       const pages: AppPage[] = [];
       onCleanup(async () => {
         for (const opened of pages) await opened.page.context().close();
+        // The budget: no journey of the app is refused by the rate limiter.
+        for (const opened of pages) expect(opened.rateLimited, `rate-limited answers (${opened.viewport})`).toEqual([]);
       });
       return async (viewport: ViewportName = 'desktop'): Promise<AppPage> => {
         const opened = await openAppPage(browser, server.url, viewport);
@@ -61,17 +69,37 @@ export function withBrowserApp(env: Env = {}, parts: ServerParts = {}) {
     });
 }
 
+/** A documentation address (TEST-NET-2) per browser context opened by this test process. */
+let contexts = 0;
+const nextAddress = () => {
+  contexts += 1;
+  return `198.51.${Math.floor(contexts / 256) % 256}.${contexts % 256}`;
+};
+
 async function openAppPage(browser: Browser, baseURL: string, viewport: ViewportName): Promise<AppPage> {
-  const context = await browser.newContext({ baseURL, viewport: VIEWPORTS[viewport], acceptDownloads: true });
+  const context = await browser.newContext({
+    baseURL,
+    viewport: VIEWPORTS[viewport],
+    acceptDownloads: true,
+    extraHTTPHeaders: { 'x-forwarded-for': nextAddress() },
+  });
   // Well inside the test's own timeout, so a stuck step fails naming its locator.
   context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   const errors: string[] = [];
+  const rateLimited: string[] = [];
+  // Every page of the context (a checkout's too), event streams included. A 429 with Retry-After is
+  // the limiter's; a run already going in the workspace is a 429 without one, which tests provoke.
+  context.on('response', (response) => {
+    if (response.status() === 429 && response.headers()['retry-after'] !== undefined) {
+      rateLimited.push(`${response.request().method()} ${new URL(response.url()).pathname}`);
+    }
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(`console: ${message.text()}`);
   });
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
-  return { page, errors, viewport };
+  return { page, errors, rateLimited, viewport };
 }
 
 /** Signs up through the app's own form; the app then shows the skills. */
