@@ -19,6 +19,8 @@ const NOT_DOCUMENTED: Record<string, string> = {
   'GET /api/v1/billing/return/:outcome': 'where a checkout sends the browser back: a redirect, billing.test.ts',
   'POST /api/v1/billing/webhook':
     "the payment provider's callback, refused unless signed with its secret: billing-webhook.test.ts",
+  'GET /docs': 'the getting-started guide (HTML): docs.test.ts',
+  'GET /docs/*': 'the guide to writing a skill, and a page in words for any other docs address (HTML): docs.test.ts',
   'GET /docs/api': 'the API reference page (Swagger UI, HTML): api-reference.test.ts',
   'GET /docs/api/': 'the API reference page (Swagger UI, HTML): api-reference.test.ts',
   'GET /docs/api/static/index.html': "the API reference page's files",
