@@ -188,13 +188,19 @@ describe('credits held for house-key model calls', () => {
               body: { events: [{ type: 'user.message', content: [{ type: 'text', text: 'go' }] }] },
               headers,
             });
-            expect(started.status).toBe(200);
-            return stream;
+            // A start checks what is free, held credits counted (issue 50): the second may be
+            // refused up front when the first already holds its call's credits. That is within
+            // the balance too, and it starts nothing.
+            expect([200, 402]).toContain(started.status);
+            if (started.status === 402) stream.close();
+            return { stream, started: started.status === 200 };
           }),
         );
-        await Promise.all(runs.map((run) => run.ended));
+        const started = runs.filter((run) => run.started);
+        expect(started.length).toBeGreaterThanOrEqual(1);
+        await Promise.all(started.map((run) => run.stream.ended));
         await expectCovered(setup, person, setup.anthropic.requests.length - before);
-        expect(runs.map((run) => stopReasonOf(run.events))).toEqual(['limit_reached', 'limit_reached']);
+        expect(started.map((run) => stopReasonOf(run.stream.events))).toEqual(started.map(() => 'limit_reached'));
       }
     } finally {
       await setup.close();
