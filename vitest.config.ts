@@ -46,6 +46,8 @@ export default defineConfig(async () => {
   // Domain functions over a real database, without a server: on both engines, like integration.
   const domain = ['test/domain/**/*.test.ts'];
   const postgresOnly = ['test/integration/distributed/cluster.test.ts', 'test/integration/distributed/cluster-processes.test.ts'];
+  // The README walked on a fresh clone builds the whole project first: alone, at the very end.
+  const readmeWalk = 'test/integration/cli/readme-walk.test.ts';
   return {
     test: {
       testTimeout: 30_000,
@@ -62,7 +64,7 @@ export default defineConfig(async () => {
           test: {
             name: 'sqlite',
             include: integration,
-            exclude: [...configDefaults.exclude, ...postgresOnly],
+            exclude: [...configDefaults.exclude, ...postgresOnly, readmeWalk],
             env: { TEST_DB: 'sqlite' },
           },
         },
@@ -96,6 +98,18 @@ export default defineConfig(async () => {
             include: ['test/compat/**/*.test.ts'],
             env: { TEST_DB: 'sqlite' },
             sequence: { groupOrder: 4 },
+            maxWorkers: 1,
+          },
+        },
+        {
+          extends: true as const,
+          // The README's commands on a fresh clone (issue 51): its first `npm start` compiles the
+          // server and bundles the app, minutes on a loaded machine, so it runs alone, last.
+          test: {
+            name: 'readme',
+            include: [readmeWalk],
+            env: { TEST_DB: 'sqlite' },
+            sequence: { groupOrder: 5 },
             maxWorkers: 1,
           },
         },
@@ -143,7 +157,12 @@ export default defineConfig(async () => {
           ? [
               {
                 extends: true as const,
-                test: { name: 'postgres', include: integration, env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl } },
+                test: {
+                  name: 'postgres',
+                  include: integration,
+                  exclude: [...configDefaults.exclude, readmeWalk],
+                  env: { TEST_DB: 'postgres', TEST_DATABASE_URL: postgresUrl },
+                },
               },
               {
                 extends: true as const,
