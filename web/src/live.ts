@@ -126,11 +126,18 @@ export function setLiveWanted(next: boolean): void {
  */
 export function useLive(watch?: readonly string[]): { status: LiveStatus; version: number } {
   const [, setTick] = useState(0);
+  const shown = { status, version: watchedVersion(watch) };
   useEffect(() => {
     const listener = () => setTick((tick) => tick + 1);
     listeners.add(listener);
+    // The socket may have opened (or a list changed) between the first render and now, announced
+    // before this listener was there to hear it: the screen would show "Connecting" for good.
+    if (status !== shown.status || watchedVersion(watch) !== shown.version) listener();
     return () => listeners.delete(listener);
   }, []);
-  const watched = watch === undefined ? version : watch.reduce((sum, key) => sum + (keyVersions.get(key) ?? 0), reopened);
-  return { status, version: watched };
+  return shown;
+}
+
+function watchedVersion(watch: readonly string[] | undefined): number {
+  return watch === undefined ? version : watch.reduce((sum, key) => sum + (keyVersions.get(key) ?? 0), reopened);
 }
