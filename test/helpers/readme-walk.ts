@@ -97,11 +97,11 @@ function groupAlive(pid: number): boolean {
 }
 
 /** Polls `check` every 200 ms until it holds, or fails after `timeoutMs` saying what it waited for. */
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+export async function until(what: string | (() => string), check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`timed out waiting for ${what}`);
+  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
 }

@@ -50,7 +50,16 @@ describe('the README on a fresh clone', () => {
     const port = await freePort();
     receiverPort = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    const { DATA_DIR: _dataDir, DATABASE_URL: _databaseUrl, PUBLIC_URL: _publicUrl, ...inherited } = process.env;
+    // What a newcomer's shell would not have: the suite's own settings, and the folder the e2e
+    // set-up builds the app into (WEB_BUILD_DIR, set in this process when the e2e project runs).
+    const {
+      DATA_DIR: _dataDir,
+      DATABASE_URL: _databaseUrl,
+      PUBLIC_URL: _publicUrl,
+      WEB_BUILD_DIR: _webBuildDir,
+      WEB_APP_DIR: _webAppDir,
+      ...inherited
+    } = process.env;
     env = {
       ...inherited,
       HOME: path.join(work, 'home'),
@@ -82,7 +91,7 @@ describe('the README on a fresh clone', () => {
     const started = background(line, clone, env);
     running.push(started);
     await until(
-      `the server to answer (it printed: ${started.output()})`,
+      () => `the server to answer (it printed: ${started.output()})`,
       async () => {
         if (started.child.exitCode !== null) throw new Error(`npm start ended: ${started.output()}`);
         const page = await fetch(`${baseUrl}/app/sign-in`).catch(() => undefined);
