@@ -3,7 +3,8 @@ import { ArtifactSchema } from '../artifacts/artifacts.schemas.js';
 import { NullableTimestamp } from '../http/schemas.js';
 
 const Status = Type.Union([Type.Literal('idle'), Type.Literal('working'), Type.Literal('completed'), Type.Literal('failed')]);
-const StopReason = Type.Union([
+/** Why a run stopped; null while it goes (MCP's run_skill answers the same). */
+export const StopReason = Type.Union([
   Type.Literal('end_turn'),
   Type.Literal('interrupt'),
   Type.Literal('limit_reached'),

@@ -39,6 +39,18 @@ const INPUT_FILE = {
   expiresAt: '2026-01-08T00:00:00.000Z',
 };
 
+/** An invitation as the invitation operations answer it. */
+const INVITATION = {
+  id: '5b1f0e7a-3c4d-4e8f-9a2b-6c7d8e9f0a1b',
+  workspaceId: 'ac9d9c51-f480-4676-aff2-6c49825f5e17',
+  email: 'linus@example.com',
+  role: 'member',
+  invitedBy: 'ada@example.com',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: '2026-01-08T00:00:00.000Z',
+  status: 'pending',
+};
+
 const TEXT_STATS_ARTIFACT = {
   id: '76804378-09df-4132-9eda-3084b696a951',
   skillSlug: 'text-stats',
@@ -204,40 +216,11 @@ export const RESPONSE_EXAMPLES: Record<string, unknown> = {
     email: 'grace@example.com',
     role: 'member',
   },
-  'POST /api/v1/workspaces/{id}/invitations': {
-    id: '5b1f0e7a-3c4d-4e8f-9a2b-6c7d8e9f0a1b',
-    workspaceId: 'ac9d9c51-f480-4676-aff2-6c49825f5e17',
-    email: 'linus@example.com',
-    role: 'member',
-    invitedBy: 'ada@example.com',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    expiresAt: '2026-01-08T00:00:00.000Z',
-    status: 'pending',
-  },
+  'POST /api/v1/workspaces/{id}/invitations': INVITATION,
   'GET /api/v1/workspaces/{id}/invitations': {
-    invitations: [
-      {
-        id: '5b1f0e7a-3c4d-4e8f-9a2b-6c7d8e9f0a1b',
-        workspaceId: 'ac9d9c51-f480-4676-aff2-6c49825f5e17',
-        email: 'linus@example.com',
-        role: 'member',
-        invitedBy: 'ada@example.com',
-        createdAt: '2026-01-01T00:00:00.000Z',
-        expiresAt: '2026-01-08T00:00:00.000Z',
-        status: 'pending',
-      },
-    ],
+    invitations: [INVITATION],
   },
-  'POST /api/v1/workspaces/{id}/invitations/{invitationId}/resend': {
-    id: '5b1f0e7a-3c4d-4e8f-9a2b-6c7d8e9f0a1b',
-    workspaceId: 'ac9d9c51-f480-4676-aff2-6c49825f5e17',
-    email: 'linus@example.com',
-    role: 'member',
-    invitedBy: 'ada@example.com',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    expiresAt: '2026-01-08T00:00:00.000Z',
-    status: 'pending',
-  },
+  'POST /api/v1/workspaces/{id}/invitations/{invitationId}/resend': INVITATION,
   'DELETE /api/v1/workspaces/{id}/invitations/{invitationId}': { success: true },
   'POST /api/v1/invitations/preview': {
     workspaceName: 'Analytics team',

@@ -39,17 +39,7 @@ export async function insertInvitation(
 
 /** The invitations of a workspace still open to use or to resend: neither accepted nor revoked. */
 export function openInvitations(db: Kysely<Tables>, workspaceId: string): Promise<ListedInvitationRow[]> {
-  return db
-    .selectFrom('workspace_invitations as i')
-    .leftJoin('users as u', 'u.id', 'i.invited_by')
-    .selectAll('i')
-    .select('u.email as inviter_email')
-    .where('i.workspace_id', '=', workspaceId)
-    .where('i.accepted_at', 'is', null)
-    .where('i.revoked_at', 'is', null)
-    .orderBy('i.created_at', 'desc')
-    .orderBy('i.id')
-    .execute();
+  return openInvitationsOf(db, workspaceId).orderBy('i.created_at', 'desc').orderBy('i.id').execute();
 }
 
 export function findOpenInvitation(
@@ -57,16 +47,19 @@ export function findOpenInvitation(
   workspaceId: string,
   invitationId: string,
 ): Promise<ListedInvitationRow | undefined> {
+  return openInvitationsOf(db, workspaceId).where('i.id', '=', invitationId).executeTakeFirst();
+}
+
+/** A workspace's invitations neither accepted nor revoked, each with its sender's email. */
+function openInvitationsOf(db: Kysely<Tables>, workspaceId: string) {
   return db
     .selectFrom('workspace_invitations as i')
     .leftJoin('users as u', 'u.id', 'i.invited_by')
     .selectAll('i')
     .select('u.email as inviter_email')
     .where('i.workspace_id', '=', workspaceId)
-    .where('i.id', '=', invitationId)
     .where('i.accepted_at', 'is', null)
-    .where('i.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('i.revoked_at', 'is', null);
 }
 
 /** The invitation a link's token stands for, with its workspace's name and its sender's email. */

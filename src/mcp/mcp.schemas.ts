@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { StopReason } from '../executions/runs.schemas.js';
 
 /**
  * The MCP tools' inputs and run_skill's structured result (DESIGN §10), as JSON Schema
@@ -61,14 +62,6 @@ export const ReadArtifactInput = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const StopReason = Type.Union([
-  Type.Literal('end_turn'),
-  Type.Literal('interrupt'),
-  Type.Literal('limit_reached'),
-  Type.Literal('error'),
-  Type.Null(),
-]);
 
 export const RunSkillOutput = Type.Object({
   executionId: Type.String(),
