@@ -357,7 +357,7 @@ Distributed mode: skipped, ${missing}`);
       console.log(
         `Also: ${lost} of the ${printed} ticks printed in the measured events rounds were never stored (runs completed` +
           ' regardless): the script runtime cuts stdout 1 s after the skill exits while the runner is still storing' +
-          ' its backlog (src/skills/script-runtime.ts, PIPE_GRACE_MS). Every stored event reached every subscriber.',
+          ' its backlog (src/runtime/script/script-runtime.ts, PIPE_GRACE_MS). Every stored event reached every subscriber.',
       );
     }
   } finally {

@@ -15,8 +15,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { findComputerImage, imageViewArgs } from '../src/computer/computer-image.js';
-import { detectSandbox } from '../src/skills/sandbox.js';
+import { findComputerImage, imageViewArgs } from '../src/sandbox/computer/computer-image.js';
+import { detectSandbox } from '../src/sandbox/sandbox.js';
 import { type AnthropicPlan, type FakeAnthropic, type RecordedRequest, startFakeAnthropic } from '../test/fakes/anthropic.js';
 import { type IdleComputers, idleComputers } from './computer-memory.js';
 import { bareSandboxArgs, profileComputer, reportProfile, timeSpawn } from './computer-profile.js';

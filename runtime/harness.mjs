@@ -1,6 +1,6 @@
 // Runs one script skill inside its sandboxed child process.
 // Usage: node <permission flags> harness.mjs <entry module> <output folder> <output limit bytes>; input on stdin.
-// An entry of "-" (a sandbox started ahead of its run, src/skills/script-pool.ts) takes the
+// An entry of "-" (a sandbox started ahead of its run, src/runtime/script/script-pool.ts) takes the
 // entry module from the first line of stdin instead, the input being the rest.
 // Everything the skill says reaches the runner as one JSON object per line on stdout;
 // console output is moved to stderr so it cannot corrupt that channel.

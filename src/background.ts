@@ -5,14 +5,14 @@ import { releaseHoldsOfNode } from './billing/model-holds.js';
 import type { AppContext } from './context.js';
 import { startRunWorker } from './distributed/bull-run-queue.js';
 import { CLUSTER_TICK_MS, clusterTick } from './distributed/cluster.js';
-import { listenForRunStops } from './executions/remote-stop.js';
-import { failAbandonedRuns } from './executions/run-ending.js';
 import { sweepExpiredFiles } from './files/files.js';
 import { clearUploadLeftovers } from './files/run-uploads.js';
-import { sweepCheckpointStores } from './journal/run-journal.js';
 import { sweepExpiredOAuthRecords } from './oauth/sweep.js';
-import { settlesWithin } from './ops/settles-within.js';
 import { drainNode } from './ops/shutdown.js';
+import { listenForRunStops } from './runs/remote-stop.js';
+import { failAbandonedRuns } from './runs/run-ending.js';
+import { sweepCheckpointStores } from './runs/run-journal.js';
+import { settlesWithin } from './sandbox/settles-within.js';
 import { stopThreadTurns } from './threads/thread-turns.js';
 import { pruneWebhookLog } from './webhooks/retention.js';
 

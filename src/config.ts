@@ -120,7 +120,7 @@ export interface Config {
      * Below the computer's memory limit: they are tmpfs, and their pages count as its memory.
      */
     workspaceLimitBytes: number;
-    /** How skills are confined: see src/skills/sandbox.ts. */
+    /** How skills are confined: see src/sandbox/sandbox.ts. */
     sandbox: SandboxSetting;
     /** Running executions one user may have at once, across workspaces. */
     runsPerUser: number;

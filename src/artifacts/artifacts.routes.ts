@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
 import { callerOf } from '../http/credentials.js';
 import { Success } from '../http/schemas.js';
+import { installArtifact } from '../skills/install-from-artifact.js';
 import {
   artifactDetail,
   artifactDownload,
@@ -25,7 +26,6 @@ import {
   Published,
 } from './artifacts.schemas.js';
 import type { Delivery } from './delivery.js';
-import { installArtifact } from './install.js';
 import { publishArtifact, unpublishArtifact } from './public-files.js';
 
 const LIST_DEFAULT = 20;

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import { releaseLeftoverMounts } from '../skills/run-space.js';
+import { releaseLeftoverMounts } from '../sandbox/run-space.js';
 import { failPendingArtifacts } from './artifacts.store.js';
 import { collectableBefore, sweepOrphanBlobs } from './blob-collection.js';
 import { clearPublishLeftovers } from './public-files.js';

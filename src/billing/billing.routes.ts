@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
-import { skillStartNeeds } from '../executions/start-needs.js';
 import { callerOf } from '../http/credentials.js';
 import { html, pageLayout } from '../http/html.js';
+import { skillStartNeeds } from '../runs/start-needs.js';
 import {
   balanceView,
   modesView,

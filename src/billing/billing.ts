@@ -1,6 +1,6 @@
-import { leastFirstCallHold } from '../agent/model-budget.js';
 import type { AppContext } from '../context.js';
 import { AppError, InternalError, InvalidInput } from '../errors.js';
+import { leastFirstCallHold } from '../runtime/agent/model-budget.js';
 import { ownModelKey } from './byok.js';
 import { creditShortfall } from './charges.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import type { ModelProvider } from '../language-models.js';
-import type { JournalStep } from '../skills/run-journal.js';
+import type { JournalStep } from '../runtime/journal-steps.js';
 import { ownModelKey } from './byok.js';
 import { chargeModelTokens, isExempt, spendableBy } from './charges.js';
 import { holdCredits, releaseCredits, runHoldOwner } from './model-holds.js';

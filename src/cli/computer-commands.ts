@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { findComputerImage } from '../computer/computer-image.js';
-import { buildComputerImage } from '../computer/computer-image-build.js';
-import { readImageRecipe } from '../computer/computer-image-recipe.js';
 import { loadConfig } from '../config.js';
+import { findComputerImage } from '../sandbox/computer/computer-image.js';
+import { buildComputerImage } from '../sandbox/computer/computer-image-build.js';
+import { readImageRecipe } from '../sandbox/computer/computer-image-recipe.js';
 import { printLine } from './output.js';
 
 interface BuildOptions {

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import { takeQueuedRun } from '../executions/executions.store.js';
-import type { QueuedRun, RunQueue } from '../executions/run-queue.js';
-import { type LostAttempt, recoverLostRun } from '../executions/run-resume.js';
-import { launchRun } from '../executions/runner.js';
 import type { ChannelsLog } from '../realtime/redis-channels.js';
+import { takeQueuedRun } from '../runs/executions.store.js';
+import type { QueuedRun, RunQueue } from '../runs/run-queue.js';
+import { type LostAttempt, recoverLostRun } from '../runs/run-resume.js';
+import { launchRun } from '../runs/runner.js';
 import { findSkill } from '../skills/workspace-skills.js';
 
 /** The queue's name and BullMQ's key prefix (`skillet:` becomes `skillet:bull`); the metrics read its job counts. */

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
-import type { ExecutionRow } from '../executions/executions.store.js';
+import type { ExecutionRow } from '../runs/executions.store.js';
 
 export async function recordHeartbeat(db: Kysely<Tables>, nodeId: string, nowIso: string): Promise<void> {
   await db

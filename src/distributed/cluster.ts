@@ -1,7 +1,7 @@
 import { releaseHoldsOfSilentNodes } from '../billing/model-holds.js';
 import type { AppContext } from '../context.js';
-import { failRunWithoutJob } from '../executions/run-ending.js';
-import { recoverLostRun } from '../executions/run-resume.js';
+import { failRunWithoutJob } from '../runs/run-ending.js';
+import { recoverLostRun } from '../runs/run-resume.js';
 import { acquireLease, recordHeartbeat, runsOfSilentNodes, unownedRunsSince } from './cluster.store.js';
 
 /** How often a node of a cluster says it is alive and tries for the sweeping lease. */

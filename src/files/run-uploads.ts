@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { filesOf, findArtifact } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
-import type { RunUploads } from '../skills/runtime.js';
+import type { RunUploads } from '../runtime/runtime.js';
 import { folderNameOf, uniqueName } from './file-names.js';
 import { filesOfExecution, inputFilesById } from './files.store.js';
 

@@ -1,10 +1,10 @@
 import type { AppContext } from '../context.js';
-import type { ExecutionEvent } from '../executions/event-codec.js';
-import { createExecution } from '../executions/executions.js';
-import { followRun } from '../executions/run-follow.js';
-import { startCreated } from '../executions/run-now.js';
-import { type ExecutionReport, executionReport } from '../executions/run-report.js';
 import type { Caller } from '../identity/callers.js';
+import type { ExecutionEvent } from '../runs/event-codec.js';
+import { createExecution } from '../runs/executions.js';
+import { followRun } from '../runs/run-follow.js';
+import { startCreated } from '../runs/run-now.js';
+import { type ExecutionReport, executionReport } from '../runs/run-report.js';
 import { type InlineFile, withStoredFiles } from './inline-files.js';
 
 const PROGRESS_TEXT_MAX = 200;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
-import { type ActiveRun, ActiveRuns } from '../executions/active-runs.js';
-import { findExecution } from '../executions/executions.store.js';
+import { type ActiveRun, ActiveRuns } from '../runs/active-runs.js';
+import { findExecution } from '../runs/executions.store.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import type { AppMetrics } from './metrics.js';
 

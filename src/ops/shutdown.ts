@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ActiveRuns } from '../executions/active-runs.js';
-import { settlesWithin } from './settles-within.js';
+import type { ActiveRuns } from '../runs/active-runs.js';
+import { settlesWithin } from '../sandbox/settles-within.js';
 
 declare module 'fastify' {
   interface FastifyInstance {

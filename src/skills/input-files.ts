@@ -1,5 +1,5 @@
-import { chooseToolset } from '../computer/toolset.js';
 import { InvalidInput } from '../errors.js';
+import { chooseToolset } from '../runtime/computer/toolset.js';
 import type { SkillManifest } from './manifest.js';
 
 type FilesSaid = Pick<SkillManifest, 'runtime' | 'inputFiles' | 'allowedTools'>;

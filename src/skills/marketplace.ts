@@ -1,7 +1,7 @@
-import { modelUseOf } from '../agent/model-use-estimate.js';
 import { byokStatus } from '../billing/byok.js';
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
+import { modelUseOf } from '../runtime/agent/model-use-estimate.js';
 import { takesFiles } from './input-files.js';
 import type { Skill } from './registry.js';
 import { findSkill, workspaceSkills } from './workspace-skills.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock, ModelClient, ToolResult, ToolSpec, Turn } from '../agent/conversation.js';
-import { ModelBudget, outOfCreditsReason } from '../agent/model-budget.js';
-import type { ModelRoute } from '../agent/model-route.js';
 import type { AgentSettings } from '../config.js';
-import type { RunAccount } from '../skills/runtime.js';
+import type { ContentBlock, ModelClient, ToolResult, ToolSpec, Turn } from '../models/conversation.js';
+import type { ModelRoute } from '../models/model-route.js';
+import { ModelBudget, outOfCreditsReason } from '../runtime/agent/model-budget.js';
+import type { RunAccount } from '../runtime/runtime.js';
 import type { ThreadRecord, ThreadSink } from './thread-records.js';
 import type { ThreadToolOutcome } from './thread-tools.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { clientFor } from '../agent/model-clients.js';
-import { NO_MODEL_KEY, routeModel } from '../agent/model-route.js';
 import type { AppContext } from '../context.js';
+import { clientFor } from '../models/model-clients.js';
+import { NO_MODEL_KEY, routeModel } from '../models/model-route.js';
 import type { ModelChoice } from '../skills/manifest.js';
 import type { Skill } from '../skills/registry.js';
 import { findSkill } from '../skills/workspace-skills.js';

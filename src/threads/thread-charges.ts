@@ -3,7 +3,7 @@ import { chargeThreadModelTokens, isExempt, spendableBy } from '../billing/charg
 import { holdCredits, releaseCredits } from '../billing/model-holds.js';
 import type { AppContext } from '../context.js';
 import type { Caller } from '../identity/callers.js';
-import type { RunAccount } from '../skills/runtime.js';
+import type { RunAccount } from '../runtime/runtime.js';
 import type { ThreadRef } from './thread-records.js';
 
 /**

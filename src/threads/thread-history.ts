@@ -1,4 +1,4 @@
-import type { Turn } from '../agent/conversation.js';
+import type { Turn } from '../models/conversation.js';
 import { withoutNotificationTags } from './thread-notification-text.js';
 import type { StoredThreadRecord, ThreadRecord } from './thread-records.js';
 

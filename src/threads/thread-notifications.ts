@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { decodeFrame } from '../executions/event-codec.js';
+import { decodeFrame } from '../runs/event-codec.js';
 import { notificationText } from './thread-notification-text.js';
 import { threadRunOf } from './thread-runs.store.js';
 import { wakeThread } from './thread-turns.js';

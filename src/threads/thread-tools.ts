@@ -1,12 +1,12 @@
-import type { ToolSpec } from '../agent/conversation.js';
 import { artifactDetail, listArtifacts } from '../artifacts/artifacts.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { createExecution, requireInputWithinLimit } from '../executions/executions.js';
-import { startRun } from '../executions/run-control.js';
-import { executionReport } from '../executions/run-report.js';
 import type { Caller } from '../identity/callers.js';
+import type { ToolSpec } from '../models/conversation.js';
 import { limitCallerExecutionStarts } from '../rate-limit/limits.js';
+import { createExecution, requireInputWithinLimit } from '../runs/executions.js';
+import { startRun } from '../runs/run-control.js';
+import { executionReport } from '../runs/run-report.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { threadCaller } from './thread-agent-caller.js';
 import { workspaceSkills } from './thread-agent-skills.js';

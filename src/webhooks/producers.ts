@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { findArtifact } from '../artifacts/artifacts.store.js';
 import type { StopReason, Tables } from '../db/tables.js';
-import { findExecution } from '../executions/executions.store.js';
 import { findUserById } from '../identity/users.store.js';
+import { findExecution } from '../runs/executions.store.js';
 import { queueWebhookEvent } from './outbox.js';
 
 /** How a run ended, as its closing transaction knows it. */

@@ -1,6 +1,6 @@
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { guardedLookup, literalAddressOf, publicAddressesOf } from './address-guard.js';
+import { guardedLookup, literalAddressOf, publicAddressesOf } from '../sandbox/egress/address-guard.js';
 
 export interface AttemptOutcome {
   /** The receiver's status, when it answered. */

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it as plainIt } from 'vitest';
 import { doctorReport, doctorText } from '../../src/cli/doctor.js';
-import { findComputerImage } from '../../src/computer/computer-image.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import { versionAtLeast } from '../../src/skills/computer-software.js';
+import { findComputerImage } from '../../src/sandbox/computer/computer-image.js';
+import { versionAtLeast } from '../../src/sandbox/computer/computer-software.js';
 import { done, eventOf, resultsSent, runAgent, stopReasonOf, use, withAgentServer } from '../helpers/agent.js';
 import { bytesOf } from '../helpers/artifacts.js';
 import { session, type TestUser } from '../helpers/factories.js';

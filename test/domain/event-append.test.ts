@@ -3,9 +3,9 @@ import { describe, expect } from 'vitest';
 import { inGroupedSteps } from '../../src/db/group-commit.js';
 import { runSteps } from '../../src/db/statement-steps.js';
 import type { ExecutionsTable, Tables } from '../../src/db/tables.js';
-import { frameChunksAfter } from '../../src/executions/event-blocks.store.js';
-import type { NewEvent } from '../../src/executions/event-codec.js';
-import { appendEvents } from '../../src/executions/events.store.js';
+import { frameChunksAfter } from '../../src/runs/event-blocks.store.js';
+import type { NewEvent } from '../../src/runs/event-codec.js';
+import { appendEvents } from '../../src/runs/events.store.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution } from '../helpers/rows.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { Conflict, ExecutionRunning } from '../../src/errors.js';
-import { findExecution } from '../../src/executions/executions.store.js';
-import { startRun } from '../../src/executions/run-control.js';
+import { findExecution } from '../../src/runs/executions.store.js';
+import { startRun } from '../../src/runs/run-control.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution, aTeam, aUser, callerFor } from '../helpers/rows.js';
 

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { describe, expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import { dialectOf } from '../../src/db/database.js';
-import { type RunOwner, releaseLostRun, takeQueuedRun } from '../../src/executions/executions.store.js';
+import { type RunOwner, releaseLostRun, takeQueuedRun } from '../../src/runs/executions.store.js';
 import {
   CHECKPOINT_MAX_FILES,
   closeRunJournals,
@@ -15,8 +15,8 @@ import {
   openRunJournal,
   RunHandedOn,
   sweepCheckpointStores,
-} from '../../src/journal/run-journal.js';
-import type { JournalStep } from '../../src/skills/run-journal.js';
+} from '../../src/runs/run-journal.js';
+import type { JournalStep } from '../../src/runtime/journal-steps.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution } from '../helpers/rows.js';
 

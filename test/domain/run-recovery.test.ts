@@ -1,10 +1,10 @@
 import { describe, expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import { runSteps } from '../../src/db/statement-steps.js';
-import { appendEvents } from '../../src/executions/events.store.js';
-import { findExecution } from '../../src/executions/executions.store.js';
-import { recoverLostRun } from '../../src/executions/run-resume.js';
-import { noteResumed, resumesOf } from '../../src/journal/run-journal.js';
+import { appendEvents } from '../../src/runs/events.store.js';
+import { findExecution } from '../../src/runs/executions.store.js';
+import { noteResumed, resumesOf } from '../../src/runs/run-journal.js';
+import { recoverLostRun } from '../../src/runs/run-resume.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution } from '../helpers/rows.js';
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { AppContext } from '../../src/context.js';
-import { findExecution } from '../../src/executions/executions.store.js';
 import { BUILTIN_SKILLS_DIR } from '../../src/paths.js';
+import { findExecution } from '../../src/runs/executions.store.js';
 import { loadSkillRegistry } from '../../src/skills/registry.js';
 import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from '../../src/threads/thread-records.js';
 import { type FakeAnthropic, startFakeAnthropic } from '../fakes/anthropic.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { AppContext, TurnRunner } from '../../src/context.js';
-import { recordEvents } from '../../src/executions/events.js';
+import { recordEvents } from '../../src/runs/events.js';
 import { decideApproval } from '../../src/threads/thread-approvals.js';
 import { decodeThreadFrame } from '../../src/threads/thread-frames.js';
 import { sendThreadMessage } from '../../src/threads/thread-messages.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { storedUsage } from '../../src/files/storage-quota.store.js';
-import { type EgressProxy, startEgressProxy } from '../../src/skills/egress-proxy.js';
+import { type EgressProxy, startEgressProxy } from '../../src/sandbox/egress/egress-proxy.js';
 import { session, signUp, type TestUser } from '../helpers/factories.js';
 import { uploadRaw } from '../helpers/files.js';
 import { type Client, client } from '../helpers/http.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEgressProxy } from '../../src/skills/egress-proxy.js';
+import { startEgressProxy } from '../../src/sandbox/egress/egress-proxy.js';
 import { connectRequest, ProxyClient } from '../helpers/proxy-client.js';
 import { runs } from './settings.js';
 

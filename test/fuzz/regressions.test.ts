@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { findExecution } from '../../src/executions/executions.store.js';
+import { findExecution } from '../../src/runs/executions.store.js';
 import { type Created, createExecution } from '../helpers/executions.js';
 import { session, signUp } from '../helpers/factories.js';
 import { withApp } from '../helpers/fixtures.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
-import { findExecution } from '../../src/executions/executions.store.js';
+import { findExecution } from '../../src/runs/executions.store.js';
 import { createKey, createTeam, session, signUp, type TestUser } from '../helpers/factories.js';
 import type { Client } from '../helpers/http.js';
 import { anArtifact, anExecution } from '../helpers/rows.js';

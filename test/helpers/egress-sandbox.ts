@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import { namespaceArgs } from '../../src/skills/sandbox.js';
+import { namespaceArgs } from '../../src/sandbox/sandbox.js';
 import { BUBBLEWRAP_HERE } from './sandbox.js';
 
 /**

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
-import { releaseLeftoverMounts } from '../../src/skills/run-space.js';
-import type { RunLimits } from '../../src/skills/runtime.js';
-import { detectSandbox } from '../../src/skills/sandbox.js';
+import { releaseLeftoverMounts } from '../../src/sandbox/run-space.js';
+import { detectSandbox } from '../../src/sandbox/sandbox.js';
+import type { RunLimits } from '../../src/sandbox/types.js';
 
 const here = await detectSandbox('auto');
 if (here.kind !== 'bwrap') {

@@ -6,11 +6,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runSkillScript, STREAM_CAP_BYTES } from '../../src/agent/script-sandbox.js';
-import { agentToolSpecs, runAgentTool, type ToolContext, toolLabel } from '../../src/agent/tools.js';
-import { chooseToolset } from '../../src/computer/toolset.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from '../../src/skills/sandbox.js';
+import { agentToolSpecs, runAgentTool, type ToolContext, toolLabel } from '../../src/runtime/agent/tools.js';
+import { chooseToolset } from '../../src/runtime/computer/toolset.js';
+import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from '../../src/sandbox/sandbox.js';
+import { runSkillScript, STREAM_CAP_BYTES } from '../../src/sandbox/script-sandbox.js';
 import { SCRIPT_LIMITS } from '../helpers/sandbox.js';
 
 /**
@@ -434,7 +434,7 @@ describe.skipIf(!BWRAP)(`scripts in bubblewrap${BWRAP ? '' : ` (${NO_BWRAP_REASO
     const serverDir = process.cwd();
     vi.resetModules();
     process.chdir('/usr/share/doc'); // the server's working folder, read when the module loads
-    const fresh = await import('../../src/agent/script-sandbox.js').finally(() => process.chdir(serverDir));
+    const fresh = await import('../../src/sandbox/script-sandbox.js').finally(() => process.chdir(serverDir));
     await put('scripts/look.sh', 'ls -A /usr/share/doc | wc -l; ls -A /usr/share | wc -l; touch /usr/share/doc/x');
     const request = { skillDir, scriptPath: 'scripts/look.sh', args: [], stdin: '', outputDir };
     const result = await fresh.runSkillScript(request, here, { ...LIMITS, builtIn: false }, new AbortController().signal);

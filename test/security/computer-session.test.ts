@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolRefused } from '../../src/agent/confined-files.js';
-import type { ComputerAnswer } from '../../src/computer/computer-machine.js';
-import { type ComputerFolders, ComputerSession } from '../../src/computer/computer-session.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import { detectSandbox } from '../../src/skills/sandbox.js';
+import type { ComputerAnswer } from '../../src/sandbox/computer/computer-machine.js';
+import { type ComputerFolders, ComputerSession } from '../../src/sandbox/computer/computer-session.js';
+import { ToolRefused } from '../../src/sandbox/confined-files.js';
+import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
 
 const sandbox = await detectSandbox('auto');

@@ -4,8 +4,8 @@ import { type AddressInfo, createServer, type Server as NetServer } from 'node:n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { EgressPolicy } from '../../src/skills/egress-policy.js';
-import { type EgressProxy, startEgressProxy } from '../../src/skills/egress-proxy.js';
+import type { EgressPolicy } from '../../src/sandbox/egress/egress-policy.js';
+import { type EgressProxy, startEgressProxy } from '../../src/sandbox/egress/egress-proxy.js';
 import { capturingLogger, EGRESS_SANDBOX_HERE, inSandbox, START_FORWARDER } from '../helpers/egress-sandbox.js';
 
 /**

@@ -4,8 +4,8 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Command, launchCommand } from '../../src/skills/launch-command.js';
-import { detectSandbox, namespaceArgs } from '../../src/skills/sandbox.js';
+import { type Command, launchCommand } from '../../src/sandbox/launch-command.js';
+import { detectSandbox, namespaceArgs } from '../../src/sandbox/sandbox.js';
 import { BUBBLEWRAP_HERE } from '../helpers/sandbox.js';
 
 /**

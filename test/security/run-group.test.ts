@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_PYTHON } from '../../src/skills/computer-software.js';
-import { launchCommand } from '../../src/skills/launch-command.js';
+import { SANDBOX_PYTHON } from '../../src/sandbox/computer/computer-software.js';
+import { launchCommand } from '../../src/sandbox/launch-command.js';
 import {
   type CgroupHost,
   cgroupMounts,
@@ -13,7 +13,7 @@ import {
   groupFolder,
   ownGroups,
   type RunGroup,
-} from '../../src/skills/run-cgroup.js';
+} from '../../src/sandbox/run-cgroup.js';
 
 const MIB = 1024 * 1024;
 

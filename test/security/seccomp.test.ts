@@ -2,10 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSkillScript } from '../../src/agent/script-sandbox.js';
-import { ComputerSession } from '../../src/computer/computer-session.js';
-import { detectSandbox } from '../../src/skills/sandbox.js';
-import { DENIED_SYSCALLS, SECCOMP_FD, seccompProgram } from '../../src/skills/seccomp-filter.js';
+import { ComputerSession } from '../../src/sandbox/computer/computer-session.js';
+import { detectSandbox } from '../../src/sandbox/sandbox.js';
+import { runSkillScript } from '../../src/sandbox/script-sandbox.js';
+import { DENIED_SYSCALLS, SECCOMP_FD, seccompProgram } from '../../src/sandbox/seccomp-filter.js';
 import { SCRIPT_LIMITS } from '../helpers/sandbox.js';
 
 const detected = await detectSandbox('auto');

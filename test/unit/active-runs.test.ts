@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ActiveRun, ActiveRuns } from '../../src/executions/active-runs.js';
+import { type ActiveRun, ActiveRuns } from '../../src/runs/active-runs.js';
 
 function fakeRun(): ActiveRun & { stops: number } {
   const run = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, publicAddressesOf } from '../../src/webhooks/address-guard.js';
+import { isPublicAddress, publicAddressesOf } from '../../src/sandbox/egress/address-guard.js';
 
 describe('where a webhook may go', () => {
   it.each([

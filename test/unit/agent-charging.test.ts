@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runAgent } from '../../src/agent/agent-loop.js';
-import type { ContentBlock, ModelClient } from '../../src/agent/conversation.js';
 import { loadConfig } from '../../src/config.js';
-import type { JournalStep, RunJournal } from '../../src/skills/run-journal.js';
-import type { RunAccount } from '../../src/skills/runtime.js';
-import { BUILT_INS_ONLY } from '../../src/skills/sandbox.js';
+import type { ContentBlock, ModelClient } from '../../src/models/conversation.js';
+import { runAgent } from '../../src/runtime/agent/agent-loop.js';
+import type { JournalStep, RunJournal } from '../../src/runtime/journal-steps.js';
+import type { RunAccount } from '../../src/runtime/runtime.js';
+import { BUILT_INS_ONLY } from '../../src/sandbox/sandbox.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ContentBlock, ToolResult, Turn } from '../../src/agent/conversation.js';
-import { conversationBytes } from '../../src/agent/model-budget.js';
+import type { ContentBlock, ToolResult, Turn } from '../../src/models/conversation.js';
+import { conversationBytes } from '../../src/runtime/agent/model-budget.js';
 
 // Text with characters of one to four UTF-8 bytes, quotes, backslashes and control characters, which JSON escapes.
 const text = fc.string({ unit: 'grapheme', maxLength: 40 });

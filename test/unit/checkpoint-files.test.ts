@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/artifacts/blob-store.js';
-import { FolderSnapshots, isCheckpointPath, restoreFiles } from '../../src/journal/checkpoint-files.js';
+import { FolderSnapshots, isCheckpointPath, restoreFiles } from '../../src/runs/checkpoint-files.js';
 
 let root: string;
 let folder: string;

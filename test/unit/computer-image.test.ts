@@ -3,13 +3,13 @@ import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findComputerImage, imageViewArgs, withComputerImage } from '../../src/computer/computer-image.js';
-import { hostDebianMirror, moveIntoStore } from '../../src/computer/computer-image-build.js';
-import { readImageRecipe } from '../../src/computer/computer-image-recipe.js';
-import { linkPlaywrightBrowsers } from '../../src/computer/playwright-browsers.js';
 import { ConfigError } from '../../src/config.js';
-import { readSoftwareList, versionAtLeast } from '../../src/skills/computer-software.js';
-import { BUILT_INS_ONLY } from '../../src/skills/sandbox.js';
+import { findComputerImage, imageViewArgs, withComputerImage } from '../../src/sandbox/computer/computer-image.js';
+import { hostDebianMirror, moveIntoStore } from '../../src/sandbox/computer/computer-image-build.js';
+import { readImageRecipe } from '../../src/sandbox/computer/computer-image-recipe.js';
+import { readSoftwareList, versionAtLeast } from '../../src/sandbox/computer/computer-software.js';
+import { linkPlaywrightBrowsers } from '../../src/sandbox/computer/playwright-browsers.js';
+import { BUILT_INS_ONLY } from '../../src/sandbox/sandbox.js';
 
 const scratch = () => mkdtemp(path.join(tmpdir(), 'skillet-image-'));
 

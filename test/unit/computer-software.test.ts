@@ -4,8 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { doctorText } from '../../src/cli/doctor.js';
-import { assistantComputerPrompt, computerPrompt } from '../../src/computer/computer-prompt.js';
-import { inspectSoftware, readSoftwareList, SANDBOX_PYTHON, type SoftwareItem } from '../../src/skills/computer-software.js';
+import { assistantComputerPrompt, computerPrompt } from '../../src/runtime/computer/computer-prompt.js';
+import {
+  inspectSoftware,
+  readSoftwareList,
+  SANDBOX_PYTHON,
+  type SoftwareItem,
+} from '../../src/sandbox/computer/computer-software.js';
 
 const item = (provides: string, check: SoftwareItem['check'], optional = false): SoftwareItem => ({
   provides,

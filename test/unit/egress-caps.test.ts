@@ -4,8 +4,8 @@ import { type AddressInfo, createServer, type Server as NetServer } from 'node:n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EgressPolicy } from '../../src/skills/egress-policy.js';
-import { type EgressProxy, startEgressProxy } from '../../src/skills/egress-proxy.js';
+import type { EgressPolicy } from '../../src/sandbox/egress/egress-policy.js';
+import { type EgressProxy, startEgressProxy } from '../../src/sandbox/egress/egress-proxy.js';
 import { connectRequest, ProxyClient } from '../helpers/proxy-client.js';
 
 /** The egress proxy's caps on a run's bytes and a connection's life, driven over its unix socket. */

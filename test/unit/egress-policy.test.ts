@@ -11,7 +11,7 @@ import {
   normalHost,
   pinnedLookup,
   WEB_PORTS,
-} from '../../src/skills/egress-policy.js';
+} from '../../src/sandbox/egress/egress-policy.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import type { EgressPolicy } from '../../src/skills/egress-policy.js';
-import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from '../../src/skills/egress-proxy.js';
+import type { EgressPolicy } from '../../src/sandbox/egress/egress-policy.js';
+import { type EgressProxy, type EgressProxyOptions, startEgressProxy } from '../../src/sandbox/egress/egress-proxy.js';
 import { connectRequest, ProxyClient } from '../helpers/proxy-client.js';
 
 /** The proxy on a unix socket, driven with raw bytes as any client inside a sandbox could send. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BatchedEventWriter } from '../../src/executions/event-batches.js';
-import type { NewEvent } from '../../src/executions/event-codec.js';
+import { BatchedEventWriter } from '../../src/runs/event-batches.js';
+import type { NewEvent } from '../../src/runs/event-codec.js';
 
 const info = (n: number): NewEvent => ({ type: 'agent.info', payload: { message: `line ${n}` } });
 const numbers = (events: NewEvent[]) => events.map((event) => (event.payload as { message: string }).message);

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listing } from '../../src/agent/confined-files.js';
+import { listing } from '../../src/sandbox/confined-files.js';
 
 let root: string;
 beforeEach(async () => {

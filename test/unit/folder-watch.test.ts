@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchFolderTree } from '../../src/skills/folder-watch.js';
+import { watchFolderTree } from '../../src/sandbox/folder-watch.js';
 
 const cleanUps: (() => Promise<void>)[] = [];
 afterEach(async () => {

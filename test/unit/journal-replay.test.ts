@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { replayJournal } from '../../src/agent/journal-replay.js';
-import type { JournalStep } from '../../src/skills/run-journal.js';
+import { replayJournal } from '../../src/runtime/agent/journal-replay.js';
+import type { JournalStep } from '../../src/runtime/journal-steps.js';
 
 const usage = { input_tokens: 10, output_tokens: 5 };
 const thinking = { type: 'thinking' as const, thinking: 'Plan.', signature: 'signed-1' };

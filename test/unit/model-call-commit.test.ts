@@ -10,9 +10,9 @@ import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { recordEvents } from '../../src/executions/events.js';
 import { findUserById } from '../../src/identity/users.store.js';
 import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
+import { recordEvents } from '../../src/runs/events.js';
 import { anExecution, aUser } from '../helpers/rows.js';
 import { TEST_ENV } from '../helpers/server.js';
 

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicClient } from '../../src/agent/anthropic-client.js';
+import type { AgentSettings } from '../../src/config.js';
+import { DEFAULT_MODEL_PRICES } from '../../src/model-prices.js';
+import { anthropicClient } from '../../src/models/anthropic-client.js';
 import {
   type ContentBlock,
   ModelCallFailed,
@@ -9,12 +11,10 @@ import {
   type ModelRequest,
   type ToolSpec,
   type Turn,
-} from '../../src/agent/conversation.js';
-import { clientFor } from '../../src/agent/model-clients.js';
-import { routeModel } from '../../src/agent/model-route.js';
-import { openaiClient } from '../../src/agent/openai-client.js';
-import type { AgentSettings } from '../../src/config.js';
-import { DEFAULT_MODEL_PRICES } from '../../src/model-prices.js';
+} from '../../src/models/conversation.js';
+import { clientFor } from '../../src/models/model-clients.js';
+import { routeModel } from '../../src/models/model-route.js';
+import { openaiClient } from '../../src/models/openai-client.js';
 import { startFakeAnthropic } from '../fakes/anthropic.js';
 import { startFakeOpenAI } from '../fakes/openai.js';
 

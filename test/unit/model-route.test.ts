@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { routeModel } from '../../src/agent/model-route.js';
 import type { AgentSettings } from '../../src/config.js';
 import { DEFAULT_MODEL_PRICES } from '../../src/model-prices.js';
+import { routeModel } from '../../src/models/model-route.js';
 
 function settings(keys: { anthropic?: string; openai?: string }): AgentSettings {
   return {

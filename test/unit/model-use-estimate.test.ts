@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { modelUseOf } from '../../src/agent/model-use-estimate.js';
 import type { AgentSettings } from '../../src/config.js';
 import { DEFAULT_MODEL_PRICES, type ModelPrices } from '../../src/model-prices.js';
+import { modelUseOf } from '../../src/runtime/agent/model-use-estimate.js';
 import { modelUseNote, priceLabel } from '../../src/sdk/skill-price.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
 import type { Skill } from '../../src/skills/registry.js';

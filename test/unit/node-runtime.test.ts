@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { SKILL_NODE, skillNodeFor } from '../../src/skills/node-runtime.js';
+import { SKILL_NODE, skillNodeFor } from '../../src/sandbox/node-runtime.js';
 
 const MIB = 1024 * 1024;
 

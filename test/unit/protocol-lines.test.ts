@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { boundedLines, LineTooLong } from '../../src/skills/protocol-lines.js';
+import { boundedLines, LineTooLong } from '../../src/runtime/protocol-lines.js';
 
 async function linesOf(chunks: (string | Buffer)[], limit: number): Promise<string[]> {
   const stream = new PassThrough();

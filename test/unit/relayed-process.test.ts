@@ -3,8 +3,8 @@ import { mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { type RelayedProcess, startRelayed } from '../../src/skills/relayed-process.js';
-import { shellRelay } from '../../src/skills/shell-relay.js';
+import { type RelayedProcess, startRelayed } from '../../src/sandbox/relayed-process.js';
+import { shellRelay } from '../../src/sandbox/shell-relay.js';
 
 let dir: string;
 beforeAll(async () => {

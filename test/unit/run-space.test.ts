@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ownerOfGroup, runGroupName } from '../../src/skills/run-cgroup-leftovers.js';
-import { outputSpace, PAGE_BYTES, runMountsUnder, tmpfsOptions, unescapeMountPath } from '../../src/skills/run-space.js';
+import { ownerOfGroup, runGroupName } from '../../src/sandbox/run-cgroup-leftovers.js';
+import { outputSpace, PAGE_BYTES, runMountsUnder, tmpfsOptions, unescapeMountPath } from '../../src/sandbox/run-space.js';
 
 describe('the bound of a run folder', () => {
   it('asks tmpfs for whole pages and one inode more for the folder itself', () => {

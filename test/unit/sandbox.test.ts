@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
-import { detectSandbox, type SandboxProbe } from '../../src/skills/sandbox.js';
+import { detectSandbox, type SandboxProbe } from '../../src/sandbox/sandbox.js';
 
 const machine = (found: Partial<SandboxProbe>) => async (): Promise<SandboxProbe> => ({
   bwrap: '/usr/bin/bwrap',

@@ -6,11 +6,11 @@ import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
-import type { SkillMessage } from '../../src/skills/protocol.js';
+import type { SkillMessage } from '../../src/runtime/protocol.js';
+import { startScript } from '../../src/runtime/script/script-runtime.js';
+import { detectSandbox, type SkillSandbox } from '../../src/sandbox/sandbox.js';
+import type { RunLimits } from '../../src/sandbox/types.js';
 import { loadSkillRegistry, type SkillRegistry } from '../../src/skills/registry.js';
-import type { RunLimits } from '../../src/skills/runtime.js';
-import { detectSandbox, type SkillSandbox } from '../../src/skills/sandbox.js';
-import { startScript } from '../../src/skills/script-runtime.js';
 
 const LIMITS: RunLimits = {
   timeoutMs: 10_000,

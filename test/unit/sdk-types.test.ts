@@ -34,7 +34,12 @@ import type {
   Tier,
   Transactions,
 } from '../../src/billing/billing.schemas.js';
-import type { SubscribeUrl } from '../../src/executions/control-plane.schemas.js';
+import type { FileList, FileSchema } from '../../src/files/files.schemas.js';
+import type { Success } from '../../src/http/schemas.js';
+import type { MeSchema, SignedInSchema } from '../../src/identity/auth.schemas.js';
+import type { CreatedKey, KeyList } from '../../src/identity/keys.schemas.js';
+import { PROJECT_ROOT } from '../../src/paths.js';
+import type { SubscribeUrl } from '../../src/runs/control-plane.schemas.js';
 import type {
   CancelResponse,
   CreatedExecution as CreatedExecutionSchema,
@@ -45,13 +50,8 @@ import type {
   RerunResponse,
   StatusResponse,
   StreamTokenResponse,
-} from '../../src/executions/executions.schemas.js';
-import type { RunAnswer } from '../../src/executions/runs.schemas.js';
-import type { FileList, FileSchema } from '../../src/files/files.schemas.js';
-import type { Success } from '../../src/http/schemas.js';
-import type { MeSchema, SignedInSchema } from '../../src/identity/auth.schemas.js';
-import type { CreatedKey, KeyList } from '../../src/identity/keys.schemas.js';
-import { PROJECT_ROOT } from '../../src/paths.js';
+} from '../../src/runs/executions.schemas.js';
+import type { RunAnswer } from '../../src/runs/runs.schemas.js';
 import type { SkilletClient } from '../../src/sdk/client.js';
 import type {
   Activation,

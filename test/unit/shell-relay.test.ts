@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RelayedCommandFailed, shellQuote, shellRelay } from '../../src/skills/shell-relay.js';
+import { RelayedCommandFailed, shellQuote, shellRelay } from '../../src/sandbox/shell-relay.js';
 
 /** Whether a process whose command line holds `marker` is still running. */
 async function runningWith(marker: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseToolset } from '../../src/computer/toolset.js';
+import { chooseToolset } from '../../src/runtime/computer/toolset.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
 
 describe('the tools a skill gets', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { vendorFetch } from '../../src/agent/vendor-fetch.js';
+import { vendorFetch } from '../../src/models/vendor-fetch.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolRefused } from '../../src/agent/confined-files.js';
-import { htmlToText } from '../../src/agent/html-text.js';
-import { WEB_FETCH_SPEC, webFetch } from '../../src/agent/web-fetch.js';
 import { loadConfig } from '../../src/config.js';
-import { type EgressPolicy, egressPolicyOf } from '../../src/skills/egress-policy.js';
+import { htmlToText } from '../../src/runtime/agent/html-text.js';
+import { WEB_FETCH_SPEC, webFetch } from '../../src/runtime/agent/web-fetch.js';
+import { ToolRefused } from '../../src/sandbox/confined-files.js';
+import { type EgressPolicy, egressPolicyOf } from '../../src/sandbox/egress/egress-policy.js';
 
 /** web_fetch against servers of its own on 127.0.0.1, reachable only with the private-address switch on. */
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect } from 'vitest';
 import type { Env } from '../../../src/config.js';
-import { runMountsUnder } from '../../../src/skills/run-space.js';
+import { runMountsUnder } from '../../../src/sandbox/run-space.js';
 import type { FakeAnthropic } from '../../fakes/anthropic.js';
 import { runAgent, stopReasonOf, withAgentServer } from '../../helpers/agent.js';
 import { signUp } from '../../helpers/factories.js';

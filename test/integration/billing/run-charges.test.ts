@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { BUILT_INS_ONLY } from '../../../src/skills/sandbox.js';
+import { BUILT_INS_ONLY } from '../../../src/sandbox/sandbox.js';
 import { balanceOf, transactionsOf } from '../../helpers/billing.js';
 import { createExecution, runToEnd, sendMessage, streamOf } from '../../helpers/executions.js';
 import { createTeam, session, signUp, type TestUser } from '../../helpers/factories.js';

@@ -1,8 +1,8 @@
 import { describe, expect } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { runSteps } from '../../../src/db/statement-steps.js';
-import { appendEvents } from '../../../src/executions/events.store.js';
 import { MemoryRateLimitStore } from '../../../src/rate-limit/store.js';
+import { appendEvents } from '../../../src/runs/events.store.js';
 import { createExecution, sendMessage, streamOf } from '../../helpers/executions.js';
 import { createTeam, session, signUp } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';

@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { NEVER_STARTED_LISTED_MS } from '../../../src/executions/executions.js';
+import { NEVER_STARTED_LISTED_MS } from '../../../src/runs/executions.js';
 import { createExecution, sendMessage, streamOf } from '../../helpers/executions.js';
 import { session, signUp, type TestUser } from '../../helpers/factories.js';
 import { withServerPerTest } from '../../helpers/fixtures.js';
