@@ -20,8 +20,8 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { openConfiguredDatabase } from '../src/db/open-configured.js';
+import { MemoryRateLimitStore } from '../src/identity/rate-limit-store.js';
 import { PROJECT_ROOT } from '../src/paths.js';
-import { MemoryRateLimitStore } from '../src/rate-limit/store.js';
 import { METRICS_TOKEN } from './metrics.js';
 import { soakBaseline } from './soak-baseline.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
-import { limitPoll } from '../http/rate-limit.js';
 import { Success } from '../http/schemas.js';
+import { callerOf } from '../identity/credentials.js';
+import { limitPoll } from '../identity/request-limits.js';
 import { sha256Hex } from '../secrets.js';
 import { confirmActivation, createActivation, denyActivation, lookupActivation } from './activation.js';
 import { ActivationDetailsSchema, CodeBody, CodeQuery, CreatedActivation, PollBody, PollResponse } from './activation.schemas.js';

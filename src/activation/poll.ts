@@ -1,8 +1,8 @@
-import { standingOf } from '../billing/standing.store.js';
-import { type SubscriptionMode, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import type { ActivationStatus } from '../db/tables.js';
 import { InternalError } from '../errors.js';
+import { type SubscriptionMode, subscriptionModeOf } from '../identity/subscription-mode.js';
+import { standingOf } from '../identity/users.store.js';
 import { decrypt } from '../secrets.js';
 import { type ActivationState, compareAndSet, findByDeviceCodeHash, findStateById, workspaceName } from './activation.store.js';
 import { currentStatus, type Expirer, expire } from './lifecycle.js';

@@ -3,9 +3,8 @@ import { create as contentDisposition } from 'content-disposition';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { callerOf } from '../http/credentials.js';
 import { Success } from '../http/schemas.js';
-import { installArtifact } from '../skills/install-from-artifact.js';
+import { callerOf } from '../identity/credentials.js';
 import {
   artifactDetail,
   artifactDownload,
@@ -20,7 +19,6 @@ import {
   ArtifactFileParams,
   ArtifactList,
   ArtifactParams,
-  ArtifactSchema,
   ListQuery,
   ManifestSchema,
   Published,
@@ -118,12 +116,6 @@ export function artifactRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await unpublishArtifact(ctx, callerOf(request), request.params.artifactId);
         return { success: true as const };
       },
-    );
-
-    app.post(
-      '/artifacts/:artifactId/install',
-      { config: legacy, schema: { params: ArtifactParams, response: { 200: ArtifactSchema } } },
-      async (request) => installArtifact(ctx, callerOf(request), request.params.artifactId),
     );
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
+import { callerOf } from '../identity/credentials.js';
 import { deliver } from './artifacts.routes.js';
 import { ArtifactParams, PreviewFileParams, PreviewLink } from './artifacts.schemas.js';
 import { previewFile, previewLink } from './preview-links.js';

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
-import { callerOf } from '../http/credentials.js';
 import { html, pageLayout } from '../http/html.js';
-import { skillStartNeeds } from '../runs/start-needs.js';
+import { callerOf } from '../identity/credentials.js';
 import {
   balanceView,
   modesView,
@@ -33,6 +32,7 @@ import {
   Transactions,
 } from './billing.schemas.js';
 import { byokStatus, deleteByokKey, storeByokKey } from './byok.js';
+import { skillStartNeeds } from './start-needs.js';
 import { cancelSubscription, subscriptionStatus } from './subscription.js';
 
 const RETURN_TARGETS: Record<string, string> = { success: 'payment-success', cancel: 'payment-cancel' };

@@ -1,15 +1,16 @@
 import type { AppContext } from '../context.js';
 import { AppError, InternalError, InvalidInput } from '../errors.js';
+import { type BillingStanding, MODE_INFO, type SubscriptionMode, subscriptionModeOf } from '../identity/subscription-mode.js';
+import { standingOf } from '../identity/users.store.js';
+import { recentTransactions } from '../ledger/ledger.store.js';
 import { leastFirstCallHold } from '../runtime/agent/model-budget.js';
 import { ownModelKey } from './byok.js';
 import { creditShortfall } from './charges.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
-import { recentTransactions } from './ledger.store.js';
-import { MODE_INFO, OFFERED_PACK_IDS, packsFor } from './packs.js';
+import { OFFERED_PACK_IDS, packsFor } from './packs.js';
 import type { Payer } from './payer.js';
 import type { CreatedCheckout } from './payment-provider.js';
-import { accountOf, standingOf } from './standing.store.js';
-import { type BillingStanding, type SubscriptionMode, subscriptionModeOf } from './subscription-mode.js';
+import { accountOf } from './standing.store.js';
 
 const TRANSACTIONS_SHOWN = 50;
 

@@ -6,11 +6,11 @@ import { lockRow } from '../db/locks.js';
 import { runSteps, type Steps } from '../db/statement-steps.js';
 import type { Tables } from '../db/tables.js';
 import { PaymentRequired } from '../errors.js';
+import { type BillingStanding, subscriptionModeOf } from '../identity/subscription-mode.js';
+import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, hasEntry, refundToExecution } from '../ledger/ledger.store.js';
 import { lowerHeld, spendableOf, takeOutHold } from './credit-holds.store.js';
-import { chargedFor, chargeModelCall, chargeRun, chargeUsageUpTo, hasEntry, refundToExecution } from './ledger.store.js';
 import type { Payer } from './payer.js';
 import { accountOf, payerOfExecution } from './standing.store.js';
-import { type BillingStanding, subscriptionModeOf } from './subscription-mode.js';
 
 type Deps = Pick<AppContext, 'db' | 'clock'>;
 

@@ -1,4 +1,4 @@
-import type { SubscriptionMode } from './subscription-mode.js';
+import { MODE_INFO, type SubscriptionMode } from '../identity/subscription-mode.js';
 
 export interface CreditPack {
   id: string;
@@ -6,15 +6,6 @@ export interface CreditPack {
   /** Ds granted. */
   credits: number;
   priceCents: number;
-}
-
-export interface SubscriptionInfo {
-  name: string;
-  priceCents: number;
-  priceDisplay: string;
-  monthlyCredits: number;
-  /** A fraction: 0.2 is 20% off every pack. */
-  packDiscount: number;
 }
 
 const PACKS: readonly CreditPack[] = [
@@ -27,13 +18,6 @@ const PACKS: readonly CreditPack[] = [
 
 /** The ids of the packs on offer: the same in every mode, where only the prices differ. */
 export const OFFERED_PACK_IDS: readonly string[] = PACKS.map((pack) => pack.id);
-
-export const MODE_INFO: Record<SubscriptionMode, SubscriptionInfo> = {
-  byokmode: { name: 'Bring your own key', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
-  paygmode: { name: 'Pay as you go', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
-  basedmode: { name: 'Based', priceCents: 2900, priceDisplay: '$29.00 / month', monthlyCredits: 2000, packDiscount: 0.2 },
-  sitelicense: { name: 'Site license', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
-};
 
 /** The packs as a user in `mode` pays for them. */
 export function packsFor(mode: SubscriptionMode): CreditPack[] {

@@ -1,16 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Tables } from '../db/tables.js';
-import { type BillingStanding, standingOfRow } from './subscription-mode.js';
-
-/** A user's billing standing as stored now (callers carry a copy as old as their credential cache). */
-export async function standingOf(db: Kysely<Tables>, userId: string): Promise<BillingStanding> {
-  const row = await db
-    .selectFrom('users')
-    .select(['subscription_expires_at', 'site_license_until', 'byok_provider'])
-    .where('id', '=', userId)
-    .executeTakeFirstOrThrow();
-  return standingOfRow(row);
-}
+import { standingOfRow } from '../identity/subscription-mode.js';
 
 /** A user's balance and standing from one read of their row. */
 export async function accountOf(db: Kysely<Tables>, userId: string) {

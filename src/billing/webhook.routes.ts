@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { limitWebhook } from '../http/rate-limit.js';
+import { limitWebhook } from '../identity/request-limits.js';
 import { handlePaymentEvent } from './webhook.js';
 import { verifiedEvent } from './webhook-signature.js';
 

@@ -4,7 +4,9 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { inGroupedTransaction } from '../db/group-commit.js';
 import type { Tables } from '../db/tables.js';
+import { MODE_INFO } from '../identity/subscription-mode.js';
 import { invalidateForUser } from '../identity/user-invalidation.js';
+import { grant, takeBack } from '../ledger/ledger.store.js';
 import { queueCreditGrant } from '../webhooks/producers.js';
 import {
   type CheckoutSessionRow,
@@ -13,8 +15,6 @@ import {
   recordRefunded,
   setSubscriptionCancelled,
 } from './checkout-sessions.store.js';
-import { grant, takeBack } from './ledger.store.js';
-import { MODE_INFO } from './packs.js';
 import { claimEvent } from './payment-events.store.js';
 import { setSubscriptionExpiry, subscriptionExpiry } from './standing.store.js';
 

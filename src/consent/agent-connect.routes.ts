@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
+import { callerOf } from '../identity/credentials.js';
 import { createConnectRequest, decideConnect, getConnectRequest } from './agent-connect.js';
 import { ConnectBody, ConnectParams, ConnectRequestSchema, CreatedConnect } from './agent-connect.schemas.js';
 

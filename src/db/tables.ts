@@ -212,7 +212,7 @@ export interface UsersTable {
   is_admin: number;
   personal_workspace_id: string;
   created_at: string;
-  /** Always the sum of the user's transactions (see billing/ledger.store.ts). */
+  /** Always the sum of the user's transactions (see ledger/ledger.store.ts). */
   balance: Generated<number>;
   /** The sum of the user's charges, as a positive number. */
   total_spent: Generated<number>;

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { type CredentialInvalidation, SharedCredentialCache } from '../identity/cache-invalidations.js';
-import { RedisRateLimitStore } from '../rate-limit/redis-store.js';
 import type { AnnouncedEvent } from '../realtime/bus.js';
 import type { ControlMessage } from '../realtime/control-messages.js';
 import { type ChannelsLog, RedisChannels } from '../realtime/redis-channels.js';
+import { RedisRateLimitStore } from './redis-rate-limit-store.js';
 
 /** What the nodes of a cluster share through Redis (DESIGN §12). */
 export interface SharedParts {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { type FastifyPluginAsyncTypebox, Type } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { html, pageLayout, SafeHtml } from '../http/html.js';
+import { html, pageLayout, raw, type SafeHtml } from '../http/html.js';
 import { sendPage } from '../http/pages.js';
 import { PROJECT_ROOT } from '../paths.js';
 import { renderMarkdown } from './markdown.js';
@@ -56,7 +56,7 @@ export function docsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const source = readFileSync(path.join(GUIDE_DIR, page.file), 'utf8').replace(SERVER_PLACEHOLDER, server);
         const { title, html: body } = renderMarkdown(source);
         const href = page.slug ? `/docs/${page.slug}` : '/docs';
-        return [page.slug, docPage(title, href, new SafeHtml(body))];
+        return [page.slug, docPage(title, href, raw(body))];
       }),
     );
     // Not counted against a rate: each page is a string made at start, as cheap as the app's files.

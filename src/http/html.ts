@@ -30,6 +30,11 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return new SafeHtml(out);
 }
 
+/** Markup the server made itself and trusts as it is, such as its own guide rendered from Markdown. */
+export function raw(markup: string): SafeHtml {
+  return new SafeHtml(markup);
+}
+
 /** Where the pages' stylesheet (page-style.ts) is served. */
 export const PAGE_STYLESHEET = '/activate/style.css';
 

@@ -45,7 +45,7 @@ type NamedRequest = IncomingMessage & { [NAME]?: string };
 
 /**
  * Names a request from its raw headers (never `request.headers`: see front-routes.ts). The
- * answer carries the name from whatever answers it (the gate in plumbing.ts, a front
+ * answer carries the name from whatever answers it (the gate in identity/request-gate.ts, a front
  * route): a header set on the bare response here would send every Fastify answer down
  * Node's slower path of merging headers.
  */

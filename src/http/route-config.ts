@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import type { AppError } from '../errors.js';
-import type { Caller, CredentialKind } from '../identity/callers.js';
-import type { OAuthResource } from '../oauth/resources.js';
-import type { OAuthScope } from '../oauth/scopes.js';
 
 /**
+ * A route's policy as the HTTP layer knows it; who is calling and what a credential must
+ * carry are identity's (identity/route-access.ts).
+ *
  * Who may call a route:
  * - public: no credential is read at all;
  * - user: any credential (API key or auth token);
@@ -35,26 +34,14 @@ declare module 'fastify' {
     auth?: AuthPolicy;
     rateLimit?: RateLimitKind;
     errorFamily?: ErrorFamily;
-    /**
-     * The kinds of credential the route takes as `Authorization: Bearer <token>`; OAuth
-     * access tokens only when absent (credentials.ts).
-     */
-    bearer?: readonly CredentialKind[];
-    /** The resource (RFC 8707 audience) an OAuth access token must be for here; the REST API when absent. */
-    oauthResource?: OAuthResource;
     /** The `WWW-Authenticate` value its 401s carry (MCP's points clients at OAuth discovery). */
     authChallenge?: string;
-    /** The scope a scoped caller needs here, when not the method's (GET/HEAD read, else write). */
-    scope?: OAuthScope;
   }
   interface FastifyRequest {
     /**
-     * The route's config, read once by the gate (plumbing.ts): Fastify's `routeOptions`
+     * The route's config, read once by the gate (identity/request-gate.ts): Fastify's `routeOptions`
      * builds a new object on every read.
      */
     routeConfig: RouteConfig | null;
-    caller: Caller | null;
-    /** Why the presented credential was refused; thrown only if the route needs one. */
-    credentialError: AppError | null;
   }
 }

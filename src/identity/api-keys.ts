@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { MODE_INFO } from '../billing/packs.js';
-import { standingOf } from '../billing/standing.store.js';
-import { API_KEY_LIMITS, subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
@@ -21,6 +18,8 @@ import {
   touchKey,
 } from './api-keys.store.js';
 import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
+import { API_KEY_LIMITS, MODE_INFO, subscriptionModeOf } from './subscription-mode.js';
+import { standingOf } from './users.store.js';
 
 const API_KEY_PREFIX = 'sklt_live_';
 const API_KEY_LENGTH = API_KEY_PREFIX.length + 40;

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
 import { IdParams, Success } from '../http/schemas.js';
 import { changePassword, endSession, listSessions, mailResetLink, resetPassword } from './account.js';
 import {
@@ -15,6 +14,7 @@ import {
   SignUpBody,
 } from './auth.schemas.js';
 import { revokeAuthToken } from './auth-tokens.js';
+import { callerOf } from './credentials.js';
 import { profileOf } from './profile.js';
 import { logIn, signUp } from './users.js';
 

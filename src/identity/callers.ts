@@ -1,6 +1,6 @@
-import { type BillingStanding, standingOfRow } from '../billing/subscription-mode.js';
 import type { WorkspaceRole } from '../db/tables.js';
 import { Forbidden } from '../errors.js';
+import { type BillingStanding, standingOfRow } from './subscription-mode.js';
 import type { UserRow } from './users.store.js';
 
 /** The credential kinds a strategy exists for (credential-strategies.ts). */

@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.js';
-import { callerFromAccessToken, isGrantLive } from '../oauth/access-tokens.js';
-import type { OAuthResource } from '../oauth/resources.js';
 import { callerFromApiKey, isApiKeyLive, looksLikeApiKey } from './api-keys.js';
 import { callerFromAuthToken, isAuthTokenLive } from './auth-tokens.js';
 import type { Caller, CredentialKind, CredentialRef } from './callers.js';
+import { callerFromAccessToken, isGrantLive } from './oauth-access-tokens.js';
+import type { OAuthResource } from './oauth-resources.js';
 
 /**
  * One kind of credential, and everything the rest of the service asks about it. A new

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
 import { Success } from '../http/schemas.js';
+import { callerOf } from './credentials.js';
 import { acceptInvitation, previewInvitation } from './invitation-links.js';
 import { invite, listInvitations, resendInvitation, withdrawInvitation } from './invitations.js';
 import {

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
 import { IdParams, Success } from '../http/schemas.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
+import { callerOf } from './credentials.js';
 import { CreatedKey, CreateKeyBody, KeyList } from './keys.schemas.js';
 
 /** Key management is a person's act: these routes take an auth token, never an API key. */

@@ -1,6 +1,6 @@
-import { subscriptionModeOf } from '../billing/subscription-mode.js';
 import type { WorkspaceRole } from '../db/tables.js';
 import type { Caller } from './callers.js';
+import { subscriptionModeOf } from './subscription-mode.js';
 import type { UserView } from './users.js';
 
 export interface Profile {

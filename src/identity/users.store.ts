@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import { grant } from '../billing/ledger.store.js';
 import type { Tables, UsersTable } from '../db/tables.js';
+import { grant } from '../ledger/ledger.store.js';
+import { type BillingStanding, standingOfRow } from './subscription-mode.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -57,4 +58,14 @@ export function findUserByEmail(db: Kysely<Tables>, email: string): Promise<User
 
 export function findUserById(db: Kysely<Tables>, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A user's billing standing as stored now (callers carry a copy as old as their credential cache). */
+export async function standingOf(db: Kysely<Tables>, userId: string): Promise<BillingStanding> {
+  const row = await db
+    .selectFrom('users')
+    .select(['subscription_expires_at', 'site_license_until', 'byok_provider'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+  return standingOfRow(row);
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
 import { Success } from '../http/schemas.js';
+import { callerOf } from './credentials.js';
 import { changeMemberRole, removeMember, renameTeamWorkspace } from './members.js';
 import { addMember, createTeamWorkspace, listWorkspaceMembers, listWorkspaces, switchWorkspace } from './workspaces.js';
 import {

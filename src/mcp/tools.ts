@@ -5,12 +5,12 @@ import { balanceView } from '../billing/billing.js';
 import type { AppContext } from '../context.js';
 import type { Caller } from '../identity/callers.js';
 import { strategyOf } from '../identity/credential-strategies.js';
-import { requireCallerScope } from '../oauth/scopes.js';
-import { limitCallerExecutionStarts } from '../rate-limit/limits.js';
+import { requireCallerScope } from '../identity/oauth-scopes.js';
+import { limitCallerExecutionStarts } from '../identity/rate-limits.js';
+import { marketplacePage } from '../marketplace/marketplace.js';
 import type { ExecutionEvent } from '../runs/event-codec.js';
 import { cancelRun } from '../runs/run-control.js';
 import { executionReport, runPageUrl } from '../runs/run-report.js';
-import { marketplacePage } from '../skills/marketplace.js';
 import { mcpInterfaceOf } from './access.js';
 import { decodeInlineFiles, storeInlineFile } from './inline-files.js';
 import {

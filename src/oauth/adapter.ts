@@ -9,7 +9,7 @@ import {
   findLiveRecordByUid,
   type OAuthRecordRow,
   upsertRecord,
-} from './oauth.store.js';
+} from '../identity/oauth-records.store.js';
 
 type AdapterContext = Pick<AppContext, 'db' | 'clock'>;
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
 import { IdParams, Success } from '../http/schemas.js';
+import { callerOf } from '../identity/credentials.js';
 import { disconnectApp, listConnectedApps } from './connected-apps.js';
 import { ConnectedAppList } from './connected-apps.schemas.js';
 

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
 import { type Caller, requireSignedInPerson } from '../identity/callers.js';
+import { clientRecord, deleteGrant, grantsOfUser } from '../identity/oauth-records.store.js';
 import { announceRevocation } from '../realtime/control-messages.js';
-import { clientRecord, deleteGrant, grantsOfUser } from './oauth.store.js';
 
 export interface ConnectedApp {
   /** The grant: what the person allowed this app, in one workspace. */

@@ -1,8 +1,8 @@
 import type Provider from 'oidc-provider';
 import type { AppContext } from '../context.js';
+import { findGrantWorkspace } from '../identity/oauth-records.store.js';
+import { OAUTH_SCOPES, resourceUrl } from '../identity/oauth-resources.js';
 import { bindGrantToWorkspace } from './consent.js';
-import { findGrantWorkspace } from './oauth.store.js';
-import { OAUTH_SCOPES, resourceUrl } from './resources.js';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 type Grant = InstanceType<Provider['Grant']>;

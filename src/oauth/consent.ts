@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import { Conflict, Forbidden, NotFound } from '../errors.js';
+import { findGrantWorkspace, insertGrantWorkspace } from '../identity/oauth-records.store.js';
 import { findUser } from '../identity/users.js';
 import { listMemberships } from '../identity/workspaces.store.js';
-import { findGrantWorkspace, insertGrantWorkspace } from './oauth.store.js';
 
 export interface WorkspaceChoice {
   id: string;

@@ -4,12 +4,12 @@ import type Provider from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { sendPage } from '../http/pages.js';
+import { resourceOfUrl, resourceUrl } from '../identity/oauth-resources.js';
 import { checkPassword } from '../identity/users.js';
 import { requireWorkspaceChoice, workspaceChoices } from './consent.js';
 import { saveConsentedGrant } from './consent-grant.js';
 import { OAUTH_PAGE_HEADERS, oauthConsentPage, oauthProblemPage, oauthSignInPage } from './oauth-pages.js';
 import { ConsentForm, InteractionParams, SignInForm } from './oauth-pages.schemas.js';
-import { resourceOfUrl, resourceUrl } from './resources.js';
 
 const sendOAuthPage = (reply: FastifyReply, status: number, page: string): FastifyReply =>
   sendPage(reply, status, page, OAUTH_PAGE_HEADERS);

@@ -1,7 +1,7 @@
 import { credentialFields, html, notice, pageLayout, type SafeHtml } from '../http/html.js';
 import { pageHeaders } from '../http/pages.js';
+import { isOAuthScope, SCOPE_MEANINGS } from '../identity/oauth-scopes.js';
 import type { WorkspaceChoice } from './consent.js';
-import { isOAuthScope, SCOPE_MEANINGS } from './scopes.js';
 
 /**
  * Headers of every OAuth page. No form-action in the CSP: the form's answer is a redirect

@@ -3,8 +3,8 @@ import type Provider from 'oidc-provider';
 import type { AppContext } from '../context.js';
 import { PayloadTooLarge } from '../errors.js';
 import { pathOf } from '../http/front-routes.js';
+import { protectedResourceMetadata } from '../identity/oauth-resources.js';
 import { announceRevocation } from '../realtime/control-messages.js';
-import { protectedResourceMetadata } from './resources.js';
 
 /** oidc-provider's own paths under ours; everything else on the server stays Fastify's. */
 const PROVIDER_ROUTES: readonly { method: 'GET' | 'POST' | ('GET' | 'POST')[]; url: string }[] = [

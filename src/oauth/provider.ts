@@ -1,11 +1,11 @@
 import Provider, { type Configuration, errors } from 'oidc-provider';
 import type { AppContext } from '../context.js';
+import { OAUTH_SCOPES, resourceOfUrl, resourceUrl } from '../identity/oauth-resources.js';
 import { findUser } from '../identity/users.js';
 import { databaseAdapter } from './adapter.js';
 import { BOUNDED_CLIENT_METADATA, validateClientMetadata } from './client-metadata.js';
 import { oauthCookieKeys, oauthSigningKey } from './keys.js';
 import { OAUTH_PAGE_HEADERS, oauthProblemPage, oauthProblemWords } from './oauth-pages.js';
-import { OAUTH_SCOPES, resourceOfUrl, resourceUrl } from './resources.js';
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;

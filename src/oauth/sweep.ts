@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { deleteExpiredRecords } from './oauth.store.js';
+import { deleteExpiredRecords } from '../identity/oauth-records.store.js';
 
 /**
  * Deletes what oidc-provider stored past its lifetime (codes, tokens, sessions,

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { callerOf } from '../http/credentials.js';
-import { limitExecutionStarts } from '../http/rate-limit.js';
+import { callerOf } from '../identity/credentials.js';
+import { limitExecutionStarts } from '../identity/request-limits.js';
 import { executionEventTimes } from './event-times.js';
 import { createExecution, executionHistory, executionOf, executionStatus } from './executions.js';
 import {

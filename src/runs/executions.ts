@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { requireCanExecute } from '../billing/charges.js';
+import { startNeeds } from '../billing/start-needs.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
@@ -7,9 +8,9 @@ import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js'
 import { attachRunFiles, checkRunFiles, type FileRef } from '../files/run-files.js';
 import type { Caller } from '../identity/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
+import { requireTakesFiles } from '../runtime/input-files.js';
 import { sha256Hex } from '../secrets.js';
 import { inputProblem } from '../skills/input-contract.js';
-import { requireTakesFiles } from '../skills/input-files.js';
 import type { SkillManifest } from '../skills/manifest.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { decodeFrame, type TextBlock } from './event-codec.js';
@@ -22,7 +23,6 @@ import {
   insertExecution,
   releaseIdempotencyKey,
 } from './executions.store.js';
-import { startNeeds } from './start-needs.js';
 
 export interface NewExecution {
   skillSlug: string;

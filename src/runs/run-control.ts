@@ -1,4 +1,5 @@
 import { holdRunPrice, quoteRun, requireCanExecute } from '../billing/charges.js';
+import { startNeeds } from '../billing/start-needs.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
@@ -25,7 +26,6 @@ import { stopOnOwner, stopOwnStartingRun } from './remote-stop.js';
 import { finishRun } from './run-ending.js';
 import type { RunQueue, RunTarget } from './run-queue.js';
 import { launchRun } from './runner.js';
-import { startNeeds } from './start-needs.js';
 
 export const BUSY =
   'An execution is already running in this workspace. Wait for it to finish, or cancel it, then start this one again.';

@@ -103,8 +103,12 @@ export async function finishRun(
   const nowIso = ctx.clock.now().toISOString();
   let webhooksQueued = false;
   // The run's webhooks commit with its closing events, or not at all.
-  const queueEnd = (end: Omit<RunEnd, 'executionId'>) => async (trx: Parameters<typeof queueRunEnd>[0]) => {
-    webhooksQueued = await queueRunEnd(trx, nowIso, { executionId, ...end });
+  type EndOfRun = Omit<RunEnd, 'executionId' | 'workspaceId' | 'skillSlug' | 'interface'>;
+  const queueEnd = (end: EndOfRun) => async (trx: Parameters<typeof queueRunEnd>[0]) => {
+    const execution = await findExecution(trx, executionId);
+    if (!execution) return;
+    const run = { executionId, workspaceId, skillSlug: execution.skill_slug, interface: execution.interface };
+    webhooksQueued = await queueRunEnd(trx, nowIso, { ...run, ...end });
   };
   if (ending.kind === 'completed') {
     // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.

@@ -1,9 +1,9 @@
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
 import { isConnectionLost, retryOnConnectionLoss } from '../db/connection-loss.js';
-import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
+import { MissingRunFile, prepareUploads, type RunUploads, removeUploads } from '../files/run-uploads.js';
 import { signalExecution } from '../realtime/control-messages.js';
-import { type RunMessage, type RunUploads, resultWithoutRun, type StartedRun } from '../runtime/runtime.js';
+import { type RunMessage, resultWithoutRun, type StartedRun } from '../runtime/runtime.js';
 import { runtimeFor } from '../runtime/runtimes.js';
 import { UPLOADS_FOLDER } from '../sandbox/skill-command.js';
 import { SkillRefused } from '../sandbox/types.js';

@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, MethodNotAllowed } from '../errors.js';
 import { clientAddress, type FrontRoute, headerValues, pathOf, sendError } from '../http/front-routes.js';
-import { limitAnonymousRequest } from '../http/rate-limit.js';
 import { REQUEST_ID_HEADER, requestIdOf } from '../http/request-id.js';
+import { limitAnonymousRequest } from '../identity/request-limits.js';
 import { requireResumePoint, serveEventStream } from './stream.js';
 import { verifyStreamSignature } from './stream-url.js';
 

@@ -1,5 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AgentSettings } from '../config.js';
+import type { RunUploads } from '../files/run-uploads.js';
 import type { ModelProvider, TokenUsage } from '../language-models.js';
 import type { Clearings } from '../sandbox/clearings.js';
 import type { RunComputer } from '../sandbox/computer/computer-session.js';
@@ -59,16 +60,6 @@ export interface RunAccount {
    * resolves to the Ds it could not take.
    */
   charge(due: number, holdId?: string, step?: JournalStep): Promise<number>;
-}
-
-/**
- * The files a run was given (DESIGN §15), already copied into a folder of the run's own on
- * this host, which the runner removes when the run ends. A runtime shows the folder to the
- * skill read only. `path` is relative to `dir`, with forward slashes.
- */
-export interface RunUploads {
-  dir: string;
-  files: { path: string; size: number; mimeType: string }[];
 }
 
 /**

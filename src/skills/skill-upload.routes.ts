@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ArtifactParams, ArtifactSchema } from '../artifacts/artifacts.schemas.js';
 import type { AppContext } from '../context.js';
-import { callerOf } from '../http/credentials.js';
-import { SkillParams } from './marketplace.schemas.js';
+import { callerOf } from '../identity/credentials.js';
+import { installArtifact } from './install-from-artifact.js';
 import { changeableSkill, removeSkill } from './skill-removal.js';
 import { installFromFolder, UPLOAD_BODY_LIMIT } from './skill-upload.js';
-import { InstalledSkill, InstallFolderBody, Removed, UpdateFolderBody } from './skill-upload.schemas.js';
+import { InstalledSkill, InstallFolderBody, Removed, SkillParams, UpdateFolderBody } from './skill-upload.schemas.js';
 
 /**
  * Skills installed into the caller's workspace from a folder of files (`skillet skills
- * install PATH`), updated from a new version of it, and removed.
+ * install PATH`) or from an artifact that holds one, updated from a new version, and removed.
  */
 export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -47,6 +48,16 @@ export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await removeSkill(ctx, callerOf(request), request.params.slug);
         return { success: true as const };
       },
+    );
+
+    // Beside the artifacts' other routes in the API, and answering in their older error shape.
+    app.post(
+      '/artifacts/:artifactId/install',
+      {
+        config: { auth: 'user', errorFamily: 'artifact' },
+        schema: { params: ArtifactParams, response: { 200: ArtifactSchema } },
+      },
+      async (request) => installArtifact(ctx, callerOf(request), request.params.artifactId),
     );
   };
 }

@@ -40,3 +40,5 @@ export const InstalledSkill = Type.Object({
 export const UpdateFolderBody = Type.Object(FolderFields, { additionalProperties: false });
 
 export const Removed = Type.Object({ success: Type.Literal(true) });
+
+export const SkillParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });

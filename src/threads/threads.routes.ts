@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { callerOf } from '../http/credentials.js';
+import { callerOf } from '../identity/credentials.js';
 import { decideApproval } from './thread-approvals.js';
 import { sendThreadMessage, serveChat, serveThreadSubscription, threadToChat, threadToSubscribe } from './thread-messages.js';
 import { agentsOf, listThreads } from './threads.js';

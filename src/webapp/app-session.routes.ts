@@ -2,16 +2,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { Forbidden } from '../errors.js';
 import { Success } from '../http/schemas.js';
+import { LogInBody, SignUpBody } from '../identity/auth.schemas.js';
+import { callerFromAuthToken, revokeAuthToken } from '../identity/auth-tokens.js';
+import { profileOf } from '../identity/profile.js';
 import {
   APP_REQUEST_HEADER,
   clearSessionCookie,
   cookieRequestAllowed,
   sessionCookieOf,
   setSessionCookie,
-} from '../http/session-cookie.js';
-import { LogInBody, SignUpBody } from '../identity/auth.schemas.js';
-import { callerFromAuthToken, revokeAuthToken } from '../identity/auth-tokens.js';
-import { profileOf } from '../identity/profile.js';
+} from '../identity/session-cookie.js';
 import { logIn, signUp } from '../identity/users.js';
 import { AppSessionSchema, AppSignedInSchema } from './app-session.schemas.js';
 

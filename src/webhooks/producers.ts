@@ -2,12 +2,15 @@ import type { Kysely } from 'kysely';
 import { findArtifact } from '../artifacts/artifacts.store.js';
 import type { StopReason, Tables } from '../db/tables.js';
 import { findUserById } from '../identity/users.store.js';
-import { findExecution } from '../runs/executions.store.js';
 import { queueWebhookEvent } from './outbox.js';
 
 /** How a run ended, as its closing transaction knows it. */
 export interface RunEnd {
   executionId: string;
+  workspaceId: string;
+  skillSlug: string;
+  /** Where the run was started from (the execution's `interface`). */
+  interface: string;
   status: 'completed' | 'failed';
   stopReason: StopReason;
   cost: number;
@@ -22,20 +25,18 @@ export interface RunEnd {
  * Returns whether anything was queued.
  */
 export async function queueRunEnd(trx: Kysely<Tables>, nowIso: string, end: RunEnd): Promise<boolean> {
-  const execution = await findExecution(trx, end.executionId);
-  if (!execution) return false;
-  const workspaceId = execution.workspace_id;
+  const { workspaceId } = end;
   const queued = await queueWebhookEvent(trx, nowIso, {
     workspaceId,
     type: end.status === 'completed' ? 'execution.completed' : 'execution.failed',
     data: {
       executionId: end.executionId,
       workspaceId,
-      skillSlug: execution.skill_slug,
+      skillSlug: end.skillSlug,
       status: end.status,
       stopReason: end.stopReason,
       cost: end.cost,
-      interface: execution.interface,
+      interface: end.interface,
       finishedAt: nowIso,
       ...(end.reason === undefined ? {} : { reason: end.reason }),
       ...(end.artifactId === undefined ? {} : { artifactId: end.artifactId }),

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { callerOf } from '../http/credentials.js';
 import { IdParams, Success } from '../http/schemas.js';
+import { callerOf } from '../identity/credentials.js';
 import { deliveryWithLog, listDeliveries, redeliver, sendTestEvent } from './deliveries.js';
 import { changeEndpoint, createEndpoint, endpointOf, listEndpointViews, removeEndpoint, rotateSecret } from './endpoints.js';
 import { endpointView } from './views.js';

@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import { describe, expect } from 'vitest';
 import { requireCanExecute } from '../../src/billing/charges.js';
 import { takeHold } from '../../src/billing/credit-holds.store.js';
-import { chargeRun, grant, recentTransactions, takeBack } from '../../src/billing/ledger.store.js';
 import { runSteps } from '../../src/db/statement-steps.js';
 import type { Tables } from '../../src/db/tables.js';
 import { findUserById } from '../../src/identity/users.store.js';
+import { chargeRun, grant, recentTransactions, takeBack } from '../../src/ledger/ledger.store.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution, aUser } from '../helpers/rows.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { Forbidden } from '../../src/errors.js';
-import { callerFromAccessToken, isGrantLive } from '../../src/oauth/access-tokens.js';
+import { callerFromAccessToken, isGrantLive } from '../../src/identity/oauth-access-tokens.js';
 import { databaseAdapter } from '../../src/oauth/adapter.js';
 import { bindGrantToWorkspace } from '../../src/oauth/consent.js';
 import { sweepExpiredOAuthRecords } from '../../src/oauth/sweep.js';

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { chargeRun, chargeUsageUpTo, grant, refundToExecution, takeBack } from '../../src/billing/ledger.store.js';
 import { spentNetOfRefundsMigration } from '../../src/db/migrations/0021-spent-net-of-refunds.js';
 import { runSteps } from '../../src/db/statement-steps.js';
 import { findUserById } from '../../src/identity/users.store.js';
+import { chargeRun, chargeUsageUpTo, grant, refundToExecution, takeBack } from '../../src/ledger/ledger.store.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution, aUser } from '../helpers/rows.js';
 

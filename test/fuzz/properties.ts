@@ -42,7 +42,7 @@ export function noteSent(observer: Observer, request: FuzzRequest): void {
 
 /**
  * The web app's session cookie without the header a cross-site page cannot add (the CSRF
- * rule, http/session-cookie.ts): it may read, never change anything.
+ * rule, identity/session-cookie.ts): it may read, never change anything.
  */
 export const CROSS_SITE = "A's cookie, as a cross-site page would send it";
 

@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/clock.js';
 import { createAppContext } from '../../src/compose.js';
 import { type Env, loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
-import { MemoryRateLimitStore } from '../../src/rate-limit/store.js';
+import { MemoryRateLimitStore } from '../../src/identity/rate-limit-store.js';
 import { freshDatabase } from './database.js';
 import { TEST_ENV } from './server.js';
 

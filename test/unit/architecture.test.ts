@@ -293,6 +293,142 @@ describe('the layering rule', () => {
   });
 });
 
+/**
+ * The folders, lowest first. A folder may import the foundation and the folders below it,
+ * never one above: the sandbox at the bottom confines processes and knows no feature; the
+ * run's life (runs/) sits above everything it uses, and what reacts to a run (webhooks,
+ * threads, the cluster) above it. The assembly (compose.ts and the entry points) tops them all.
+ */
+const FOLDER_ORDER = [
+  'sandbox',
+  'http',
+  'realtime',
+  'ledger',
+  'identity',
+  'artifacts',
+  'files',
+  'skills',
+  'models',
+  'runtime',
+  'webhooks',
+  'billing',
+  'marketplace',
+  'runs',
+  'distributed',
+  'threads',
+  'oauth',
+  'consent',
+  'activation',
+  'mcp',
+  'ops',
+  'webapp',
+  'docs',
+] as const;
+/** Folders and root modules every folder may use: the database layer, mail, the SDK's wire types, the ports. */
+const FOUNDATION_FOLDERS = new Set(['db', 'mail', 'sdk']);
+
+/** A file's folder: its first folder under src/, `foundation` for the foundation, `assembly` for the entry points and the command line. */
+function folderOf(name: string): string {
+  const parts = name.replace(/^src\//, '').split('/');
+  if (parts.length === 1) return ASSEMBLY.has(name) ? 'assembly' : 'foundation';
+  const folder = parts[0] ?? '';
+  if (folder === 'cli') return 'assembly';
+  return FOUNDATION_FOLDERS.has(folder) ? 'foundation' : folder;
+}
+
+function folderRank(folder: string): number {
+  if (folder === 'foundation') return 0;
+  if (folder === 'assembly') return FOLDER_ORDER.length + 1;
+  const at = (FOLDER_ORDER as readonly string[]).indexOf(folder);
+  return at < 0 ? -1 : at + 1;
+}
+
+/** Each import from one folder into another, as `from -> to (file -> file)`. */
+function folderArrows(graph: Map<string, string[]>): { from: string; to: string; line: string }[] {
+  const arrows: { from: string; to: string; line: string }[] = [];
+  for (const [name, targets] of graph) {
+    for (const target of targets) {
+      const from = folderOf(name);
+      const to = folderOf(target);
+      if (from !== to) arrows.push({ from, to, line: `${name} -> ${target}` });
+    }
+  }
+  return arrows;
+}
+
+/**
+ * The classes a file imports from another feature folder, errors aside (throwing another
+ * folder's error is using it, not assembling it).
+ */
+function classesImportedFromOtherFolders(
+  file: SourceFile,
+  graph: Map<string, string[]>,
+  codeOf: Map<string, string>,
+): Set<string> {
+  const classes = new Set<string>();
+  const targets = graph.get(file.name) ?? [];
+  for (const match of file.code.matchAll(/\bimport\s+(?:type\s+)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g)) {
+    const base = path.join(path.dirname(file.name), (match[2] ?? '').replace(/\.js$/, ''));
+    const target = targets.find((name) => name.replace(/\.tsx?$/, '') === base.split(path.sep).join('/'));
+    if (!target || folderOf(target) === folderOf(file.name) || folderOf(target) === 'foundation') continue;
+    for (const item of (match[1] ?? '').split(',')) {
+      const [imported = '', local = imported] = item
+        .replace(/^\s*type\s+/, '')
+        .trim()
+        .split(/\s+as\s+/);
+      const isError = new RegExp(`class\\s+${imported}\\s+extends\\s+\\w*Error\\b`).test(codeOf.get(target) ?? '');
+      if (/^[A-Z]/.test(local) && !isError) classes.add(local);
+    }
+  }
+  return classes;
+}
+
+describe('the folder rule', () => {
+  it('places every folder of src/ in the order', async () => {
+    const folders = new Set((await sourceFiles()).map((file) => folderOf(file.name)));
+    expect([...folders].filter((folder) => folderRank(folder) < 0)).toEqual([]);
+  });
+
+  it('never imports a folder above its own', async () => {
+    const breaks = folderArrows(importGraph(await sourceFiles()))
+      .filter(({ from, to }) => folderRank(to) > folderRank(from))
+      .map(({ from, to, line }) => `${from} -> ${to}: ${line}`);
+    expect(breaks).toEqual([]);
+  });
+
+  it('keeps the sandbox free of features: it imports only itself and the foundation', async () => {
+    const breaks = folderArrows(importGraph(await sourceFiles()))
+      .filter(({ from, to }) => from === 'sandbox' && to !== 'foundation')
+      .map(({ line }) => line);
+    expect(breaks).toEqual([]);
+  });
+
+  it('keeps the foundation below every feature', async () => {
+    const breaks = folderArrows(importGraph(await sourceFiles()))
+      .filter(({ from, to }) => from === 'foundation' && to !== 'foundation')
+      .map(({ line }) => line);
+    expect(breaks).toEqual([]);
+  });
+
+  // app.ts is the HTTP half of the composition root: it takes the node compose.ts built and
+  // builds the Fastify server over it.
+  it('assembles in compose.ts alone: no other file builds a part of another folder', async () => {
+    const files = await sourceFiles();
+    const graph = importGraph(files);
+    const codeOf = new Map(files.map((file) => [file.name, file.code]));
+    const breaks: string[] = [];
+    for (const file of files) {
+      if (file.name === 'src/compose.ts' || file.name === 'src/app.ts') continue;
+      const classes = classesImportedFromOtherFolders(file, graph, codeOf);
+      for (const match of file.code.matchAll(/\bnew\s+([A-Z]\w*)\s*[(<]/g)) {
+        const built = match[1] ?? '';
+        if (classes.has(built)) breaks.push(`${file.name}:${lineOf(file.code, match.index)} builds ${built}`);
+      }
+    }
+    expect(breaks).toEqual([]);
+  });
+});
+
 describe('the rule reader', () => {
   it('sees through comments but not through strings or templates', () => {
     const code = withoutComments(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { maskKey, providerOfKey } from '../../src/billing/byok.js';
 import { packsFor } from '../../src/billing/packs.js';
 import { licenseEnd } from '../../src/billing/site-license.js';
-import { subscriptionModeOf } from '../../src/billing/subscription-mode.js';
+import { subscriptionModeOf } from '../../src/identity/subscription-mode.js';
 import { parseModelPrices, TokenMeter, tokenCost } from '../../src/model-prices.js';
 
 const now = Date.parse('2026-06-01T00:00:00.000Z');

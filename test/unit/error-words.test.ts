@@ -28,8 +28,9 @@ const ERROR_CLASSES: [string, ErrorClass][] = Object.entries(errors as Record<st
  * A new one here needs a reason.
  */
 const BUILT_ELSEWHERE: Record<string, string> = {
-  'src/http/credentials.ts strategy.invalidMessage': 'a credential strategy’s constant (credential-strategies.ts), scanned below',
-  'src/http/credentials.ts unclaimed.invalidMessage': 'the same constants',
+  'src/identity/credentials.ts strategy.invalidMessage':
+    'a credential strategy’s constant (credential-strategies.ts), scanned below',
+  'src/identity/credentials.ts unclaimed.invalidMessage': 'the same constants',
   'src/http/error-renderer.ts validationMessage(error.validation':
     'schema refusals: validation-words.ts, and every route in error-envelopes.test.ts',
   'src/http/error-renderer.ts error.message':
@@ -37,7 +38,7 @@ const BUILT_ELSEWHERE: Record<string, string> = {
   'src/identity/callers.ts refusal': 'the refusal its callers pass, each scanned where it is passed',
   'src/identity/workspaces.ts bound.switchAway': 'a credential strategy’s constant (credential-strategies.ts), scanned below',
   'src/identity/workspaces.ts bound.actElsewhere': 'the same constants',
-  'src/rate-limit/limits.ts message': 'the limiter’s messages, literals in the same file, scanned below',
+  'src/identity/rate-limits.ts message': 'the limiter’s messages, literals in the same file, scanned below',
   'src/billing/charges.ts shortfall': 'creditShortfall’s messages, literals in the same file, scanned below',
 };
 
@@ -110,7 +111,7 @@ describe('every refusal, as the app shows it', () => {
     const extra = (
       [
         ['src/identity/credential-strategies.ts', 'Unauthorized'],
-        ['src/rate-limit/limits.ts', 'Unauthorized'],
+        ['src/identity/rate-limits.ts', 'Unauthorized'],
         ['src/billing/charges.ts', 'PaymentRequired'],
       ] as const
     ).flatMap(([file, className]) => sentencesOf(file).map((text) => ({ where: file, className, text })));

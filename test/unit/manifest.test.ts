@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_SKILLS_DIR } from '../../src/paths.js';
-import { takesFiles } from '../../src/skills/input-files.js';
+import { takesFiles } from '../../src/runtime/input-files.js';
 import { ManifestError, parseSkillManifest } from '../../src/skills/manifest.js';
 import { loadSkillRegistry } from '../../src/skills/registry.js';
 

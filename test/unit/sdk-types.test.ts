@@ -38,6 +38,7 @@ import type { FileList, FileSchema } from '../../src/files/files.schemas.js';
 import type { Success } from '../../src/http/schemas.js';
 import type { MeSchema, SignedInSchema } from '../../src/identity/auth.schemas.js';
 import type { CreatedKey, KeyList } from '../../src/identity/keys.schemas.js';
+import type { SkillList } from '../../src/marketplace/marketplace.schemas.js';
 import { PROJECT_ROOT } from '../../src/paths.js';
 import type { SubscribeUrl } from '../../src/runs/control-plane.schemas.js';
 import type {
@@ -87,7 +88,6 @@ import type {
   WebhookEventType,
   WorkspaceRole,
 } from '../../src/sdk/types.js';
-import type { SkillList } from '../../src/skills/marketplace.schemas.js';
 import type { InstalledSkill as InstalledSkillSchema, InstallFolderBody } from '../../src/skills/skill-upload.schemas.js';
 import type {
   CreatedWebhookEndpoint as CreatedWebhookEndpointSchema,

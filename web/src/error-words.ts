@@ -3,7 +3,7 @@ import { SkilletError } from '../../src/sdk/errors.js';
 const waitThen = (seconds: number) => `wait ${seconds} second${seconds === 1 ? '' : 's'}, then try again`;
 
 /**
- * The per-minute limiter's own words (src/http/rate-limit.ts, src/rate-limit/limits.ts) blame
+ * The per-minute limiter's own words (src/identity/request-limits.ts, src/identity/rate-limits.ts) blame
  * the person and give no time; the server sends the wait in Retry-After, so it is said. Other
  * refusals of 429 (failed sign-ins, unknown codes) already say what to do, and stay as they are.
  */

@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { RunUploads } from '../../files/run-uploads.js';
 import { computerMissing } from '../../sandbox/computer/computer-availability.js';
 import { computerLimits } from '../../sandbox/computer/computer-memory.js';
 import type { RunComputer } from '../../sandbox/computer/computer-session.js';
@@ -10,7 +11,7 @@ import type { BoundedFolder } from '../../sandbox/run-space.js';
 import { WarmPool, type WarmPoolDeps } from '../../sandbox/warm-pool.js';
 import { groupLimits } from '../../sandbox/watched-child.js';
 import type { Skill } from '../../skills/registry.js';
-import type { RunUploads, WarmComputer } from '../runtime.js';
+import type { WarmComputer } from '../runtime.js';
 import { installedSoftware } from './computer-prompt.js';
 import { stopRunComputer } from './run-computer.js';
 import { chooseToolset } from './toolset.js';

@@ -2,6 +2,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { RunUploads } from '../../files/run-uploads.js';
 import { PROJECT_ROOT } from '../../paths.js';
 import { linkTree } from '../../sandbox/linked-tree.js';
 import type { RunGroup } from '../../sandbox/run-cgroup.js';
@@ -10,7 +11,7 @@ import { skillCommand } from '../../sandbox/skill-command.js';
 import { WarmPool, type WarmPoolDeps } from '../../sandbox/warm-pool.js';
 import { groupLimits, spawnInGroup } from '../../sandbox/watched-child.js';
 import type { Skill } from '../../skills/registry.js';
-import type { RunUploads, WarmScript } from '../runtime.js';
+import type { WarmScript } from '../runtime.js';
 
 /** A skill folder of more entries than this runs the usual way, in a sandbox started for it. */
 const MAX_PLACED_ENTRIES = 500;

@@ -1,6 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { RunUploads } from '../../files/run-uploads.js';
 import { breachReason, type LimitBreach } from '../../sandbox/limit-breach.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from '../../sandbox/sandbox.js';
 import { skillCommand, UPLOADS_FOLDER } from '../../sandbox/skill-command.js';
@@ -17,7 +18,7 @@ import {
 import type { Skill } from '../../skills/registry.js';
 import { parseSkillMessage, type SkillMessage } from '../protocol.js';
 import { boundedLines, LineTooLong } from '../protocol-lines.js';
-import type { RunOutcome, RunResult, RuntimeServices, RunUploads, SkillRuntime, WarmScript } from '../runtime.js';
+import type { RunOutcome, RunResult, RuntimeServices, SkillRuntime, WarmScript } from '../runtime.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;

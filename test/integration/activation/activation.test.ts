@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { sweepExpiredActivations } from '../../../src/activation/lifecycle.js';
 import { createAppContext } from '../../../src/compose.js';
-import { MemoryRateLimitStore } from '../../../src/rate-limit/store.js';
+import { MemoryRateLimitStore } from '../../../src/identity/rate-limit-store.js';
 import type { Activation } from '../../../src/sdk/types.js';
 import { createTeam, session, signUp, startActivation, type TestUser } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';

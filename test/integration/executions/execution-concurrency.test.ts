@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { runSteps } from '../../../src/db/statement-steps.js';
-import { MemoryRateLimitStore } from '../../../src/rate-limit/store.js';
+import { MemoryRateLimitStore } from '../../../src/identity/rate-limit-store.js';
 import { appendEvents } from '../../../src/runs/events.store.js';
 import { createExecution, sendMessage, streamOf } from '../../helpers/executions.js';
 import { createTeam, session, signUp } from '../../helpers/factories.js';

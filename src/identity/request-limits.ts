@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimited } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
-import { callerKey, EXECUTIONS_LIMIT_MESSAGE, type Limiter, refusalOf, rulesOf } from '../rate-limit/limits.js';
-import type { RateDecision, RateRule } from '../rate-limit/store.js';
-import type { RateLimitKind } from './route-config.js';
+import type { RateLimitKind } from '../http/route-config.js';
+import type { Caller } from './callers.js';
+import type { RateDecision, RateRule } from './rate-limit-store.js';
+import { callerKey, EXECUTIONS_LIMIT_MESSAGE, type Limiter, refusalOf, rulesOf } from './rate-limits.js';
 
 const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';
 const MCP_LIMIT_MESSAGE = 'MCP rate limit exceeded; slow down';

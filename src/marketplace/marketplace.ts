@@ -2,9 +2,9 @@ import { byokStatus } from '../billing/byok.js';
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
 import { modelUseOf } from '../runtime/agent/model-use-estimate.js';
-import { takesFiles } from './input-files.js';
-import type { Skill } from './registry.js';
-import { findSkill, workspaceSkills } from './workspace-skills.js';
+import { takesFiles } from '../runtime/input-files.js';
+import type { Skill } from '../skills/registry.js';
+import { findSkill, workspaceSkills } from '../skills/workspace-skills.js';
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;

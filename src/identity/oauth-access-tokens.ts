@@ -1,10 +1,10 @@
 import type { AdapterPayload } from 'oidc-provider';
 import type { AppContext } from '../context.js';
-import { type Caller, type CredentialRef, callerOfRows } from '../identity/callers.js';
-import { findUser } from '../identity/users.js';
-import { findMembership } from '../identity/workspaces.store.js';
-import { findGrantWorkspace, findLiveRecord, hasLiveGrantToken } from './oauth.store.js';
-import { type OAuthResource, resourceUrl } from './resources.js';
+import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
+import { findGrantWorkspace, findLiveRecord, hasLiveGrantToken } from './oauth-records.store.js';
+import { type OAuthResource, resourceUrl } from './oauth-resources.js';
+import { findUser } from './users.js';
+import { findMembership } from './workspaces.store.js';
 
 type Reader = Pick<AppContext, 'db' | 'clock' | 'config'>;
 

@@ -1,6 +1,6 @@
 import { InvalidInput } from '../errors.js';
-import { chooseToolset } from '../runtime/computer/toolset.js';
-import type { SkillManifest } from './manifest.js';
+import type { SkillManifest } from '../skills/manifest.js';
+import { chooseToolset } from './computer/toolset.js';
 
 type FilesSaid = Pick<SkillManifest, 'runtime' | 'inputFiles' | 'allowedTools'>;
 

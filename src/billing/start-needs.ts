@@ -1,12 +1,12 @@
-import type { StartNeeds } from '../billing/billing.js';
-import { ownModelKey } from '../billing/byok.js';
-import type { Payer } from '../billing/payer.js';
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
 import { firstCallHold } from '../runtime/agent/first-call.js';
 import type { Skill } from '../skills/registry.js';
 import { findSkill } from '../skills/workspace-skills.js';
+import type { StartNeeds } from './billing.js';
+import { ownModelKey } from './byok.js';
+import type { Payer } from './payer.js';
 
 type Reads = Pick<AppContext, 'db' | 'keys' | 'config'>;
 

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, Unauthorized } from '../errors.js';
-import { strategyOf } from '../identity/credential-strategies.js';
-import { requireCallerScope, scopeForMethod } from '../oauth/scopes.js';
+import { replySink, writeError } from '../http/error-writer.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
+import type { RouteConfig } from '../http/route-config.js';
+import { installUnrouted } from '../http/unrouted.js';
 import { authChallenge } from './auth-challenge.js';
+import { strategyOf } from './credential-strategies.js';
 import { resolveCaller } from './credentials.js';
-import { replySink, writeError } from './error-writer.js';
-import { ensureRateLimitHeaders, limitRequest } from './rate-limit.js';
-import { REQUEST_ID_HEADER } from './request-id.js';
-import type { RouteConfig } from './route-config.js';
-import { installUnrouted } from './unrouted.js';
+import { requireCallerScope, scopeForMethod } from './oauth-scopes.js';
+import { ensureRateLimitHeaders, limitRequest } from './request-limits.js';
 
 type GateContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'credentials' | 'rateLimits'>;
 

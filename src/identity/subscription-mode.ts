@@ -3,6 +3,15 @@ import type { UsersTable } from '../db/tables.js';
 
 export type SubscriptionMode = 'byokmode' | 'paygmode' | 'basedmode' | 'sitelicense';
 
+export interface SubscriptionInfo {
+  name: string;
+  priceCents: number;
+  priceDisplay: string;
+  monthlyCredits: number;
+  /** A fraction: 0.2 is 20% off every pack. */
+  packDiscount: number;
+}
+
 /** What a user's mode is computed from. */
 export interface BillingStanding {
   subscriptionExpiresAt: string | null;
@@ -36,4 +45,12 @@ export const API_KEY_LIMITS: Record<SubscriptionMode, number | null> = {
   paygmode: 10,
   basedmode: null,
   sitelicense: null,
+};
+
+/** What each mode is called and costs, and what it takes off every pack. */
+export const MODE_INFO: Record<SubscriptionMode, SubscriptionInfo> = {
+  byokmode: { name: 'Bring your own key', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
+  paygmode: { name: 'Pay as you go', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
+  basedmode: { name: 'Based', priceCents: 2900, priceDisplay: '$29.00 / month', monthlyCredits: 2000, packDiscount: 0.2 },
+  sitelicense: { name: 'Site license', priceCents: 0, priceDisplay: '$0', monthlyCredits: 0, packDiscount: 0 },
 };

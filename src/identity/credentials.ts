@@ -1,15 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError, Forbidden, Unauthorized } from '../errors.js';
-import type { Caller, CredentialKind } from '../identity/callers.js';
+import type { Caller, CredentialKind } from './callers.js';
 import {
   CREDENTIAL_STRATEGIES,
   type CredentialStrategy,
   strategyOf,
   UNCLAIMED_CREDENTIAL_HEADERS,
-} from '../identity/credential-strategies.js';
-import { inWorkspace } from '../identity/workspaces.js';
+} from './credential-strategies.js';
 import { APP_REQUEST_HEADER, cookieRequestAllowed, sessionCookieOf } from './session-cookie.js';
+import { inWorkspace } from './workspaces.js';
 
 type CredentialReader = Pick<AppContext, 'db' | 'clock' | 'credentials' | 'config'>;
 

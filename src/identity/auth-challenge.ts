@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { protectedResourceMetadataUrl } from '../oauth/resources.js';
 import { refusedBearerToken } from './credentials.js';
+import { protectedResourceMetadataUrl } from './oauth-resources.js';
 
 /** A value as an RFC 7230 quoted-string. */
 function quoted(value: string): string {

@@ -47,5 +47,3 @@ export const SkillItem = Type.Object({
 });
 
 export const SkillList = Type.Object({ items: Type.Array(SkillItem), ...PageFields });
-
-export const SkillParams = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 100 }) });

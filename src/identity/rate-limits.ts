@@ -1,13 +1,13 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
-import { strategyOf } from '../identity/credential-strategies.js';
-import type { RateDecision, RateRule, WindowRule } from './store.js';
+import type { Caller } from './callers.js';
+import { strategyOf } from './credential-strategies.js';
+import type { RateDecision, RateRule, WindowRule } from './rate-limit-store.js';
 
 /**
  * The per-minute limits as rules, and the decisions domain code asks for itself (an MCP
- * tool or an agent starting a run has no HTTP reply to carry headers); http/rate-limit.ts
+ * tool or an agent starting a run has no HTTP reply to carry headers); identity/request-limits.ts
  * applies the same rules to requests.
  */
 
