@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type DestinationStream, pino } from 'pino';
-import type { BlobStore } from './artifacts/blob-store.js';
 import { blobStoreFor } from './artifacts/blob-store-for.js';
 import { type Background, background } from './background.js';
-import { type PaymentProvider, paymentProviderFor } from './billing/payment-provider.js';
+import { paymentProviderFor } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
@@ -11,18 +10,21 @@ import type { Database } from './db/database.js';
 import { bullRunQueue } from './distributed/bull-run-queue.js';
 import { redisParts } from './distributed/redis-parts.js';
 import { pathOf } from './http/front-routes.js';
+import { SharedCredentialCache } from './identity/cache-invalidations.js';
 import { CredentialCache } from './identity/credential-cache.js';
-import type { RateLimitStore } from './identity/rate-limit-store.js';
 import { MemoryRateLimitStore } from './identity/rate-limit-store.js';
 import { smtpMailer } from './mail/mailer.js';
 import { createOps, type Ops } from './ops/ops.js';
 import { BUILTIN_SKILLS_DIR } from './paths.js';
-import { type Channels, type EventBus, InProcessChannels } from './realtime/bus.js';
-import type { ControlMessage } from './realtime/control-messages.js';
+import type { BlobStore } from './ports/blob-store.js';
+import type { Channels, ControlMessage, EventBus } from './ports/channels.js';
+import type { PaymentProvider } from './ports/payments.js';
+import type { RateLimitStore } from './ports/rate-limits.js';
+import type { RunQueue } from './ports/runs.js';
+import { InProcessChannels } from './realtime/bus.js';
 import { Heartbeats } from './realtime/heartbeats.js';
 import { OpenStreams } from './realtime/open-streams.js';
 import { ActiveRuns } from './runs/active-runs.js';
-import type { RunQueue } from './runs/run-queue.js';
 import { ComputerPool } from './runtime/computer/computer-pool.js';
 import { ScriptPool } from './runtime/script/script-pool.js';
 import { Clearings } from './sandbox/clearings.js';
@@ -55,7 +57,7 @@ export interface ContextParts {
   payments?: PaymentProvider;
   /** Silent when absent: tests that build a context of their own. */
   log?: FastifyBaseLogger;
-  /** This node's run registry; a plain one when absent (the metered one comes from the ops side). */
+  /** This node's run registry; a new one when absent. */
   runs?: ActiveRuns;
 }
 
@@ -148,13 +150,14 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
   const logOptions = { level: config.logLevel, serializers: { req: requestSummary } };
   const log: FastifyBaseLogger = deps.logStream ? pino(logOptions, deps.logStream) : pino(logOptions);
   const redisPrefix = deps.redisPrefix ?? config.redisPrefix;
-  const shared = config.redisUrl
-    ? redisParts(config.redisUrl, { prefix: redisPrefix, credentialTtlMs: config.credentialCacheSeconds * 1000, log })
-    : undefined;
+  const shared = config.redisUrl ? redisParts(config.redisUrl, { prefix: redisPrefix, log }) : undefined;
+  const sharedCredentials = shared && new SharedCredentialCache(config.credentialCacheSeconds * 1000, shared.invalidations);
   const runQueue = config.redisUrl ? bullRunQueue(config.redisUrl, redisPrefix, log) : undefined;
   const blobs = blobStoreFor(config);
+  const runs = new ActiveRuns();
   const ops = createOps(
     {
+      runs,
       db: database.db,
       config,
       blobs,
@@ -175,8 +178,8 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
     sandbox,
     log,
     blobs,
-    runs: ops.runs,
-    ...(shared ? { control: shared.control, credentials: shared.credentials } : {}),
+    runs,
+    ...(shared && sharedCredentials ? { control: shared.control, credentials: sharedCredentials } : {}),
     ...(deps.bus || shared ? { bus: deps.bus ?? shared?.bus } : {}),
     ...(runQueue ? { runQueue } : {}),
   });
@@ -188,7 +191,14 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
   }));
   const { metrics } = ops;
   if (metrics) ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
-  const closeLast = [async () => runQueue?.close(), () => ops.close(), async () => shared?.close()];
+  const closeLast = [
+    async () => runQueue?.close(),
+    () => ops.close(),
+    async () => {
+      sharedCredentials?.stop();
+      await shared?.close();
+    },
+  ];
   const warnings: ComposedNode['warnings'] = [
     ...problems.map((problem) => ({ fields: { problem }, message: 'skill left out' })),
     ...replaced.map((slug) => ({

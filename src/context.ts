@@ -1,23 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { BlobStore } from './artifacts/blob-store.js';
-import type { PaymentProvider } from './billing/payment-provider.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
 import type { CredentialCache } from './identity/credential-cache.js';
-import type { RateLimitStore } from './identity/rate-limit-store.js';
 import type { Mailer } from './mail/mailer.js';
-import type { Channels, EventBus } from './realtime/bus.js';
-import type { ControlMessage } from './realtime/control-messages.js';
-import type { Heartbeats } from './realtime/heartbeats.js';
-import type { OpenStreams } from './realtime/open-streams.js';
-import type { ActiveRuns } from './runs/active-runs.js';
-import type { RunQueue } from './runs/run-queue.js';
+import type { BlobStore } from './ports/blob-store.js';
+import type { Channels, ControlMessage, EventBus } from './ports/channels.js';
+import type { PaymentProvider } from './ports/payments.js';
+import type { RateLimitStore } from './ports/rate-limits.js';
+import type { ClearingQueue, RunQueue, RunRegistry } from './ports/runs.js';
+import type { HeartbeatRegistry, StreamRegistry } from './ports/streams.js';
 import type { ComputerPool } from './runtime/computer/computer-pool.js';
 import type { ScriptPool } from './runtime/script/script-pool.js';
-import type { Clearings } from './sandbox/clearings.js';
 import type { SkillSandbox } from './sandbox/sandbox.js';
 import type { SkillRegistry } from './skills/registry.js';
 import type { StoredThreadRecord, ThreadRef, ThreadSink } from './threads/thread-records.js';
@@ -43,15 +39,15 @@ export interface AppContext {
   /** Script-skill sandboxes started ahead of need; absent without bubblewrap. */
   scripts: ScriptPool | undefined;
   /** What ended runs leave to clear away (their scratch folders), cleared after their ends are stored. */
-  clearings: Clearings;
+  clearings: ClearingQueue;
   bus: EventBus;
   /** Control-plane messages, by workspace id. */
   control: Channels<ControlMessage>;
-  runs: ActiveRuns;
+  runs: RunRegistry;
   /** In a cluster: where runs wait for a worker. Absent on a single node, which runs them itself. */
   runQueue?: RunQueue;
   /** Every open event stream: their keep-alive comments, and ending them at shutdown. */
-  streams: OpenStreams;
+  streams: StreamRegistry;
   payments: PaymentProvider;
   /** Outgoing mail; absent when the operator configured none (SMTP_URL). */
   mailer: Mailer | undefined;
@@ -68,7 +64,7 @@ export interface AppContext {
   /** This node's agent-thread turns (threads/thread-turns.ts). */
   threadTurns: NodeThreadTurns;
   /** The 25 s heartbeat comments of this node's open thread streams. */
-  threadHeartbeats: Heartbeats;
+  threadHeartbeats: HeartbeatRegistry;
 }
 
 /** Runs one turn of a thread's agent (threads/thread-agent.ts), or a test's stand-in. */

@@ -5,7 +5,7 @@ import type { ActivationStatus } from '../db/tables.js';
 import { AppError, Conflict, Expired, InternalError, NotFound, RateLimited } from '../errors.js';
 import { mintApiKey } from '../identity/api-keys.js';
 import type { Caller } from '../identity/callers.js';
-import type { RateRule } from '../identity/rate-limit-store.js';
+import type { RateRule } from '../ports/rate-limits.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { encrypt, randomBase64Url, sha256Hex } from '../secrets.js';
 import {

@@ -6,17 +6,9 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 as zlibCrc32 } from 'node:zlib';
+import type { StagedBlob } from '../ports/blob-store.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-/** A blob copied into a temporary file and hashed, not yet visible under its name. */
-export interface StagedBlob {
-  sha256: string;
-  /** CRC-32 of the bytes, as ZIP archives need it. */
-  crc32: number;
-  size: number;
-  tempPath: string;
-}
 
 /** Whether `name` can be a blob's name; nothing else may reach a path or a key. */
 export function isBlobName(name: string): boolean {

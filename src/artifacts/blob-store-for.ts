@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
-import { type BlobStore, LocalBlobStore } from './blob-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
+import { LocalBlobStore } from './blob-store.js';
 import { S3BlobStore } from './s3-blob-store.js';
 
 /** The blob store the settings name: a folder (BLOB_DIR) or an S3-compatible bucket. */

@@ -10,10 +10,10 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import type { BlobStore, ScopedBlobStore, StagedBlob } from '../ports/blob-store.js';
 import { REFRESH_AFTER_MS } from './blob-ages.js';
-import type { StagedBlob } from './blob-files.js';
 import { assertBlobName, clearFolder, isBlobName, stageFile, Turns } from './blob-files.js';
-import { assertScopeName, type BlobStore, isScopeName, SCOPES_FOLDER, type ScopedBlobStore } from './blob-store.js';
+import { assertScopeName, isScopeName, SCOPES_FOLDER } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
   client: S3Client;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { BlobStore } from './blob-store.js';
+import type { BlobStore } from '../ports/blob-store.js';
 
 /** One file of the archive: its path in it, where its bytes are, and what is known of them. */
 export interface ZipEntry {

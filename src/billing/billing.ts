@@ -3,13 +3,13 @@ import { AppError, InternalError, InvalidInput } from '../errors.js';
 import { type BillingStanding, MODE_INFO, type SubscriptionMode, subscriptionModeOf } from '../identity/subscription-mode.js';
 import { standingOf } from '../identity/users.store.js';
 import { recentTransactions } from '../ledger/ledger.store.js';
+import type { CreatedCheckout } from '../ports/payments.js';
 import { leastFirstCallHold } from '../runtime/agent/model-budget.js';
 import { ownModelKey } from './byok.js';
 import { creditShortfall } from './charges.js';
 import { insertCheckoutSession } from './checkout-sessions.store.js';
 import { OFFERED_PACK_IDS, packsFor } from './packs.js';
 import type { Payer } from './payer.js';
-import type { CreatedCheckout } from './payment-provider.js';
 import { accountOf } from './standing.store.js';
 
 const TRANSACTIONS_SHOWN = 50;

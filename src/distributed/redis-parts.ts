@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
-import { type CredentialInvalidation, SharedCredentialCache } from '../identity/cache-invalidations.js';
-import type { AnnouncedEvent } from '../realtime/bus.js';
-import type { ControlMessage } from '../realtime/control-messages.js';
+import type { CredentialInvalidation } from '../identity/cache-invalidations.js';
+import type { AnnouncedEvent, ControlMessage } from '../ports/channels.js';
 import { type ChannelsLog, RedisChannels } from '../realtime/redis-channels.js';
 import { RedisRateLimitStore } from './redis-rate-limit-store.js';
 
@@ -10,7 +9,8 @@ export interface SharedParts {
   rateLimits: RedisRateLimitStore;
   bus: RedisChannels<AnnouncedEvent>;
   control: RedisChannels<ControlMessage>;
-  credentials: SharedCredentialCache;
+  /** Where nodes tell each other which cached credentials to forget (the shared credential cache's channel). */
+  invalidations: RedisChannels<CredentialInvalidation>;
   close(): Promise<void>;
 }
 
@@ -19,24 +19,19 @@ export interface SharedParts {
  * (execution ids and workspace ids would otherwise share one name space); `prefix` keeps
  * whole clusters apart on one Redis (tests give each server group its own).
  */
-export function redisParts(
-  redisUrl: string,
-  options: { prefix: string; credentialTtlMs: number; log: ChannelsLog },
-): SharedParts {
+export function redisParts(redisUrl: string, options: { prefix: string; log: ChannelsLog }): SharedParts {
   const { prefix, log } = options;
   const counters = new Redis(redisUrl, { connectionName: `${prefix}rate-limits` });
   counters.on('error', (error: Error) => log.warn({ err: error }, 'rate limit counters connection'));
   const bus = RedisChannels.fromUrl<AnnouncedEvent>(redisUrl, { prefix: `${prefix}events:`, log });
   const control = RedisChannels.fromUrl<ControlMessage>(redisUrl, { prefix: `${prefix}control:`, log });
   const invalidations = RedisChannels.fromUrl<CredentialInvalidation>(redisUrl, { prefix: `${prefix}credentials:`, log });
-  const credentials = new SharedCredentialCache(options.credentialTtlMs, invalidations);
   return {
     rateLimits: new RedisRateLimitStore(counters, { prefix: `${prefix}rl:` }),
     bus,
     control,
-    credentials,
+    invalidations,
     async close() {
-      credentials.stop();
       await Promise.all([bus.close(), control.close(), invalidations.close(), counters.quit().catch(() => undefined)]);
     },
   };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RateDecision, RateLimitStore, RateRule, WindowRule } from '../identity/rate-limit-store.js';
+import type { RateDecision, RateLimitStore, RateRule, WindowRule } from '../ports/rate-limits.js';
 
 /**
  * The same decisions as MemoryRateLimitStore, counted in Redis so that every node shares them.

@@ -5,18 +5,9 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { filesOf, findArtifact } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
+import type { RunUploads } from '../ports/runs.js';
 import { folderNameOf, uniqueName } from './file-names.js';
 import { filesOfExecution, inputFilesById } from './files.store.js';
-
-/**
- * The files a run was given (DESIGN §15), already copied into a folder of the run's own on
- * this host, which the runner removes when the run ends. A runtime shows the folder to the
- * skill read only. `path` is relative to `dir`, with forward slashes.
- */
-export interface RunUploads {
-  dir: string;
-  files: { path: string; size: number; mimeType: string }[];
-}
 
 /** A file or artifact a run was given is gone (deleted since): the run cannot have its input. */
 export class MissingRunFile extends Error {}

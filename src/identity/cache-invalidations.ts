@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Channels } from '../realtime/bus.js';
+import type { Channels } from '../ports/channels.js';
 import { CredentialCache } from './credential-cache.js';
 
 /** One forget, as every node hears it. */

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
+import type { RateRule } from '../ports/rate-limits.js';
 import { sha256Hex } from '../secrets.js';
-import type { RateRule } from './rate-limit-store.js';
 
 /**
  * Failed sign-ins are counted per account, on top of the per-address REST limit, so that

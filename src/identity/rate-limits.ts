@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
+import type { RateDecision, RateRule, WindowRule } from '../ports/rate-limits.js';
 import type { Caller } from './callers.js';
 import { strategyOf } from './credential-strategies.js';
-import type { RateDecision, RateRule, WindowRule } from './rate-limit-store.js';
 
 /**
  * The per-minute limits as rules, and the decisions domain code asks for itself (an MCP

@@ -5,11 +5,11 @@ import type { AppContext } from '../context.js';
 import { bullPrefix, RUN_QUEUE_NAME } from '../distributed/bull-run-queue.js';
 import type { FrontRouteObserver } from '../http/front-routes.js';
 import { portRefusal } from '../port-refusal.js';
-import { ActiveRuns } from '../runs/active-runs.js';
+import type { RunRegistry } from '../ports/runs.js';
 import { AppMetrics } from './metrics.js';
 import { ledgerTotals } from './ops.store.js';
 import { checkReadiness, type Readiness, readinessChecks } from './readiness.js';
-import { MeteredRuns } from './run-metrics.js';
+import { meterRuns } from './run-metrics.js';
 
 /** The route pattern of the event stream, served ahead of Fastify (the only front route). */
 const STREAM_ROUTE = '/executions/:executionId/stream';
@@ -17,8 +17,6 @@ const STREAM_ROUTE = '/executions/:executionId/stream';
 /** The operations side of one node: probes, metrics, and what they read. */
 export interface Ops {
   metrics: AppMetrics | undefined;
-  /** This node's run registry, chosen before the context: it counts runs when metrics are on. */
-  runs: ActiveRuns;
   observeFrontRoute: FrontRouteObserver | undefined;
   readiness(): Promise<Readiness>;
   /** Where the control-socket gauge reads its count (an API node's WebSocket server); none on a worker. */
@@ -31,6 +29,8 @@ export interface Ops {
 }
 
 type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> & {
+  /** This node's run registry, whose runs the metrics count. */
+  runs: RunRegistry;
   /** The running count of statements sent the database (Database.statementsSent). */
   databaseStatements: () => number;
   /** The running count of transactions committed (Database.commitsSent). */
@@ -41,10 +41,10 @@ type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> &
 
 /**
  * Builds the operations side before the context: the server factory needs the front-route
- * observer, and the context takes the run registry chosen here.
+ * observer. The metrics count the runs of the registry it is given.
  */
 export function createOps(parts: OpsParts, redisPrefix: string): Ops {
-  const { log, config } = parts;
+  const { log, config, runs } = parts;
   let controlSockets = () => 0;
   let warmSandboxes = (): Record<string, number> => ({});
   const redisUrl = config.redisUrl;
@@ -84,7 +84,7 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
         config.executions,
       )
     : undefined;
-  const runs: ActiveRuns = metrics ? new MeteredRuns(metrics, parts) : new ActiveRuns();
+  if (metrics) meterRuns(runs, metrics, parts);
   // One listener for every stream, which gets its response as `this`: a closure (or a `once`
   // wrapper) per stream would be kept for as long as the stream is open.
   const streamClosed = function (this: ServerResponse) {
@@ -103,7 +103,6 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
   const readiness = () => checkReadiness(readinessChecks({ ...parts, runs }, probe), config.ops.readyCheckTimeoutMs, log);
   return {
     metrics,
-    runs,
     observeFrontRoute,
     readiness,
     countControlSockets(count) {

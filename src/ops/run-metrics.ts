@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { type ActiveRun, ActiveRuns } from '../runs/active-runs.js';
+import type { ActiveRun, RunRegistry } from '../ports/runs.js';
 import { findExecution } from '../runs/executions.store.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import type { AppMetrics } from './metrics.js';
@@ -12,29 +12,25 @@ function endingOf(status: string | undefined): string {
 }
 
 /**
- * The process's active runs, counted as each one ends: every run this node executes passes
- * through here (started here, taken from the queue, or a thread's), and each ends once.
+ * Counts each run of this node as it ends: every run it executes (started here, taken from
+ * the queue, or a thread's) is added to its run registry, and each ends once.
  */
-export class MeteredRuns extends ActiveRuns {
-  constructor(
-    private readonly metrics: AppMetrics,
-    private readonly ctx: Pick<AppContext, 'db' | 'skills' | 'blobs' | 'config' | 'log'>,
-  ) {
-    super();
-  }
-
-  override add(executionId: string, run: ActiveRun): void {
-    super.add(executionId, run);
+export function meterRuns(
+  runs: RunRegistry,
+  metrics: AppMetrics,
+  ctx: Pick<AppContext, 'db' | 'skills' | 'blobs' | 'config' | 'log'>,
+): void {
+  runs.onAdded((executionId: string, run: ActiveRun) => {
     const started = performance.now();
     void run.settled
       .then(async () => {
-        const execution = await findExecution(this.ctx.db, executionId);
-        const skill = execution && (await findSkill(this.ctx, execution.workspace_id, execution.skill_slug));
+        const execution = await findExecution(ctx.db, executionId);
+        const skill = execution && (await findSkill(ctx, execution.workspace_id, execution.skill_slug));
         const runtime = skill?.runtime ?? 'unknown';
         const labels = { status: endingOf(execution?.status), runtime };
-        this.metrics.runs.inc(labels);
-        this.metrics.runSeconds.observe(labels, (performance.now() - started) / 1000);
+        metrics.runs.inc(labels);
+        metrics.runSeconds.observe(labels, (performance.now() - started) / 1000);
       })
-      .catch((error: unknown) => this.ctx.log.warn({ err: error, executionId }, 'a run could not be counted'));
-  }
+      .catch((error: unknown) => ctx.log.warn({ err: error, executionId }, 'a run could not be counted'));
+  });
 }

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { ActiveRuns } from '../runs/active-runs.js';
+import type { RunRegistry } from '../ports/runs.js';
 import { settlesWithin } from '../sandbox/settles-within.js';
 
 declare module 'fastify' {
@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 export interface DrainingNode {
-  runs: ActiveRuns;
+  runs: RunRegistry;
   /** A cluster worker's queue consumer: stops taking jobs, and settles once its jobs have ended. */
   closeWorker(): Promise<void> | undefined;
   log: FastifyBaseLogger;

@@ -1,24 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { ExecutionStatus } from '../db/tables.js';
-import type { Channels } from './bus.js';
+import type { Channels, ControlMessage, ExecutionSignal } from '../ports/channels.js';
 
-export type ExecutionSignal = 'execution-started' | 'execution-progress' | 'execution-completed' | 'execution-failed';
-
-/**
- * What the control channel carries. On a workspace's channel: what its WebSocket clients
- * get, as bare JSON objects. On a credential's channel: its revocation, which closes the
- * sockets opened with it and is never sent to a client.
- */
 /** What publishing a control message needs: the channel and the time it is stamped with. */
 type Publisher = { control: Channels<ControlMessage>; clock: Clock };
-
-export type ControlMessage =
-  | { type: ExecutionSignal; executionId: string; workspaceId: string; status: ExecutionStatus; at: string }
-  | { type: 'cache-invalidate'; keys: string[]; workspaceId: string; at: string }
-  | { type: 'credential-revoked'; credentialId: string; at: string }
-  | { type: 'stop-run'; executionId: string; at: string }
-  /** On an approval's channel (threads/thread-approvals.ts): its answer, for the turn waiting on it. */
-  | { type: 'thread-approval-decided'; approvalId: string; approved: boolean; at: string };
 
 export function signalExecution(
   ctx: Publisher,

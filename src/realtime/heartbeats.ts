@@ -1,15 +1,11 @@
 import type { Clock } from '../clock.js';
-
-/** A stream that writes a heartbeat comment of its own when told to. */
-export interface Beating {
-  heartbeat(): void;
-}
+import type { Beating, HeartbeatRegistry } from '../ports/streams.js';
 
 /**
  * One timer per node for every open stream's heartbeat, on the injected clock, running
  * only while one is open (the thread streams' 25 s comment, apart from the registry's keep-alive).
  */
-export class Heartbeats {
+export class Heartbeats implements HeartbeatRegistry {
   readonly #streams = new Set<Beating>();
   #stop: (() => void) | undefined;
 

@@ -1,13 +1,4 @@
-/** What the registry needs of an open event stream. */
-export interface OpenStream {
-  /** Writes the keep-alive comment that stops proxies from closing an idle stream. */
-  keepAlive(): void;
-  close(): void;
-  /** Ends the stream and then its connection, which would otherwise idle on as keep-alive. */
-  closeConnection(): void;
-  /** Reads from the store what announcements may have missed (the bus was cut off for a while). */
-  catchUp(): void;
-}
+import type { OpenStream, StreamRegistry } from '../ports/streams.js';
 
 /**
  * Every open event stream of this process. One timer sends all their keep-alive comments,
@@ -16,7 +7,7 @@ export interface OpenStream {
  * shutdown the streams are ended, so their clients reconnect (to another node, or to this
  * one once it is back) instead of holding the shutdown open.
  */
-export class OpenStreams {
+export class OpenStreams implements StreamRegistry {
   readonly #streams = new Set<OpenStream>();
   #timer: NodeJS.Timeout | undefined;
   #shuttingDown = false;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
-import type { AnnouncedEvent } from './bus.js';
-import type { OpenStream } from './open-streams.js';
+import type { AnnouncedEvent } from '../ports/channels.js';
+import type { OpenStream } from '../ports/streams.js';
 
 /** What every stream uses; a subclass may ask for more of the context (its store, say). */
 export type StreamDeps = Pick<AppContext, 'bus' | 'streams' | 'log'>;

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Channels } from './bus.js';
+import type { Channels } from '../ports/channels.js';
 
 type Listener<Message> = (message: Message) => void;
 

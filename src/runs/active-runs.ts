@@ -1,13 +1,4 @@
-/** Who stopped a run: a person (an interrupt, a cancel) or this node shutting down. */
-export type StopCause = 'person' | 'shutdown';
-
-/** A run in progress in this process. */
-export interface ActiveRun {
-  /** Stops the run; the first stop's cause is the one its end records. */
-  stop(cause?: StopCause): void;
-  /** Settles once the run's closing events are stored. */
-  settled: Promise<void>;
-}
+import type { ActiveRun, RunRegistry, StopCause } from '../ports/runs.js';
 
 /**
  * How long a stop that came for a run still being started here waits for it. As long as the
@@ -16,7 +7,7 @@ export interface ActiveRun {
 const STOP_AHEAD_MS = 10_000;
 
 /** The runs this process is executing, by execution id: what cancel and interrupt reach. */
-export class ActiveRuns {
+export class ActiveRuns implements RunRegistry {
   readonly #runs = new Map<string, ActiveRun>();
   /** Stops asked for runs this node took but has not added yet: each stops the moment it is added. */
   readonly #stopsAhead = new Map<string, NodeJS.Timeout>();
@@ -24,6 +15,8 @@ export class ActiveRuns {
   #starting = 0;
   /** Set when the process is told to stop: no new run starts here from then on. */
   #draining = false;
+  /** Told of each run as it is added (the metrics count runs this way). */
+  readonly #addedListeners: ((executionId: string, run: ActiveRun) => void)[] = [];
 
   get draining(): boolean {
     return this.#draining;
@@ -75,8 +68,13 @@ export class ActiveRuns {
     this.#starting -= 1;
   }
 
+  onAdded(listener: (executionId: string, run: ActiveRun) => void): void {
+    this.#addedListeners.push(listener);
+  }
+
   add(executionId: string, run: ActiveRun): void {
     this.#runs.set(executionId, run);
+    for (const listener of this.#addedListeners) listener(executionId, run);
     const ahead = this.#stopsAhead.get(executionId);
     if (ahead === undefined) return;
     clearTimeout(ahead);

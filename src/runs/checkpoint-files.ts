@@ -2,8 +2,7 @@ import { constants, createReadStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { StagedBlob } from '../artifacts/blob-files.js';
-import type { BlobStore } from '../artifacts/blob-store.js';
+import type { BlobStore, StagedBlob } from '../ports/blob-store.js';
 
 /** A file of a checkpoint: where it is in its folder, and the blob that holds it. */
 export interface CheckpointFile {

@@ -5,7 +5,8 @@ import { Unauthorized } from '../errors.js';
 import type { CredentialRef } from '../identity/callers.js';
 import { isCredentialLive } from '../identity/credential-strategies.js';
 import { callerOf } from '../identity/credentials.js';
-import { type ControlMessage, credentialChannel } from '../realtime/control-messages.js';
+import type { ControlMessage } from '../ports/channels.js';
+import { credentialChannel } from '../realtime/control-messages.js';
 import { SubscribeUrl, UpgradeQuery } from './control-plane.schemas.js';
 import { CONTROL_SOCKET_PATH, CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 

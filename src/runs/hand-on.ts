@@ -2,9 +2,9 @@ import { failPendingArtifactsOf } from '../artifacts/artifacts.store.js';
 import { releaseRunHolds } from '../billing/model-holds.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
+import type { QueuedRun } from '../ports/runs.js';
 import { type RunOwner, releaseLostRun } from './executions.store.js';
 import { filesTracked, noteResumed, resumesOf } from './run-journal.js';
-import type { QueuedRun } from './run-queue.js';
 
 /**
  * How often one run may be handed on. A run whose skill brings down every worker it lands on

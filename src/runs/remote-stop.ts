@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { type ControlMessage, nodeChannel } from '../realtime/control-messages.js';
+import type { ControlMessage } from '../ports/channels.js';
+import { nodeChannel } from '../realtime/control-messages.js';
 import { findExecution } from './executions.store.js';
 
 /** How long a node is given to stop a run it owns before the run is closed in the store without it. */

@@ -7,6 +7,7 @@ import { runSteps } from '../db/statement-steps.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../identity/callers.js';
+import type { RunQueue, RunTarget } from '../ports/runs.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { resultWithoutRun } from '../runtime/runtime.js';
 import { findSkill } from '../skills/workspace-skills.js';
@@ -24,7 +25,6 @@ import {
 } from './executions.store.js';
 import { stopOnOwner, stopOwnStartingRun } from './remote-stop.js';
 import { finishRun } from './run-ending.js';
-import type { RunQueue, RunTarget } from './run-queue.js';
 import { launchRun } from './runner.js';
 
 export const BUSY =

@@ -2,17 +2,16 @@ import { executionCost, refundRun } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables.js';
+import type { RunTarget, StopCause } from '../ports/runs.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { type RunResult, resultWithoutRun } from '../runtime/runtime.js';
 import { OutputOverLimit } from '../sandbox/output-limits.js';
 import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
-import type { StopCause } from './active-runs.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents } from './events.js';
 import { findExecution, workingExecutionsOf } from './executions.store.js';
 import { closeRunJournals } from './run-journal.js';
 import type { RunOutput } from './run-output.js';
-import type { RunTarget } from './run-queue.js';
 
 function idle(reason: StopReason): NewEvent {
   return { type: 'session.status_idle', payload: { stop_reason: { type: reason } } };

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { Caller } from '../identity/callers.js';
-import type { AnnouncedEvent } from '../realtime/bus.js';
+import type { AnnouncedEvent } from '../ports/channels.js';
 import { decodeFrame, type ExecutionEvent } from './event-codec.js';
 import { executionOf } from './executions.js';
 

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { ScopedBlobStore } from '../artifacts/blob-store.js';
 import type { AppContext } from '../context.js';
 import type { CheckpointArea, Tables } from '../db/tables.js';
 import type { ToolResult } from '../models/conversation.js';
+import type { ScopedBlobStore } from '../ports/blob-store.js';
 import type { JournalStep, RunFolders, RunJournal } from '../runtime/journal-steps.js';
 import { type CheckpointFile, type FolderChanges, FolderSnapshots, restoreFiles } from './checkpoint-files.js';
 import { ownsRun, type RunOwner } from './executions.store.js';

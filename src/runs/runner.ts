@@ -1,14 +1,14 @@
 import { runAccount } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
 import { isConnectionLost, retryOnConnectionLoss } from '../db/connection-loss.js';
-import { MissingRunFile, prepareUploads, type RunUploads, removeUploads } from '../files/run-uploads.js';
+import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
+import type { ActiveRun, RunTarget, RunUploads, StopCause } from '../ports/runs.js';
 import { signalExecution } from '../realtime/control-messages.js';
 import { type RunMessage, resultWithoutRun, type StartedRun } from '../runtime/runtime.js';
 import { runtimeFor } from '../runtime/runtimes.js';
 import { UPLOADS_FOLDER } from '../sandbox/skill-command.js';
 import { SkillRefused } from '../sandbox/types.js';
 import type { Skill } from '../skills/registry.js';
-import type { ActiveRun, StopCause } from './active-runs.js';
 import { BatchedEventWriter } from './event-batches.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
@@ -17,7 +17,6 @@ import { handOnRun } from './hand-on.js';
 import { failWithoutRun, finishRun } from './run-ending.js';
 import { openRunJournal } from './run-journal.js';
 import { RunOutput } from './run-output.js';
-import type { RunTarget } from './run-queue.js';
 
 function eventOf(message: RunMessage): NewEvent {
   switch (message.type) {

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import { InvalidInput, NotFound } from '../errors.js';
-import type { AnnouncedEvent } from '../realtime/bus.js';
+import type { AnnouncedEvent } from '../ports/channels.js';
 import { OrderedStream } from '../realtime/ordered-stream.js';
 import { frameChunksAfter } from './event-blocks.store.js';
 import { executionProgress } from './events.store.js';

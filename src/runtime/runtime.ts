@@ -1,8 +1,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AgentSettings } from '../config.js';
-import type { RunUploads } from '../files/run-uploads.js';
 import type { ModelProvider, TokenUsage } from '../language-models.js';
-import type { Clearings } from '../sandbox/clearings.js';
+import type { ClearingQueue, RunUploads } from '../ports/runs.js';
 import type { RunComputer } from '../sandbox/computer/computer-session.js';
 import type { RunGroup } from '../sandbox/run-cgroup.js';
 import type { BoundedFolder } from '../sandbox/run-space.js';
@@ -141,7 +140,7 @@ export interface RuntimeServices {
   /** For what a run does outside a request: its network's connection log. */
   log: { info(fields: Record<string, unknown>, message: string): void };
   /** What a run's end leaves to be cleared away behind it (its computer's group and folders). */
-  clearings: Clearings;
+  clearings: ClearingQueue;
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { ClearingQueue } from '../ports/runs.js';
+
 /** Where a clearing that failed is told. */
 interface ClearingLog {
   warn(fields: Record<string, unknown>, message: string): void;
@@ -9,7 +11,7 @@ interface ClearingLog {
  * that owns them waits for them as it closes. A failed one is logged; what it left, the next
  * start of the server clears (leftover groups, mounts and scratch folders are swept then).
  */
-export class Clearings {
+export class Clearings implements ClearingQueue {
   readonly #going = new Set<Promise<void>>();
 
   constructor(private readonly log: ClearingLog) {}

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
-import type { AnnouncedEvent } from '../realtime/bus.js';
+import type { AnnouncedEvent } from '../ports/channels.js';
 import { OrderedStream } from '../realtime/ordered-stream.js';
 import { decodeThreadFrame, threadChannel } from './thread-frames.js';
 import { lastThreadSequence, threadFramesAfter } from './threads.store.js';

@@ -4,8 +4,8 @@ import { createAppContext } from '../../src/compose.js';
 import type { AppContext } from '../../src/context.js';
 import { CLUSTER_TICK_MS, clusterTick } from '../../src/distributed/cluster.js';
 import { acquireLease, recordHeartbeat } from '../../src/distributed/cluster.store.js';
+import type { RunQueue } from '../../src/ports/runs.js';
 import { takeQueuedRun } from '../../src/runs/executions.store.js';
-import type { RunQueue } from '../../src/runs/run-queue.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution, aUser } from '../helpers/rows.js';
 

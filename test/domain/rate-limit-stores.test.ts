@@ -2,13 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RedisRateLimitStore } from '../../src/distributed/redis-rate-limit-store.js';
-import {
-  MemoryRateLimitStore,
-  type RateDecision,
-  type RateLimitStore,
-  type RateRule,
-  type WindowRule,
-} from '../../src/identity/rate-limit-store.js';
+import { MemoryRateLimitStore } from '../../src/identity/rate-limit-store.js';
+import type { RateDecision, RateLimitStore, RateRule, WindowRule } from '../../src/ports/rate-limits.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Every key of this run sits under one prefix, dropped at the end: some rules here last for years.

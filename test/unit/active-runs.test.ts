@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ActiveRun, ActiveRuns } from '../../src/runs/active-runs.js';
+import type { ActiveRun } from '../../src/ports/runs.js';
+import { ActiveRuns } from '../../src/runs/active-runs.js';
 
 function fakeRun(): ActiveRun & { stops: number } {
   const run = {

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { BlobStore } from '../../src/artifacts/blob-store.js';
 import { type ZipEntry, zipBundle } from '../../src/artifacts/zip.js';
+import type { BlobStore } from '../../src/ports/blob-store.js';
 import { unzip } from '../helpers/artifacts.js';
 
 /** Blobs held in memory by name; only the reading side of the store is needed here. */

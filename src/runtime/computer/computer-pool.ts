@@ -1,6 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunUploads } from '../../files/run-uploads.js';
+import type { RunUploads } from '../../ports/runs.js';
 import { computerMissing } from '../../sandbox/computer/computer-availability.js';
 import { computerLimits } from '../../sandbox/computer/computer-memory.js';
 import type { RunComputer } from '../../sandbox/computer/computer-session.js';

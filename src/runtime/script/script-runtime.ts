@@ -1,7 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunUploads } from '../../files/run-uploads.js';
+import type { RunUploads } from '../../ports/runs.js';
 import { breachReason, type LimitBreach } from '../../sandbox/limit-breach.js';
 import { ENABLE_SANDBOX_HINT, type SkillSandbox } from '../../sandbox/sandbox.js';
 import { skillCommand, UPLOADS_FOLDER } from '../../sandbox/skill-command.js';

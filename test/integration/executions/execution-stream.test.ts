@@ -1,5 +1,6 @@
 import { describe, expect, vi } from 'vitest';
-import { type AnnouncedEvent, InProcessChannels } from '../../../src/realtime/bus.js';
+import type { AnnouncedEvent } from '../../../src/ports/channels.js';
+import { InProcessChannels } from '../../../src/realtime/bus.js';
 import { createExecution, runToEnd, sendMessage, streamOf, tickerRunTypes } from '../../helpers/executions.js';
 import { session, signUp } from '../../helpers/factories.js';
 import { withServer } from '../../helpers/fixtures.js';
