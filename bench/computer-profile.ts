@@ -11,11 +11,10 @@ import { realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { CgroupHost, RunGroup, SkillSandbox } from '../src/ports/sandbox.js';
 import { ComputerSession } from '../src/sandbox/computer/computer-session.js';
 import { SANDBOX_PYTHON } from '../src/sandbox/computer/computer-software.js';
 import { launchCommand } from '../src/sandbox/launch-command.js';
-import type { CgroupHost, RunGroup } from '../src/sandbox/run-cgroup.js';
-import type { SkillSandbox } from '../src/sandbox/sandbox.js';
 import { systemViewArgs } from '../src/sandbox/system-folders.js';
 import { median } from './processes.js';
 

@@ -4,23 +4,23 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Dialect } from './db/database.js';
 import type { Tables } from './db/tables.js';
-import type { CredentialCache } from './identity/credential-cache.js';
 import type { Mailer } from './mail/mailer.js';
 import type { BlobStore } from './ports/blob-store.js';
+import type { CallerCache } from './ports/callers.js';
 import type { Channels, ControlMessage, EventBus } from './ports/channels.js';
 import type { PaymentProvider } from './ports/payments.js';
 import type { RateLimitStore } from './ports/rate-limits.js';
 import type { ClearingQueue, RunQueue, RunRegistry } from './ports/runs.js';
+import type { SkillSandbox, WarmSupply } from './ports/sandbox.js';
+import type { SkillCatalog } from './ports/skills.js';
 import type { HeartbeatRegistry, StreamRegistry } from './ports/streams.js';
-import type { ComputerPool } from './runtime/computer/computer-pool.js';
-import type { ScriptPool } from './runtime/script/script-pool.js';
-import type { SkillSandbox } from './sandbox/sandbox.js';
-import type { SkillRegistry } from './skills/registry.js';
-import type { StoredThreadRecord, ThreadRef, ThreadSink } from './threads/thread-records.js';
+import type { StoredThreadRecord, ThreadRef, ThreadSink } from './ports/thread-records.js';
 
 /**
- * The ports every domain function is handed, and nothing that builds them: compose.ts
- * assembles the parts, so this module sits below every feature that takes a context.
+ * The ports every domain function is handed, and nothing that builds them: each part is
+ * named by an interface of src/ports/ (or declared here), which the classes of the features
+ * implement and compose.ts assembles. So this module sits below every feature that takes a
+ * context, and imports none of them.
  */
 
 /** What every domain function is handed: no globals, so tests swap any part. */
@@ -30,14 +30,14 @@ export interface AppContext {
   clock: Clock;
   config: Config;
   rateLimits: RateLimitStore;
-  credentials: CredentialCache;
-  skills: SkillRegistry;
+  credentials: CallerCache;
+  skills: SkillCatalog;
   /** How skills are confined on this server. */
   sandbox: SkillSandbox;
   /** Agent-run computers started ahead of need; absent where this server cannot give a computer. */
-  computers: ComputerPool | undefined;
+  computers: WarmSupply | undefined;
   /** Script-skill sandboxes started ahead of need; absent without bubblewrap. */
-  scripts: ScriptPool | undefined;
+  scripts: WarmSupply | undefined;
   /** What ended runs leave to clear away (their scratch folders), cleared after their ends are stored. */
   clearings: ClearingQueue;
   bus: EventBus;

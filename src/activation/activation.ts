@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { ActivationStatus } from '../db/tables.js';
 import { AppError, Conflict, Expired, InternalError, NotFound, RateLimited } from '../errors.js';
 import { mintApiKey } from '../identity/api-keys.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import type { RateRule } from '../ports/rate-limits.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { encrypt, randomBase64Url, sha256Hex } from '../secrets.js';

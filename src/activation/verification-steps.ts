@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
 import { Conflict, Expired } from '../errors.js';
-import { type Caller, personalCaller } from '../identity/callers.js';
+import { personalCaller } from '../identity/callers.js';
 import { checkPassword, findUser } from '../identity/users.js';
 import type { UserRow } from '../identity/users.store.js';
 import { inWorkspace, listWorkspaces, type WorkspaceView } from '../identity/workspaces.js';
+import type { Caller } from '../ports/callers.js';
 import { type ActivationDetails, confirmActivation, denyActivation, lookupActivation } from './activation.js';
 import { issueTicket, readTicket } from './page-ticket.js';
 

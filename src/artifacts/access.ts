@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { ExecutionRunning, NotFound } from '../errors.js';
-import { type Caller, requireOwnerOrAdmin } from '../identity/callers.js';
+import { requireOwnerOrAdmin } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { type ArtifactRow, findInWorkspace } from './artifacts.store.js';
 
 const STILL_WRITING = 'The run that writes this artifact is still going. Try again once it has finished.';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { manageableArtifact, readableArtifact } from './access.js';
 import { type ArtifactView, artifactView, fileListOf } from './artifact-view.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { Expired, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { checkTimedSignature, signValue } from '../signed-values.js';
 import { readableArtifact } from './access.js';
 import { fileAt, findArtifact } from './artifacts.store.js';

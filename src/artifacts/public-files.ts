@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { manageableArtifact } from './access.js';
 import { fileAt, filesOf, findArtifact, updateArtifact } from './artifacts.store.js';

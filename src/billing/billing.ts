@@ -1,8 +1,9 @@
 import type { AppContext } from '../context.js';
 import { AppError, InternalError, InvalidInput } from '../errors.js';
-import { type BillingStanding, MODE_INFO, type SubscriptionMode, subscriptionModeOf } from '../identity/subscription-mode.js';
+import { MODE_INFO, type SubscriptionMode, subscriptionModeOf } from '../identity/subscription-mode.js';
 import { standingOf } from '../identity/users.store.js';
 import { recentTransactions } from '../ledger/ledger.store.js';
+import type { BillingStanding } from '../ports/callers.js';
 import type { CreatedCheckout } from '../ports/payments.js';
 import { leastFirstCallHold } from '../runtime/agent/model-budget.js';
 import { ownModelKey } from './byok.js';

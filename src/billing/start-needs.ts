@@ -1,8 +1,8 @@
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
+import type { Skill } from '../ports/skills.js';
 import { firstCallHold } from '../runtime/agent/first-call.js';
-import type { Skill } from '../skills/registry.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import type { StartNeeds } from './billing.js';
 import { ownModelKey } from './byok.js';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { AgentConnectStatus } from '../db/tables.js';
 import { Conflict, Expired, Forbidden, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
 import { isOAuthScope, type OAuthScope, scopesCover } from '../identity/oauth-scopes.js';
+import type { Caller } from '../ports/callers.js';
 import {
   type AgentConnectRow,
   connectRequestById,

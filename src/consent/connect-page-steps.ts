@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
 import { Conflict, Expired, Forbidden, NotFound } from '../errors.js';
-import { type Caller, personalCaller } from '../identity/callers.js';
+import { personalCaller } from '../identity/callers.js';
 import { checkPassword, findUser } from '../identity/users.js';
 import type { UserRow } from '../identity/users.store.js';
 import { inWorkspace } from '../identity/workspaces.js';
+import type { Caller } from '../ports/callers.js';
 import { type ConnectRequestView, decideConnect, getConnectRequest } from './agent-connect.js';
 import { connectRequestById } from './agent-connect.store.js';
 import { issueConnectTicket, readConnectTicket } from './connect-page-ticket.js';

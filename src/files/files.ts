@@ -5,7 +5,7 @@ import { removeOrphans } from '../artifacts/blob-collection.js';
 import type { Delivery } from '../artifacts/delivery.js';
 import type { AppContext } from '../context.js';
 import { type AppError, NotFound, PayloadTooLarge } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { cleanFileName, mimeTypeFor } from './file-names.js';
 import {

@@ -3,7 +3,7 @@ import { filesOf, findInWorkspace as findArtifactInWorkspace } from '../artifact
 import type { AppContext } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { findInWorkspace, insertExecutionFiles, keepUntil } from './files.store.js';
 
 /** What a run may be given: an uploaded file, or every file of an artifact. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { Forbidden, InvalidInput, NotFound, ServiceUnavailable, Unauthorized } from '../errors.js';
+import type { Caller } from '../ports/callers.js';
 import { announceRevocation } from '../realtime/control-messages.js';
 import { hashPassword, randomString, sha256Hex } from '../secrets.js';
 import {
@@ -11,7 +12,7 @@ import {
   setPasswordHash,
   useResetToken,
 } from './account.store.js';
-import { type Caller, requireSignedInPerson } from './callers.js';
+import { requireSignedInPerson } from './callers.js';
 import { checkPassword, normalizeEmail, PASSWORD_MIN_LENGTH } from './users.js';
 import { findUserByEmail } from './users.store.js';
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables } from '../db/tables.js';
 import { Forbidden, NotFound } from '../errors.js';
+import type { Caller } from '../ports/callers.js';
 import { announceRevocation, invalidate } from '../realtime/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import {
@@ -17,7 +18,7 @@ import {
   revokeKeyById,
   touchKey,
 } from './api-keys.store.js';
-import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
+import { type CredentialRef, callerOfRows } from './callers.js';
 import { API_KEY_LIMITS, MODE_INFO, subscriptionModeOf } from './subscription-mode.js';
 import { standingOf } from './users.store.js';
 

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import type { Caller } from '../ports/callers.js';
 import { announceRevocation } from '../realtime/control-messages.js';
 import { randomString, sha256Hex } from '../secrets.js';
 import { insertAuthToken, isTokenLiveIn, liveTokenByHash, revokeToken, setTokenWorkspace } from './auth-tokens.store.js';
-import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
+import { type CredentialRef, callerOfRows } from './callers.js';
 import type { UserRow } from './users.store.js';
 
 const TOKEN_PREFIX = 'sklt_sess_';

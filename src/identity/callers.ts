@@ -1,31 +1,8 @@
 import type { WorkspaceRole } from '../db/tables.js';
 import { Forbidden } from '../errors.js';
-import { type BillingStanding, standingOfRow } from './subscription-mode.js';
+import type { Caller, CredentialKind } from '../ports/callers.js';
+import { standingOfRow } from './subscription-mode.js';
 import type { UserRow } from './users.store.js';
-
-/** The credential kinds a strategy exists for (credential-strategies.ts). */
-export type CredentialKind = 'session' | 'api_key' | 'oauth';
-
-/** Who is calling, through which credential, and in which workspace. */
-export interface Caller {
-  kind: CredentialKind;
-  credentialId: string;
-  userId: string;
-  email: string;
-  isAdmin: boolean;
-  userCreatedAt: string;
-  personalWorkspaceId: string;
-  workspaceId: string;
-  workspaceName: string | null;
-  workspacePersonal: boolean;
-  role: WorkspaceRole;
-  /** What the user's subscription mode is computed from, as of when the credential was read. */
-  billing: BillingStanding;
-  /** The scopes an OAuth access token was granted (read, write, admin); absent for other credentials. */
-  scopes?: readonly string[];
-  /** Whether `scopes` limit the caller even with OAUTH_ENFORCE_SCOPES off: a key its owner narrowed. */
-  scopesEnforced?: boolean;
-}
 
 /**
  * The one "owner or admin" rule: a workspace's owners and admins manage it, plain members do

@@ -1,4 +1,4 @@
-import type { Caller } from './callers.js';
+import type { Caller, CallerCache } from '../ports/callers.js';
 
 interface Entry {
   caller: Caller;
@@ -11,7 +11,7 @@ interface Entry {
  * a credential on this node forgets it here at once; other nodes of a cluster see the
  * change within the TTL.
  */
-export class CredentialCache {
+export class CredentialCache implements CallerCache {
   readonly #entries = new Map<string, Entry>();
 
   constructor(

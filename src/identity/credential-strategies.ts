@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
+import type { Caller, CredentialKind } from '../ports/callers.js';
 import { callerFromApiKey, isApiKeyLive, looksLikeApiKey } from './api-keys.js';
 import { callerFromAuthToken, isAuthTokenLive } from './auth-tokens.js';
-import type { Caller, CredentialKind, CredentialRef } from './callers.js';
+import type { CredentialRef } from './callers.js';
 import { callerFromAccessToken, isGrantLive } from './oauth-access-tokens.js';
 import type { OAuthResource } from './oauth-resources.js';
 

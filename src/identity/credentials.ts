@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { AppError, Forbidden, Unauthorized } from '../errors.js';
-import type { Caller, CredentialKind } from './callers.js';
+import type { Caller, CredentialKind } from '../ports/callers.js';
 import {
   CREDENTIAL_STRATEGIES,
   type CredentialStrategy,

@@ -5,8 +5,9 @@ import { lockRow } from '../db/locks.js';
 import type { Tables, WorkspaceRole } from '../db/tables.js';
 import { Conflict, Forbidden, NotFound, RateLimited, ServiceUnavailable } from '../errors.js';
 import type { Mailer } from '../mail/mailer.js';
+import type { Caller } from '../ports/callers.js';
 import { randomString, sha256Hex } from '../secrets.js';
-import { type Caller, requireOwnerOrAdmin } from './callers.js';
+import { requireOwnerOrAdmin } from './callers.js';
 import {
   findOpenInvitation,
   insertInvitation,

@@ -3,9 +3,10 @@ import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
 import type { Tables, WorkspaceRole } from '../db/tables.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
+import type { Caller } from '../ports/callers.js';
 import { announceRevocation, invalidate } from '../realtime/control-messages.js';
 import { revokeKeyById } from './api-keys.store.js';
-import { type Caller, requireOwnerOrAdmin } from './callers.js';
+import { requireOwnerOrAdmin } from './callers.js';
 import { invalidateForUser } from './user-invalidation.js';
 import { type MemberView, reachableWorkspace, type WorkspaceView } from './workspaces.js';
 import {

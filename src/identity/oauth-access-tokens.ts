@@ -1,6 +1,7 @@
 import type { AdapterPayload } from 'oidc-provider';
 import type { AppContext } from '../context.js';
-import { type Caller, type CredentialRef, callerOfRows } from './callers.js';
+import type { Caller } from '../ports/callers.js';
+import { type CredentialRef, callerOfRows } from './callers.js';
 import { findGrantWorkspace, findLiveRecord, hasLiveGrantToken } from './oauth-records.store.js';
 import { type OAuthResource, resourceUrl } from './oauth-resources.js';
 import { findUser } from './users.js';

@@ -1,5 +1,5 @@
 import type { WorkspaceRole } from '../db/tables.js';
-import type { Caller } from './callers.js';
+import type { Caller } from '../ports/callers.js';
 import { subscriptionModeOf } from './subscription-mode.js';
 import type { UserView } from './users.js';
 

@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RateLimited } from '../errors.js';
+import type { Caller } from '../ports/callers.js';
 import type { RateDecision, RateRule, WindowRule } from '../ports/rate-limits.js';
-import type { Caller } from './callers.js';
 import { strategyOf } from './credential-strategies.js';
 
 /**

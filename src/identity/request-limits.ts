@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimited } from '../errors.js';
 import type { RateLimitKind } from '../http/route-config.js';
+import type { Caller } from '../ports/callers.js';
 import type { RateDecision, RateRule } from '../ports/rate-limits.js';
-import type { Caller } from './callers.js';
 import { callerKey, EXECUTIONS_LIMIT_MESSAGE, type Limiter, refusalOf, rulesOf } from './rate-limits.js';
 
 const REST_LIMIT_MESSAGE = 'Rate limit exceeded; slow down';

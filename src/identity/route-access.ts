@@ -1,5 +1,5 @@
 import type { AppError } from '../errors.js';
-import type { Caller, CredentialKind } from './callers.js';
+import type { Caller, CredentialKind } from '../ports/callers.js';
 import type { OAuthResource } from './oauth-resources.js';
 import type { OAuthScope } from './oauth-scopes.js';
 

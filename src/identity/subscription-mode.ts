@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { UsersTable } from '../db/tables.js';
+import type { BillingStanding } from '../ports/callers.js';
 
 export type SubscriptionMode = 'byokmode' | 'paygmode' | 'basedmode' | 'sitelicense';
 
@@ -10,13 +11,6 @@ export interface SubscriptionInfo {
   monthlyCredits: number;
   /** A fraction: 0.2 is 20% off every pack. */
   packDiscount: number;
-}
-
-/** What a user's mode is computed from. */
-export interface BillingStanding {
-  subscriptionExpiresAt: string | null;
-  siteLicenseUntil: string | null;
-  hasByok: boolean;
 }
 
 type StandingColumns = Pick<Selectable<UsersTable>, 'subscription_expires_at' | 'site_license_until' | 'byok_provider'>;

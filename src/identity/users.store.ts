@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Tables, UsersTable } from '../db/tables.js';
 import { grant } from '../ledger/ledger.store.js';
-import { type BillingStanding, standingOfRow } from './subscription-mode.js';
+import type { BillingStanding } from '../ports/callers.js';
+import { standingOfRow } from './subscription-mode.js';
 
 export type UserRow = Selectable<UsersTable>;
 

@@ -1,9 +1,9 @@
 import { byokStatus } from '../billing/byok.js';
 import type { AppContext } from '../context.js';
 import { InvalidInput, NotFound } from '../errors.js';
+import type { Skill } from '../ports/skills.js';
 import { modelUseOf } from '../runtime/agent/model-use-estimate.js';
 import { takesFiles } from '../runtime/input-files.js';
-import type { Skill } from '../skills/registry.js';
 import { findSkill, workspaceSkills } from '../skills/workspace-skills.js';
 
 const DEFAULT_LIMIT = 20;

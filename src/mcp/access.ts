@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { Forbidden } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
 import { subscriptionModeOf } from '../identity/subscription-mode.js';
+import type { Caller } from '../ports/callers.js';
 
 /** What a person whose plan has no MCP is told: what it takes, and where to get it. */
 export const MCP_NEEDS_BASED =

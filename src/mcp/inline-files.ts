@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { InvalidInput, PayloadTooLarge } from '../errors.js';
 import { type FileView, removeFile, uploadFile } from '../files/files.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 
 /** DESIGN §15: what run_skill and upload_file take inline, decoded, all files together. */
 const INLINE_BYTES_MAX = 5 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import type { ExecutionEvent } from '../runs/event-codec.js';
 import { createExecution } from '../runs/executions.js';
 import { followRun } from '../runs/run-follow.js';

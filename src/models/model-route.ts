@@ -1,5 +1,5 @@
 import type { AgentSettings } from '../config.js';
-import type { ModelChoice } from '../skills/manifest.js';
+import type { ModelChoice } from '../ports/skills.js';
 import type { ModelEndpoint, Provider } from './conversation.js';
 
 /** Where one run's model calls go, on whose key, and whether they are paid for in Ds. */

@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
-import { type Caller, requireSignedInPerson } from '../identity/callers.js';
+import { requireSignedInPerson } from '../identity/callers.js';
 import { clientRecord, deleteGrant, grantsOfUser } from '../identity/oauth-records.store.js';
+import type { Caller } from '../ports/callers.js';
 import { announceRevocation } from '../realtime/control-messages.js';
 
 export interface ConnectedApp {

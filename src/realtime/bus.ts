@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { AnnouncedEvent, Channels } from '../ports/channels.js';
+import type { Channels } from '../ports/channels.js';
 
 export class InProcessChannels<Message> implements Channels<Message> {
   readonly #emitter = new EventEmitter().setMaxListeners(0);

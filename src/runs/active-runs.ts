@@ -1,4 +1,4 @@
-import type { ActiveRun, RunRegistry, StopCause } from '../ports/runs.js';
+import type { ActiveRun, RunRegistry } from '../ports/runs.js';
 
 /**
  * How long a stop that came for a run still being started here waits for it. As long as the

@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import { Unauthorized } from '../errors.js';
-import type { Caller, CredentialRef } from '../identity/callers.js';
+import type { CredentialRef } from '../identity/callers.js';
 import { isCredentialKind } from '../identity/credential-strategies.js';
+import type { Caller } from '../ports/callers.js';
 import { checkTimedSignature, signValue } from '../signed-values.js';
 
 export const CONTROL_URL_LIFETIME_MS = 300_000;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { eventTimesAfter } from './events.store.js';
 import { executionOf } from './executions.js';
 

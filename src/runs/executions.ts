@@ -6,12 +6,12 @@ import { isUniqueViolation } from '../db/errors.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
 import { attachRunFiles, checkRunFiles, type FileRef } from '../files/run-files.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
+import type { SkillManifest } from '../ports/skills.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { requireTakesFiles } from '../runtime/input-files.js';
 import { sha256Hex } from '../secrets.js';
 import { inputProblem } from '../skills/input-contract.js';
-import type { SkillManifest } from '../skills/manifest.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { decodeFrame, type TextBlock } from './event-codec.js';
 import {

@@ -6,7 +6,7 @@ import { lockRow } from '../db/locks.js';
 import { runSteps } from '../db/statement-steps.js';
 import type { ExecutionStatus } from '../db/tables.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import type { RunQueue, RunTarget } from '../ports/runs.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { resultWithoutRun } from '../runtime/runtime.js';

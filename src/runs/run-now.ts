@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { createExecution, type NewExecution } from './executions.js';
 import { type ExecutionRow, findExecution } from './executions.store.js';
 import { requireNoRunGoing, requireNotDraining, startRun } from './run-control.js';

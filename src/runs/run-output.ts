@@ -9,8 +9,9 @@ import { openRegularFile, type ScratchFile, scratchFiles, sizeOf } from '../arti
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import type { StagedBlob } from '../ports/blob-store.js';
+import type { BoundedFolder } from '../ports/sandbox.js';
 import { checkOutputBytes, checkOutputEntries } from '../sandbox/output-limits.js';
-import { type BoundedFolder, openBoundedFolder, outputSpace } from '../sandbox/run-space.js';
+import { openBoundedFolder, outputSpace } from '../sandbox/run-space.js';
 import { SkillRefused } from '../sandbox/types.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
 import { findExecution } from './executions.store.js';

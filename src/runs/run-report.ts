@@ -2,7 +2,7 @@ import type { ArtifactView } from '../artifacts/artifact-view.js';
 import { executionArtifacts } from '../artifacts/artifacts.js';
 import type { AppContext } from '../context.js';
 import type { ExecutionStatus, StopReason } from '../db/tables.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { executionOf, executionStatus } from './executions.js';
 
 /** The run's page in the app, at the server's public address: where a person watches, shares or finds it. */

@@ -3,12 +3,12 @@ import type { AppContext } from '../context.js';
 import { isConnectionLost, retryOnConnectionLoss } from '../db/connection-loss.js';
 import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
 import type { ActiveRun, RunTarget, RunUploads, StopCause } from '../ports/runs.js';
+import type { Skill } from '../ports/skills.js';
 import { signalExecution } from '../realtime/control-messages.js';
 import { type RunMessage, resultWithoutRun, type StartedRun } from '../runtime/runtime.js';
 import { runtimeFor } from '../runtime/runtimes.js';
 import { UPLOADS_FOLDER } from '../sandbox/skill-command.js';
 import { SkillRefused } from '../sandbox/types.js';
-import type { Skill } from '../skills/registry.js';
 import { BatchedEventWriter } from './event-batches.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents, textContent } from './events.js';
@@ -98,7 +98,7 @@ export async function launchRun(
   // A sandbox started ahead of need, when a pool has one for this run: its output folder is the run's.
   const warm =
     skill.runtime === 'script'
-      ? await ctx.scripts?.takeFor(skill, uploads)
+      ? await ctx.scripts?.takeFor(skill, uploads, executionId)
       : await ctx.computers?.takeFor(skill, uploads, executionId);
   let started: StartedRun;
   let journaled = false;

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
 import { callerOf } from '../identity/credentials.js';
 import { limitExecutionStarts } from '../identity/request-limits.js';
+import type { Caller } from '../ports/callers.js';
 import { idempotencyKeyOf } from './executions.routes.js';
 import { CreateExecutionBody } from './executions.schemas.js';
 import { followRun, type RunFollow } from './run-follow.js';

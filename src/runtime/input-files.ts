@@ -1,5 +1,5 @@
 import { InvalidInput } from '../errors.js';
-import type { SkillManifest } from '../skills/manifest.js';
+import type { SkillManifest } from '../ports/skills.js';
 import { chooseToolset } from './computer/toolset.js';
 
 type FilesSaid = Pick<SkillManifest, 'runtime' | 'inputFiles' | 'allowedTools'>;

@@ -2,12 +2,10 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { AgentSettings } from '../config.js';
 import type { ModelProvider, TokenUsage } from '../language-models.js';
 import type { ClearingQueue, RunUploads } from '../ports/runs.js';
+import type { SkillSandbox, WarmSandbox } from '../ports/sandbox.js';
+import type { Skill } from '../ports/skills.js';
 import type { RunComputer } from '../sandbox/computer/computer-session.js';
-import type { RunGroup } from '../sandbox/run-cgroup.js';
-import type { BoundedFolder } from '../sandbox/run-space.js';
-import type { SkillSandbox } from '../sandbox/sandbox.js';
 import type { RunLimits } from '../sandbox/types.js';
-import type { Skill } from '../skills/registry.js';
 import type { JournalStep, RunJournal } from './journal-steps.js';
 import type { SkillMessage } from './protocol.js';
 
@@ -66,38 +64,32 @@ export interface RunAccount {
  * run's skill and files: an agent run takes it instead of starting one. It is this run's
  * alone; nothing of another run was ever in it.
  */
-export interface WarmComputer {
+export interface WarmComputer extends WarmSandbox {
   kind: 'computer';
-  /** The run's output folder, already shown inside at /mnt/session/outputs: the run's output adopts it. */
-  output: BoundedFolder;
-  /** Its control group, with the run limits; the run's group from now on. */
-  group: RunGroup | undefined;
   computer: RunComputer;
-  /** Ends the sandbox and removes its group, space and folders (not the output); once, however often asked. */
-  release(): Promise<void>;
 }
 
 /**
  * A script sandbox started ahead of need (src/runtime/script/script-pool.ts), holding this run's
  * skill: Node waits in it for the entry and the input on its stdin. It is this run's alone.
  */
-export interface WarmScript {
+export interface WarmScript extends WarmSandbox {
   kind: 'script';
-  /** The run's output folder, the sandbox's working folder: the run's output adopts it. */
-  output: BoundedFolder;
-  /** Its control group, with the run limits; the run's group from now on. */
-  group: RunGroup | undefined;
   child: ChildProcessWithoutNullStreams;
   /** Settles when the child has exited and its pipes closed, whenever that was. */
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The skill's entry module, where the sandbox sees it. */
   entry: string;
-  /** Kills what is left and removes its group and the skill's placed copy (not the output); once, however often asked. */
-  release(): Promise<void>;
 }
 
-/** A sandbox a pool started ahead of the run, of the kind the run's runtime uses. */
-export type WarmStart = WarmComputer | WarmScript;
+/** A warm sandbox's kind tells its shape: each pool makes sandboxes of its own kind only. */
+export function isWarmComputer(warm: WarmSandbox | undefined): warm is WarmComputer {
+  return warm?.kind === 'computer';
+}
+
+export function isWarmScript(warm: WarmSandbox | undefined): warm is WarmScript {
+  return warm?.kind === 'script';
+}
 
 export interface RunRequest {
   skill: Skill;
@@ -118,7 +110,7 @@ export interface RunRequest {
   /** The execution this run is for, named in the log lines of its network. */
   runId: string;
   /** A warm sandbox taken for this run; the runtime releases it when the run ends. */
-  warm?: WarmStart;
+  warm?: WarmSandbox;
   /** Where an agent run journals its steps (a cluster's runs, which another worker may resume). */
   journal?: RunJournal;
 }

@@ -1,4 +1,4 @@
-import type { RuntimeName } from '../skills/manifest.js';
+import type { RuntimeName } from '../ports/skills.js';
 import { agentRuntime } from './agent/agent-runtime.js';
 import type { RuntimeServices, SkillRuntime } from './runtime.js';
 import { scriptRuntime } from './script/script-runtime.js';

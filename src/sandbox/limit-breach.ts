@@ -1,10 +1,4 @@
-/** The first limit a run went over, as the watchdog or the kernel's counters saw it. */
-export type LimitBreach =
-  | { limit: 'memory'; bytes: number }
-  | { limit: 'cpu'; seconds: number }
-  | { limit: 'processes'; count: number }
-  | { limit: 'output-bytes'; bytes: number }
-  | { limit: 'output-files'; count: number };
+import type { LimitBreach } from '../ports/sandbox.js';
 
 /** Why a run that went over `breach` was ended, as its agent.info and its failure say; `subject` is what went over. */
 export function breachReason(

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { LeftoverGroups } from '../ports/sandbox.js';
 
 /**
  * A run group's name carries the pid of the server that made it: several servers may share
@@ -25,12 +26,6 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/** What clearing a dead server's run groups did: groups removed, and sandboxes found still running in them. */
-export interface LeftoverGroups {
-  removed: number;
-  stopped: number;
 }
 
 /**

@@ -1,51 +1,7 @@
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { LimitBreach } from './limit-breach.js';
-import { clearLeftoverGroups, type LeftoverGroups, runGroupName } from './run-cgroup-leftovers.js';
-
-/** What the kernel holds one run to, across every process and tool call of the run. */
-export interface GroupLimits {
-  memoryBytes: number;
-  processes: number;
-  cpuSeconds: number;
-}
-
-/**
- * One run's control group (DESIGN §8, §14): memory of every kind the kernel charges (tmpfs,
- * shared memory and socket buffers included), a hard cap on processes, and CPU counted for
- * the run as a whole. The kernel enforces memory and processes as they happen; reading the
- * group's counters costs the same however much the run does.
- */
-export interface RunGroup {
-  /** The files a process writes its pid into to join the group (launch-command.ts starts a run's first process so). */
-  readonly procsFiles: readonly string[];
-  /**
-   * The first limit the kernel enforced (or the CPU the run has used past its budget), read
-   * from the counters. Memory counts only kills not yet answered (`answerMemoryKills`); with
-   * `memory: false` not at all, for a computer, where a kill stops one command, not the run.
-   */
-  breach(options?: { memory: boolean }): Promise<LimitBreach | undefined>;
-  /**
-   * Processes the kernel killed for passing the memory limit since the last answer, now
-   * answered: a computer's tool call tells the model of them and the run goes on.
-   */
-  answerMemoryKills(): Promise<number>;
-  /** Kills every process in the group and waits until none is left. */
-  kill(): Promise<void>;
-  /** Kills whatever is left, then removes the group. */
-  remove(): Promise<void>;
-}
-
-/** Where this server makes run groups: cgroup v2, or the v1 memory, pids and cpuacct controllers. */
-export interface CgroupHost {
-  readonly version: 1 | 2;
-  create(limits: GroupLimits): Promise<RunGroup>;
-  /**
-   * Removes the run groups of servers no longer running (killed outright), first stopping any
-   * sandbox still in one: one caught starting as its server died can outlive it (below).
-   */
-  clearLeftovers(): Promise<LeftoverGroups>;
-}
+import type { CgroupHost, GroupLimits, RunGroup } from '../ports/sandbox.js';
+import { clearLeftoverGroups, runGroupName } from './run-cgroup-leftovers.js';
 
 const RUNS_FOLDER = 'skillet-runs';
 const KILL_ROUNDS = 200;

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, realpath, rm, rmdir, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { BoundedFolder, SpaceHost } from '../ports/sandbox.js';
 import { shellRelay } from './shell-relay.js';
 
 const run = (file: string, args: string[]) => shellRelay.exec(file, args, COMMAND_TIMEOUT_MS);
@@ -9,20 +10,6 @@ const run = (file: string, args: string[]) => shellRelay.exec(file, args, COMMAN
 export interface SpaceLimits {
   bytes: number;
   files: number;
-}
-
-/** A folder a run writes into; `release` unmounts it (when bounded) and removes it with everything in it. */
-export interface BoundedFolder {
-  dir: string;
-  /** Whether the kernel holds it to its limits (a tmpfs of its own), rather than a watch of the folder. */
-  bounded: boolean;
-  release(): Promise<void>;
-}
-
-/** The commands this server mounts and unmounts with, found where it may mount. */
-export interface SpaceHost {
-  readonly mount: string;
-  readonly umount: string;
 }
 
 /** The source name of every run mount: how the ones this server left behind are told from the host's. */

@@ -3,52 +3,13 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigError, type SandboxSetting } from '../config.js';
+import type { CgroupHost, SkillSandbox, SpaceHost } from '../ports/sandbox.js';
 import { launchCommand } from './launch-command.js';
-import { type CgroupHost, detectCgroups, GRANT_CGROUPS_HINT } from './run-cgroup.js';
-import { detectBoundedSpace, type SpaceHost } from './run-space.js';
+import { detectCgroups, GRANT_CGROUPS_HINT } from './run-cgroup.js';
+import { detectBoundedSpace } from './run-space.js';
 import { seccompArgs, seccompFile } from './seccomp-filter.js';
 
 const run = promisify(execFile);
-
-/**
- * How this server confines skills.
- * - `bwrap`: bubblewrap namespaces (no network, own PIDs, read-only view of exactly what a
- *   skill may read) around Node's permission model. Every skill runs.
- * - `permissions`: Node's permission model alone. Only built-in skills run, unless the
- *   operator opted out of the sandbox with SKILL_SANDBOX=none (`unconfined` then).
- */
-export interface SkillSandbox {
-  kind: 'bwrap' | 'permissions';
-  /** Skills that are not built in may run (true with bwrap, or with SKILL_SANDBOX=none). */
-  runsUntrusted: boolean;
-  /** Absolute paths of the Node binary and the shared libraries it loads, bound read-only. */
-  runtimeFiles: string[];
-  /** prlimit's path when present: the hard resource limits that hold without a watchdog. */
-  prlimit: string | undefined;
-  /** setpriv's path when it can set a parent-death signal: a sandbox is then tied to the server from its start (launch-command.ts). */
-  setpriv: string | undefined;
-  /** Said loudly at start when the sandbox is weaker than it should be. */
-  warning: string | undefined;
-  /** bwrap's path, when kind is bwrap. */
-  bwrapPath: string | undefined;
-  /** Where run groups are made, when this server has cgroup control: the kernel then holds memory, processes and CPU per run. */
-  cgroups: CgroupHost | undefined;
-  /** How run folders are mounted as tmpfs of their own size, when this server can mount: the kernel then bounds what a run writes. */
-  boundedSpace: SpaceHost | undefined;
-  /** The root filesystem agent runs' computers run on, when one is built (DESIGN §14); else the host's folders. */
-  computerImage?: ComputerImage | undefined;
-  /** The seccomp program every bubblewrap sandbox installs (seccomp-filter.ts), when bubblewrap took it here. */
-  seccompFile?: string | undefined;
-}
-
-/** A built computer image (src/sandbox/computer/computer-image.ts): a root filesystem the computer runs on as `/`. */
-export interface ComputerImage {
-  /** The image's root filesystem on the host, resolved at start: a running server keeps the version it started with. */
-  root: string;
-  /** The recipe version it was built from (computer-image-recipe.ts). */
-  version: string;
-  builtAt: string;
-}
 
 /** Node's permission model alone, for built-in skills only: what a context gets by default. */
 export const BUILT_INS_ONLY: SkillSandbox = {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { PROJECT_ROOT, SKILL_HARNESS } from '../paths.js';
+import type { SkillSandbox } from '../ports/sandbox.js';
 import { SKILL_NODE } from './node-runtime.js';
-import { namespaceArgs, type SkillSandbox } from './sandbox.js';
+import { namespaceArgs } from './sandbox.js';
 import { seccompArgs } from './seccomp-filter.js';
 import { prlimitArgs } from './watched-child.js';
 

@@ -3,9 +3,9 @@ import { freemem } from 'node:os';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { BoundedFolder, SkillSandbox } from '../ports/sandbox.js';
 import { Clearings } from './clearings.js';
-import { type BoundedFolder, openBoundedFolder, outputSpace } from './run-space.js';
-import type { SkillSandbox } from './sandbox.js';
+import { openBoundedFolder, outputSpace } from './run-space.js';
 import { settlesWithin } from './settles-within.js';
 
 declare module 'fastify' {

@@ -2,9 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { type Dirent, lstatSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { LimitBreach, RunGroup } from '../ports/sandbox.js';
 import { watchFolderTree } from './folder-watch.js';
-import type { LimitBreach } from './limit-breach.js';
-import type { RunGroup } from './run-cgroup.js';
 import { boundedUsage, outputSpace } from './run-space.js';
 
 /** What a run may use; each is checked on every tick. */

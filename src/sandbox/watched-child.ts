@@ -1,8 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import type { CgroupHost, GroupLimits, LimitBreach, RunGroup } from '../ports/sandbox.js';
 import { type Command, launchCommand } from './launch-command.js';
-import type { LimitBreach } from './limit-breach.js';
-import type { CgroupHost, GroupLimits, RunGroup } from './run-cgroup.js';
 import { type RunLimits, SkillRefused } from './types.js';
 import { killTree, type WatchedLimits, watchRun } from './watchdog.js';
 

@@ -1,32 +1,12 @@
 import v8 from 'node:v8';
+import type { FieldSchema, InputSchema } from '../ports/skills.js';
 
-/**
+/*
  * A skill's declared input (front matter `input-schema`), in the small part of JSON Schema
- * a form can be built from: a text with a shape, or a JSON object of simple fields. The
- * schema is the author's and so untrusted: every keyword is checked here, and patterns
- * run on V8's linear-time engine, so no pattern can stall the server on a long input.
+ * a form can be built from. The schema is the author's and so untrusted: every keyword is
+ * checked here, and patterns run on V8's linear-time engine, so no pattern can stall the
+ * server on a long input.
  */
-export type FieldSchema = {
-  type: 'string' | 'integer' | 'number' | 'boolean';
-  title?: string;
-  description?: string;
-  enum?: (string | number)[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-};
-
-export type InputSchema =
-  | (FieldSchema & { type: 'string' })
-  | {
-      type: 'object';
-      title?: string;
-      description?: string;
-      properties: Record<string, FieldSchema>;
-      required?: string[];
-    };
 
 export class InputSchemaError extends Error {}
 

@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { Conflict, InvalidInput } from '../errors.js';
 import { checkSkillRoom, holdWorkspace } from '../files/storage-quota.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { skillOfMetadata, writeSkillFolder } from './installed-skill-folder.js';
 import { isSlugTaken, recordInstalledSkill } from './workspace-skills.store.js';
 

@@ -1,15 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ManifestError, parseSkillManifest, type SkillManifest } from './manifest.js';
-
-export interface Skill extends SkillManifest {
-  /** Absolute path of the skill's folder. */
-  dir: string;
-  builtIn: boolean;
-}
+import type { Skill, SkillCatalog } from '../ports/skills.js';
+import { ManifestError, parseSkillManifest } from './manifest.js';
 
 /** The installed skills, by slug. Every workspace has all of them. */
-export class SkillRegistry {
+export class SkillRegistry implements SkillCatalog {
   readonly #bySlug: Map<string, Skill>;
 
   constructor(skills: Skill[]) {

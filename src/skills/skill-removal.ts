@@ -7,7 +7,8 @@ import type { AppContext } from '../context.js';
 import type { Tables, WorkspaceSkillsTable } from '../db/tables.js';
 import { Conflict, Forbidden, NotFound } from '../errors.js';
 import { holdWorkspace } from '../files/storage-quota.js';
-import { type Caller, requireOwnerOrAdmin } from '../identity/callers.js';
+import { requireOwnerOrAdmin } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { invalidate } from '../realtime/control-messages.js';
 import { deleteInstalledSkill, findInstalledSkill, hasRunInProgress } from './workspace-skills.store.js';
 

@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { WorkspaceSkillsTable } from '../db/tables.js';
+import type { Skill } from '../ports/skills.js';
 import { localSkillFolder } from './installed-skill-folder.js';
 import { parseSkillManifest } from './manifest.js';
-import type { Skill } from './registry.js';
 import { findInstalledSkill, installedSkillsOf } from './workspace-skills.store.js';
 
 type SkillContext = Pick<AppContext, 'db' | 'skills' | 'blobs' | 'config'>;

@@ -1,8 +1,9 @@
 import type { AppContext } from '../context.js';
-import { type Caller, callerOfRows } from '../identity/callers.js';
+import { callerOfRows } from '../identity/callers.js';
 import { findUserById } from '../identity/users.store.js';
 import { findMembership } from '../identity/workspaces.store.js';
-import type { ThreadRef } from './thread-records.js';
+import type { Caller } from '../ports/callers.js';
+import type { ThreadRef } from '../ports/thread-records.js';
 
 /**
  * Whom a thread's tools act as: the person whose message started the turn, in the thread's

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { AgentSettings } from '../config.js';
 import type { ContentBlock, ModelClient, ToolResult, ToolSpec, Turn } from '../models/conversation.js';
 import type { ModelRoute } from '../models/model-route.js';
+import type { ThreadRecord, ThreadSink } from '../ports/thread-records.js';
 import { ModelBudget, outOfCreditsReason } from '../runtime/agent/model-budget.js';
 import type { RunAccount } from '../runtime/runtime.js';
-import type { ThreadRecord, ThreadSink } from './thread-records.js';
 import type { ThreadToolOutcome } from './thread-tools.js';
 
 export interface ThreadTurnRun {

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Skill } from '../skills/registry.js';
+import type { Skill } from '../ports/skills.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { installedSlugs } from './thread-agent-skills.store.js';
 

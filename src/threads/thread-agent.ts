@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { clientFor } from '../models/model-clients.js';
 import { NO_MODEL_KEY, routeModel } from '../models/model-route.js';
-import type { ModelChoice } from '../skills/manifest.js';
-import type { Skill } from '../skills/registry.js';
+import type { ModelChoice, Skill } from '../ports/skills.js';
+import type { StoredThreadRecord, ThreadRef, ThreadSink } from '../ports/thread-records.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { threadCaller } from './thread-agent-caller.js';
 import { abortedReason, runTurnLoop, type TurnEnding } from './thread-agent-loop.js';
@@ -11,7 +11,6 @@ import { workspaceSkills } from './thread-agent-skills.js';
 import { threadAccount } from './thread-charges.js';
 import { offerTurnComputer } from './thread-computer.js';
 import { conversationOf } from './thread-history.js';
-import type { StoredThreadRecord, ThreadRef, ThreadSink } from './thread-records.js';
 import { runThreadTool, THREAD_TOOL_SPECS } from './thread-tools.js';
 
 /** An agent a thread can talk to: the built-in assistant, or an agent skill by its slug. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { Conflict, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import type { ControlMessage } from '../ports/channels.js';
-import type { ThreadRef } from './thread-records.js';
+import type { ThreadRef } from '../ports/thread-records.js';
 import { existingThread, recordInThread } from './threads.js';
 import { approvalOf, decidePendingApproval, insertApproval, type ThreadApprovalRow } from './threads.store.js';
 

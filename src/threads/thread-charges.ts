@@ -2,9 +2,9 @@ import { ownModelKey } from '../billing/byok.js';
 import { chargeThreadModelTokens, isExempt, spendableBy } from '../billing/charges.js';
 import { holdCredits, releaseCredits } from '../billing/model-holds.js';
 import type { AppContext } from '../context.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
+import type { ThreadRef } from '../ports/thread-records.js';
 import type { RunAccount } from '../runtime/runtime.js';
-import type { ThreadRef } from './thread-records.js';
 
 /**
  * The account a thread's turn is paid from, in the shape the skill runtimes use for a run

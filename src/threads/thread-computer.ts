@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { ToolSpec } from '../models/conversation.js';
+import type { RunGroup } from '../ports/sandbox.js';
+import type { ThreadRef } from '../ports/thread-records.js';
 import { RunOverLimit } from '../runtime/agent/agent-loop.js';
 import { toolLabel } from '../runtime/agent/tools.js';
 import { WEB_FETCH_SPEC, webFetch } from '../runtime/agent/web-fetch.js';
@@ -15,10 +17,8 @@ import { openComputer } from '../sandbox/computer/open-computer.js';
 import { ToolRefused } from '../sandbox/confined-files.js';
 import { type EgressPolicy, egressPolicyOf } from '../sandbox/egress/egress-policy.js';
 import { breachReason } from '../sandbox/limit-breach.js';
-import type { RunGroup } from '../sandbox/run-cgroup.js';
 import { openRunGroup } from '../sandbox/watched-child.js';
 import { workspaceSkills } from './thread-agent-skills.js';
-import type { ThreadRef } from './thread-records.js';
 import type { ThreadToolOutcome } from './thread-tools.js';
 
 /** What the computer's tools went over, in the turn's ending. */

@@ -1,4 +1,4 @@
-import type { StoredThreadRecord, ThreadRecord } from './thread-records.js';
+import type { StoredThreadRecord, ThreadRecord } from '../ports/thread-records.js';
 
 /**
  * A thread record as one server-sent-event frame: stored once, then replayed and sent live

@@ -1,6 +1,6 @@
 import type { Turn } from '../models/conversation.js';
+import type { StoredThreadRecord, ThreadRecord } from '../ports/thread-records.js';
 import { withoutNotificationTags } from './thread-notification-text.js';
-import type { StoredThreadRecord, ThreadRecord } from './thread-records.js';
 
 /**
  * How much of a thread the model is shown: the newest records, up to a count and a size.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { THREAD_STREAM_HEADERS, ThreadStream } from './thread-stream.js';
 import { wakeThread } from './thread-turns.js';
 import { openThread, recordInThread, requireThreadAccess } from './threads.js';

@@ -1,16 +1,16 @@
 import { artifactDetail, listArtifacts } from '../artifacts/artifacts.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
 import { limitCallerExecutionStarts } from '../identity/rate-limits.js';
 import type { ToolSpec } from '../models/conversation.js';
+import type { Caller } from '../ports/callers.js';
+import type { ThreadRef, ThreadSink } from '../ports/thread-records.js';
 import { createExecution, requireInputWithinLimit } from '../runs/executions.js';
 import { startRun } from '../runs/run-control.js';
 import { executionReport } from '../runs/run-report.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import { threadCaller } from './thread-agent-caller.js';
 import { workspaceSkills } from './thread-agent-skills.js';
-import type { ThreadRef, ThreadSink } from './thread-records.js';
 import { recordThreadRun } from './thread-runs.store.js';
 
 /** Where a thread's tools act: the workspace and person of `caller`, in `thread`. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext, NodeThreadTurns, TurnDrive, TurnRunner } from '../context.js';
 import { acquireLease } from '../distributed/cluster.store.js';
+import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from '../ports/thread-records.js';
 import { requestThreadApproval } from './thread-approvals.js';
 import { decodeThreadFrame, isTurnInput } from './thread-frames.js';
-import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from './thread-records.js';
 import { recordInThread, threadRefOf } from './threads.js';
 import { releaseLease, type ThreadRow, threadFrames } from './threads.store.js';
 import { endThreadTurnClaims } from './turn-claims.js';

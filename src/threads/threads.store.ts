@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { AgentThreadsTable, Tables, ThreadApprovalsTable } from '../db/tables.js';
+import type { StoredThreadRecord, ThreadRecord } from '../ports/thread-records.js';
 import { encodeThreadFrame } from './thread-frames.js';
-import type { StoredThreadRecord, ThreadRecord } from './thread-records.js';
 
 export type ThreadRow = Selectable<AgentThreadsTable>;
 export type ThreadApprovalRow = Selectable<ThreadApprovalsTable>;

@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.js';
 import { NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
+import type { ThreadRecord, ThreadRef } from '../ports/thread-records.js';
 import { findThreadAgent, listThreadAgents, type ThreadAgentInfo } from './thread-agent.js';
 import { decodeThreadFrame, threadChannel } from './thread-frames.js';
-import type { ThreadRecord, ThreadRef } from './thread-records.js';
 import {
   appendThreadRecords,
   findThread,

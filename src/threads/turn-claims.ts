@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { TooManyAtOnce } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import type { ThreadRow } from './threads.store.js';
 import { claimTurn, dropTurnClaim, endTurnClaims } from './turn-claims.store.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { WebhookDeliveryStatus } from '../db/tables.js';
 import { Conflict, NotFound } from '../errors.js';
-import type { Caller } from '../identity/callers.js';
+import type { Caller } from '../ports/callers.js';
 import { endpointOf } from './endpoints.js';
 import { queueMessage, TEST_EVENT_TYPE } from './outbox.js';
 import { deliveryDetail, deliveryView } from './views.js';

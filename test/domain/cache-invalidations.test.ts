@@ -5,8 +5,8 @@ import {
   INVALIDATIONS_CHANNEL,
   SharedCredentialCache,
 } from '../../src/identity/cache-invalidations.js';
-import type { Caller } from '../../src/identity/callers.js';
 import { CredentialCache } from '../../src/identity/credential-cache.js';
+import type { Caller } from '../../src/ports/callers.js';
 import { InProcessChannels } from '../../src/realtime/bus.js';
 import { RedisChannels } from '../../src/realtime/redis-channels.js';
 import { redisReachable, TEST_REDIS_URL } from '../helpers/redis.js';

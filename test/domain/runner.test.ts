@@ -4,13 +4,14 @@ import { holdRunPrice } from '../../src/billing/charges.js';
 import type { AppContext, RunEndListener } from '../../src/context.js';
 import { BUILTIN_SKILLS_DIR } from '../../src/paths.js';
 import type { RunTarget } from '../../src/ports/runs.js';
+import type { Skill } from '../../src/ports/skills.js';
 import { decodeFrame, type ExecutionEvent } from '../../src/runs/event-codec.js';
 import { findExecution } from '../../src/runs/executions.store.js';
 import { finishRun } from '../../src/runs/run-ending.js';
 import { launchRun } from '../../src/runs/runner.js';
 import { resultWithoutRun } from '../../src/runtime/runtime.js';
 import { BUILT_INS_ONLY, detectSandbox } from '../../src/sandbox/sandbox.js';
-import { loadSkillRegistry, type Skill } from '../../src/skills/registry.js';
+import { loadSkillRegistry } from '../../src/skills/registry.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution, aUser, type UserWithWorkspace } from '../helpers/rows.js';
 

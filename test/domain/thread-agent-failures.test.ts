@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
+import type { ThreadRecord } from '../../src/ports/thread-records.js';
 import { runThreadTurn } from '../../src/threads/thread-agent.js';
-import type { ThreadRecord } from '../../src/threads/thread-records.js';
 import { AGENT_CREDITS } from '../helpers/agent.js';
 import { aTeam, aUser } from '../helpers/rows.js';
 import { aThread, historyOf, MemorySink, said, withThreadAgent } from './thread-agent-fixture.js';

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import type { AppContext, TurnRunner } from '../../src/context.js';
+import type { StoredThreadRecord } from '../../src/ports/thread-records.js';
 import { recordEvents } from '../../src/runs/events.js';
 import { decideApproval } from '../../src/threads/thread-approvals.js';
 import { decodeThreadFrame } from '../../src/threads/thread-frames.js';
 import { sendThreadMessage } from '../../src/threads/thread-messages.js';
 import { notifyThreadOfRunEnd } from '../../src/threads/thread-notifications.js';
-import type { StoredThreadRecord } from '../../src/threads/thread-records.js';
 import { recordThreadRun } from '../../src/threads/thread-runs.store.js';
 import { threadTurnsSettled, useTurnRunner } from '../../src/threads/thread-turns.js';
 import { threadFrames } from '../../src/threads/threads.store.js';

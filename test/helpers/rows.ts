@@ -3,9 +3,9 @@ import type { Kysely } from 'kysely';
 import type { ArtifactRow } from '../../src/artifacts/artifacts.store.js';
 import { insertArtifact } from '../../src/artifacts/artifacts.store.js';
 import type { ExecutionStatus, Tables, WorkspaceRole } from '../../src/db/tables.js';
-import type { Caller } from '../../src/identity/callers.js';
 import { insertUserWithPersonalWorkspace } from '../../src/identity/users.store.js';
 import { insertMember, insertTeamWorkspace } from '../../src/identity/workspaces.store.js';
+import type { Caller } from '../../src/ports/callers.js';
 import { type ExecutionRow, insertExecution } from '../../src/runs/executions.store.js';
 import { uniqueEmail } from './factories.js';
 

@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
+import type { SkillSandbox } from '../../src/ports/sandbox.js';
 import { agentToolSpecs, runAgentTool, type ToolContext, toolLabel } from '../../src/runtime/agent/tools.js';
 import { chooseToolset } from '../../src/runtime/computer/toolset.js';
-import { BUILT_INS_ONLY, detectSandbox, type SkillSandbox } from '../../src/sandbox/sandbox.js';
+import { BUILT_INS_ONLY, detectSandbox } from '../../src/sandbox/sandbox.js';
 import { runSkillScript, STREAM_CAP_BYTES } from '../../src/sandbox/script-sandbox.js';
 import { SCRIPT_LIMITS } from '../helpers/sandbox.js';
 

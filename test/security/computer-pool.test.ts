@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import type { Skill } from '../../src/ports/skills.js';
 import { ComputerPool } from '../../src/runtime/computer/computer-pool.js';
 import type { WarmComputer } from '../../src/runtime/runtime.js';
 import type { ComputerAnswer } from '../../src/sandbox/computer/computer-machine.js';
@@ -13,7 +14,6 @@ import { linkTree, TreeTooLarge } from '../../src/sandbox/linked-tree.js';
 import { runMountsUnder } from '../../src/sandbox/run-space.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { WARM_MAX_AGE_MS } from '../../src/sandbox/warm-pool.js';
-import type { Skill } from '../../src/skills/registry.js';
 import { removeDataFolder } from '../helpers/sandbox.js';
 import { TEST_ENV } from '../helpers/server.js';
 

@@ -6,12 +6,13 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
+import type { Skill } from '../../src/ports/skills.js';
 import type { SkillMessage } from '../../src/runtime/protocol.js';
 import type { WarmScript } from '../../src/runtime/runtime.js';
 import { ScriptPool } from '../../src/runtime/script/script-pool.js';
 import { startScript } from '../../src/runtime/script/script-runtime.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
-import { loadSkillRegistry, type Skill, type SkillRegistry } from '../../src/skills/registry.js';
+import { loadSkillRegistry, type SkillRegistry } from '../../src/skills/registry.js';
 import { removeDataFolder } from '../helpers/sandbox.js';
 import { TEST_ENV } from '../helpers/server.js';
 

@@ -327,22 +327,6 @@ const FOLDER_ORDER = [
 /** Folders every folder may use beside the root modules: the database layer, mail, the ports, the SDK's wire types. */
 const FOUNDATION_FOLDERS = new Set(['db', 'mail', 'ports', 'sdk']);
 
-/**
- * The imports that still run up the folders: the context still names five parts by their
- * classes (the credential cache, the warm pools, the skill registry) and two by types that
- * live with them (the sandbox's, the thread turns'). Issue 52 declares them as ports next.
- * The rule fails on any import up that is not here, and on any of these once it is gone,
- * so the list only shrinks.
- */
-const STILL_UPWARD = [
-  'src/context.ts -> src/identity/credential-cache.ts',
-  'src/context.ts -> src/runtime/computer/computer-pool.ts',
-  'src/context.ts -> src/runtime/script/script-pool.ts',
-  'src/context.ts -> src/sandbox/sandbox.ts',
-  'src/context.ts -> src/skills/registry.ts',
-  'src/context.ts -> src/threads/thread-records.ts',
-];
-
 /** A file's folder: its first folder under src/, `foundation` for the foundation, `assembly` for the entry points and the command line. */
 function folderOf(name: string): string {
   const parts = name.replace(/^src\//, '').split('/');
@@ -409,7 +393,7 @@ describe('the folder rule', () => {
     const breaks = folderArrows(importGraph(await sourceFiles()))
       .filter(({ from, to }) => folderRank(to) > folderRank(from))
       .map(({ line }) => line);
-    expect([...new Set(breaks)].sort()).toEqual(STILL_UPWARD);
+    expect(breaks).toEqual([]);
   });
 
   it('keeps the sandbox free of features: it imports only itself and the foundation', async () => {
@@ -423,7 +407,7 @@ describe('the folder rule', () => {
     const breaks = folderArrows(importGraph(await sourceFiles()))
       .filter(({ from, to }) => from === 'foundation' && to !== 'foundation')
       .map(({ line }) => line);
-    expect([...new Set(breaks)].sort()).toEqual(STILL_UPWARD);
+    expect(breaks).toEqual([]);
   });
 
   // app.ts is the HTTP half of the composition root: it takes the node compose.ts built and

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentSettings } from '../../src/config.js';
 import { DEFAULT_MODEL_PRICES, type ModelPrices } from '../../src/model-prices.js';
+import type { Skill } from '../../src/ports/skills.js';
 import { modelUseOf } from '../../src/runtime/agent/model-use-estimate.js';
 import { modelUseNote, priceLabel } from '../../src/sdk/skill-price.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
-import type { Skill } from '../../src/skills/registry.js';
 
 function settings(keys: { anthropic?: string; openai?: string }, prices: ModelPrices = DEFAULT_MODEL_PRICES): AgentSettings {
   return {

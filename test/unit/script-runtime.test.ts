@@ -6,9 +6,10 @@ import jsqr from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_SKILLS_DIR, PROJECT_ROOT } from '../../src/paths.js';
+import type { SkillSandbox } from '../../src/ports/sandbox.js';
 import type { SkillMessage } from '../../src/runtime/protocol.js';
 import { startScript } from '../../src/runtime/script/script-runtime.js';
-import { detectSandbox, type SkillSandbox } from '../../src/sandbox/sandbox.js';
+import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import type { RunLimits } from '../../src/sandbox/types.js';
 import { loadSkillRegistry, type SkillRegistry } from '../../src/skills/registry.js';
 

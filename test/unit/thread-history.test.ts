@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredThreadRecord, ThreadRecord } from '../../src/ports/thread-records.js';
 import { conversationOf, HISTORY_LIMITS } from '../../src/threads/thread-history.js';
-import type { StoredThreadRecord, ThreadRecord } from '../../src/threads/thread-records.js';
 
 const stored = (...records: ThreadRecord[]): StoredThreadRecord[] =>
   records.map((record, index) => ({ sequence: index + 1, id: `r${index}`, createdAt: '2026-01-01T00:00:00.000Z', record }));

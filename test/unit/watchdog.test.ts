@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LimitBreach } from '../../src/sandbox/limit-breach.js';
+import type { LimitBreach } from '../../src/ports/sandbox.js';
 import { folderUsage, inspectOutput, killTree, type WatchedLimits, watchRun } from '../../src/sandbox/watchdog.js';
 
 const MIB = 1024 * 1024;

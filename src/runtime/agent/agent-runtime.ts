@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { clientFor } from '../../models/model-clients.js';
 import { NO_MODEL_KEY, routeModel } from '../../models/model-route.js';
+import type { Skill } from '../../ports/skills.js';
 import { computerMissing } from '../../sandbox/computer/computer-availability.js';
 import { computerLimits } from '../../sandbox/computer/computer-memory.js';
 import type { RunComputer } from '../../sandbox/computer/computer-session.js';
@@ -9,11 +10,10 @@ import { breachReason } from '../../sandbox/limit-breach.js';
 import { ENABLE_SANDBOX_HINT } from '../../sandbox/sandbox.js';
 import { SkillRefused } from '../../sandbox/types.js';
 import { openRunGroup } from '../../sandbox/watched-child.js';
-import type { Skill } from '../../skills/registry.js';
 import { computerPrompt, installedSoftware } from '../computer/computer-prompt.js';
 import { openRunComputer, stopRunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
-import { type RunRequest, type RuntimeServices, resultWithoutRun, type SkillRuntime } from '../runtime.js';
+import { isWarmComputer, type RunRequest, type RuntimeServices, resultWithoutRun, type SkillRuntime } from '../runtime.js';
 import { reportKill } from '../script/script-runtime.js';
 import { RunOverLimit, runAgent } from './agent-loop.js';
 import { agentToolSpecs } from './tools.js';
@@ -63,7 +63,7 @@ export function agentRuntime(services: RuntimeServices): SkillRuntime {
         ? computerLimits(request.limits, services.config.executions.computerMemoryMb)
         : request.limits;
 
-      const warm = request.warm?.kind === 'computer' ? request.warm : undefined;
+      const warm = isWarmComputer(request.warm) ? request.warm : undefined;
       const group = warm ? warm.group : await openRunGroup(services.sandbox.cgroups, limits);
       let computer: RunComputer | undefined = warm?.computer;
       try {

@@ -1,6 +1,6 @@
 import type { AgentSettings } from '../../config.js';
 import { routeModel } from '../../models/model-route.js';
-import type { Skill } from '../../skills/registry.js';
+import type { Skill } from '../../ports/skills.js';
 import { chooseToolset } from '../computer/toolset.js';
 import { systemPrompt } from './agent-runtime.js';
 import { callCostBound } from './model-budget.js';

@@ -1,7 +1,7 @@
 import type { AgentSettings } from '../../config.js';
 import { tokenCost } from '../../model-prices.js';
 import { routeModel } from '../../models/model-route.js';
-import type { Skill } from '../../skills/registry.js';
+import type { Skill } from '../../ports/skills.js';
 import { chooseToolset } from '../computer/toolset.js';
 import { systemPrompt } from './agent-runtime.js';
 import { agentToolSpecs } from './tools.js';

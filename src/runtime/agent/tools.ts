@@ -1,11 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { ToolImage, ToolSpec } from '../../models/conversation.js';
+import type { RunGroup, SkillSandbox } from '../../ports/sandbox.js';
 import { listing, openForWrite, openInside, planWrite, readText, sectioned, ToolRefused } from '../../sandbox/confined-files.js';
 import type { EgressPolicy } from '../../sandbox/egress/egress-policy.js';
 import { outputOverNote } from '../../sandbox/output-limits.js';
-import type { RunGroup } from '../../sandbox/run-cgroup.js';
-import type { SkillSandbox } from '../../sandbox/sandbox.js';
 import { runSkillScript } from '../../sandbox/script-sandbox.js';
 import type { RunLimits } from '../../sandbox/types.js';
 import { folderUsage } from '../../sandbox/watchdog.js';

@@ -1,16 +1,15 @@
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunUploads } from '../../ports/runs.js';
+import type { BoundedFolder, RunGroup, WarmSupply } from '../../ports/sandbox.js';
+import type { Skill } from '../../ports/skills.js';
 import { computerMissing } from '../../sandbox/computer/computer-availability.js';
 import { computerLimits } from '../../sandbox/computer/computer-memory.js';
 import type { RunComputer } from '../../sandbox/computer/computer-session.js';
 import { openComputer } from '../../sandbox/computer/open-computer.js';
 import { linkTree } from '../../sandbox/linked-tree.js';
-import type { RunGroup } from '../../sandbox/run-cgroup.js';
-import type { BoundedFolder } from '../../sandbox/run-space.js';
 import { WarmPool, type WarmPoolDeps } from '../../sandbox/warm-pool.js';
 import { groupLimits } from '../../sandbox/watched-child.js';
-import type { Skill } from '../../skills/registry.js';
 import type { WarmComputer } from '../runtime.js';
 import { installedSoftware } from './computer-prompt.js';
 import { stopRunComputer } from './run-computer.js';
@@ -40,7 +39,7 @@ interface Warm {
  * (warm-pool.ts keeps the pool). Without a pool (size 0, or a server that cannot give a
  * computer) every run starts its own, as before.
  */
-export class ComputerPool extends WarmPool<Warm> {
+export class ComputerPool extends WarmPool<Warm> implements WarmSupply {
   constructor(deps: WarmPoolDeps) {
     super(deps, 'computer', deps.config.executions.computerPoolSize, deps.config.executions.computerMemoryMb);
   }

@@ -1,7 +1,7 @@
+import type { SkillSandbox } from '../../ports/sandbox.js';
 import { softwareHostOf } from '../../sandbox/computer/computer-image.js';
 import { COMPUTER_PATHS } from '../../sandbox/computer/computer-paths.js';
 import { inspectSoftware, readSoftwareList } from '../../sandbox/computer/computer-software.js';
-import type { SkillSandbox } from '../../sandbox/sandbox.js';
 
 /** The answer for each system asked about: the host's, or an image's (by its root). */
 const installed = new Map<string, Promise<string[]>>();

@@ -1,6 +1,6 @@
+import type { RunGroup } from '../../ports/sandbox.js';
 import type { RunComputer } from '../../sandbox/computer/computer-session.js';
 import { openComputer } from '../../sandbox/computer/open-computer.js';
-import type { RunGroup } from '../../sandbox/run-cgroup.js';
 import type { RunRequest, RuntimeServices } from '../runtime.js';
 
 /**

@@ -4,13 +4,12 @@ import { mkdir, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../paths.js';
 import type { RunUploads } from '../../ports/runs.js';
+import type { BoundedFolder, RunGroup, WarmSupply } from '../../ports/sandbox.js';
+import type { Skill } from '../../ports/skills.js';
 import { linkTree } from '../../sandbox/linked-tree.js';
-import type { RunGroup } from '../../sandbox/run-cgroup.js';
-import type { BoundedFolder } from '../../sandbox/run-space.js';
 import { skillCommand } from '../../sandbox/skill-command.js';
 import { WarmPool, type WarmPoolDeps } from '../../sandbox/warm-pool.js';
 import { groupLimits, spawnInGroup } from '../../sandbox/watched-child.js';
-import type { Skill } from '../../skills/registry.js';
 import type { WarmScript } from '../runtime.js';
 
 /** A skill folder of more entries than this runs the usual way, in a sandbox started for it. */
@@ -35,7 +34,7 @@ const isRunning = (child: ChildProcessWithoutNullStreams) => child.exitCode === 
  * entry and input go down its stdin; it is that run's alone (warm-pool.ts keeps the pool).
  * Runs with files, and servers without bubblewrap, start their own, as before.
  */
-export class ScriptPool extends WarmPool<Warm> {
+export class ScriptPool extends WarmPool<Warm> implements WarmSupply {
   constructor(deps: WarmPoolDeps) {
     super(deps, 'script sandbox', deps.config.executions.scriptPoolSize, deps.config.executions.memoryMb);
   }

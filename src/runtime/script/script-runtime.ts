@@ -2,8 +2,10 @@ import { channel } from 'node:diagnostics_channel';
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunUploads } from '../../ports/runs.js';
-import { breachReason, type LimitBreach } from '../../sandbox/limit-breach.js';
-import { ENABLE_SANDBOX_HINT, type SkillSandbox } from '../../sandbox/sandbox.js';
+import type { LimitBreach, SkillSandbox } from '../../ports/sandbox.js';
+import type { Skill } from '../../ports/skills.js';
+import { breachReason } from '../../sandbox/limit-breach.js';
+import { ENABLE_SANDBOX_HINT } from '../../sandbox/sandbox.js';
 import { skillCommand, UPLOADS_FOLDER } from '../../sandbox/skill-command.js';
 import { type RunLimits, SkillRefused } from '../../sandbox/types.js';
 import { inspectOutput } from '../../sandbox/watchdog.js';
@@ -15,10 +17,10 @@ import {
   watchChild,
   watchedLimits,
 } from '../../sandbox/watched-child.js';
-import type { Skill } from '../../skills/registry.js';
 import { parseSkillMessage, type SkillMessage } from '../protocol.js';
 import { boundedLines, LineTooLong } from '../protocol-lines.js';
 import type { RunOutcome, RunResult, RuntimeServices, SkillRuntime, WarmScript } from '../runtime.js';
+import { isWarmScript } from '../runtime.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;
@@ -329,7 +331,7 @@ export function scriptRuntime(services: RuntimeServices): SkillRuntime {
   return {
     async start({ skill, input, outputDir, uploads, limits, signal, onMessage, warm }) {
       let summary = '';
-      const options = { limits, sandbox: services.sandbox, uploads, warm: warm?.kind === 'script' ? warm : undefined };
+      const options = { limits, sandbox: services.sandbox, uploads, warm: isWarmScript(warm) ? warm : undefined };
       const script = await startScript(skill, input, outputDir, options, async (message) => {
         if (message.type === 'result') summary = message.summary;
         else await onMessage(message);

@@ -1,7 +1,8 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../config.js';
-import { type ComputerImage, namespaceArgs, type SkillSandbox } from '../sandbox.js';
+import type { ComputerImage, SkillSandbox } from '../../ports/sandbox.js';
+import { namespaceArgs } from '../sandbox.js';
 import { HOST_SOFTWARE, SANDBOX_PYTHON, type SoftwareHost } from './computer-software.js';
 
 /** What a build writes beside the root filesystem. */

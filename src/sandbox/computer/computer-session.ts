@@ -1,9 +1,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../paths.js';
+import type { RunGroup, SkillSandbox } from '../../ports/sandbox.js';
 import { ToolRefused } from '../confined-files.js';
-import type { RunGroup } from '../run-cgroup.js';
-import type { SkillSandbox } from '../sandbox.js';
 import { seccompArgs } from '../seccomp-filter.js';
 import { systemViewArgs } from '../system-folders.js';
 import { imageViewArgs } from './computer-image.js';

@@ -1,10 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { RunGroup, SkillSandbox } from '../../ports/sandbox.js';
 import { egressPolicyOf } from '../egress/egress-policy.js';
 import type { ConnectionLog } from '../egress/egress-proxy.js';
-import type { RunGroup } from '../run-cgroup.js';
 import { openBoundedFolder } from '../run-space.js';
-import type { SkillSandbox } from '../sandbox.js';
 import { openComputerNetwork } from './computer-network.js';
 import { type ComputerFolders, ComputerSession, type RunComputer } from './computer-session.js';
 
