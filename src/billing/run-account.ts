@@ -11,23 +11,30 @@ import { payerOfExecution } from './standing.store.js';
 /** Writes a journal step inside a transaction of the caller's. */
 export type JournalWriter = (trx: Kysely<Tables>, step: JournalStep) => Promise<void>;
 
+/** Who pays for an execution's run, read from the database the first time it is asked for. */
+export type RunPayer = () => ReturnType<typeof payerOfExecution>;
+
+/** The payer of an execution never changes, so a run looks it up once, and only if it needs it. */
+export function runPayer(db: Kysely<Tables>, executionId: string): RunPayer {
+  let payer: ReturnType<typeof payerOfExecution> | undefined;
+  return () => {
+    payer ??= payerOfExecution(db, executionId);
+    return payer;
+  };
+}
+
 /**
  * The account one execution's run is paid from, as a runtime sees it: the payer's own model
  * key, whether they pay at all, what they can spend, holding credits for a model call and
- * charging it. The payer
- * of an execution never changes, so it is looked up once per run.
+ * charging it.
  */
 export function runAccount(
   ctx: Pick<AppContext, 'db' | 'clock' | 'keys' | 'config'>,
   executionId: string,
+  payerOnce: RunPayer,
   /** Journals a model call's answer inside its charge's transaction (a run another worker may resume). */
   journal?: JournalWriter,
 ) {
-  let payer: ReturnType<typeof payerOfExecution> | undefined;
-  const payerOnce = () => {
-    payer ??= payerOfExecution(ctx.db, executionId);
-    return payer;
-  };
   return {
     async ownModelKey(): Promise<{ provider: ModelProvider; key: string } | undefined> {
       return ownModelKey(ctx, (await payerOnce()).userId);

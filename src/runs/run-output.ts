@@ -14,7 +14,6 @@ import { checkOutputBytes, checkOutputEntries } from '../sandbox/output-limits.j
 import { openBoundedFolder, outputSpace } from '../sandbox/run-space.js';
 import { SkillRefused } from '../sandbox/types.js';
 import { ManifestError, parseSkillManifest } from '../skills/manifest.js';
-import { findExecution } from './executions.store.js';
 
 interface RunOutputTarget {
   executionId: string;
@@ -23,6 +22,8 @@ interface RunOutputTarget {
   skillName: string;
   /** The text the run works on. */
   input: string;
+  /** Whose the run is: its artifact is theirs. */
+  payer: () => Promise<{ userId: string }>;
   /** A folder of the scratch folder that is not output (a script's ./uploads/): never part of the artifact. */
   notOutput?: string | undefined;
 }
@@ -120,13 +121,12 @@ export class RunOutput {
 
   async #createPending(): Promise<string> {
     const { executionId, workspaceId, skillSlug, skillName, input } = this.#target;
-    const execution = await findExecution(this.#ctx.db, executionId);
-    if (!execution) throw new Error(`execution ${executionId} is gone`);
+    const { userId } = await this.#target.payer();
     const id = randomUUID();
     await insertArtifact(this.#ctx.db, {
       id,
       workspace_id: workspaceId,
-      user_id: execution.user_id,
+      user_id: userId,
       execution_id: executionId,
       skill_slug: skillSlug,
       skill_name: skillName,

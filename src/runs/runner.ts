@@ -1,4 +1,4 @@
-import { runAccount } from '../billing/run-account.js';
+import { runAccount, runPayer } from '../billing/run-account.js';
 import type { AppContext } from '../context.js';
 import { isConnectionLost, retryOnConnectionLoss } from '../db/connection-loss.js';
 import { MissingRunFile, prepareUploads, removeUploads } from '../files/run-uploads.js';
@@ -85,7 +85,9 @@ export async function launchRun(
       ctx.log.error({ err: error, executionId }, "a run's files could not be removed"),
     );
   };
+  const payer = runPayer(ctx.db, executionId);
   const output = new RunOutput(ctx, {
+    payer,
     executionId,
     workspaceId,
     skillSlug: skill.slug,
@@ -127,7 +129,7 @@ export async function launchRun(
       ...(warm ? { warm } : {}),
       limits: ctx.config.executions,
       signal: stopping.signal,
-      account: runAccount(ctx, executionId, journal?.writeIn),
+      account: runAccount(ctx, executionId, payer, journal?.writeIn),
       ...(journal ? { journal } : {}),
       // Handed to the writer at once, so events keep the order of the calls; a file's event
       // is stored once its run's artifact exists.
