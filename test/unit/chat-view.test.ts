@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { notificationWords } from '../../src/sdk/thread-notifications.js';
 import type { ThreadRecord } from '../../src/sdk/thread-types.js';
-import { chatViewOf, resultWords } from '../../web/src/screens/chat-view.js';
+import { chatViewOf, resultWords } from '../../web/src/screens/chat/chat-view.js';
 
 type Body = ThreadRecord extends infer R ? (R extends ThreadRecord ? Omit<R, 'sequence' | 'id' | 'createdAt'> : never) : never;
 
