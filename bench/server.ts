@@ -17,7 +17,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config-load.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { openConfiguredDatabase } from '../src/db/open-configured.js';
 import { MemoryRateLimitStore } from '../src/identity/rate-limit-store.js';

@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { systemClock } from './clock.js';
-import { loadConfig } from './config.js';
+import { loadConfig } from './config-load.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openConfiguredDatabase } from './db/open-configured.js';
 import { portRefusal } from './port-refusal.js';

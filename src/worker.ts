@@ -1,6 +1,7 @@
 import { systemClock } from './clock.js';
 import { composeNode } from './compose.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { loadConfig } from './config-load.js';
 import { migrateToLatest } from './db/migrate.js';
 import { openConfiguredDatabase } from './db/open-configured.js';
 import { exitOnStartFailure, stopOnSignals } from './signals.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config-load.js';
 import { findComputerImage } from '../sandbox/computer/computer-image.js';
 import { buildComputerImage } from '../sandbox/computer/computer-image-build.js';
 import { readImageRecipe } from '../sandbox/computer/computer-image-recipe.js';

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError } from '../config.js';
+import { loadConfig } from '../config-load.js';
 import { AppError } from '../errors.js';
 import { PROJECT_ROOT } from '../paths.js';
 import { createUserCommand, migrateCommand, resetLinkCommand, siteLicenseCommand } from './admin.js';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import type { ModelClient, ModelRequest, ToolResult, Turn } from '../../src/models/conversation.js';
 import { runAgent } from '../../src/runtime/agent/agent-loop.js';
 import type { JournalStep, RunJournal } from '../../src/runtime/journal-steps.js';

@@ -197,9 +197,19 @@ function circlesOf(graph: Map<string, string[]>): string[][] {
  * assembly (composition root, entry points, the command line) above everything.
  */
 const FOUNDATION = new Set(
-  ['clock', 'config', 'errors', 'language-models', 'model-prices', 'paths', 'secrets', 'signed-values'].map(
-    (name) => `src/${name}.ts`,
-  ),
+  [
+    'clock',
+    'config',
+    'config-env',
+    'config-load',
+    'config-sections',
+    'errors',
+    'language-models',
+    'model-prices',
+    'paths',
+    'secrets',
+    'signed-values',
+  ].map((name) => `src/${name}.ts`),
 );
 const ASSEMBLY = new Set(['src/app.ts', 'src/background.ts', 'src/compose.ts', 'src/main.ts', 'src/worker.ts']);
 const LAYER_NAMES = ['foundation', 'store', 'domain', 'routes', 'assembly'] as const;

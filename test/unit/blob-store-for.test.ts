@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalBlobStore } from '../../src/artifacts/blob-store.js';
 import { blobStoreFor } from '../../src/artifacts/blob-store-for.js';
 import { S3BlobStore } from '../../src/artifacts/s3-blob-store.js';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -6,7 +6,7 @@ import { chargeModelTokens } from '../../src/billing/charges.js';
 import { holdCredits } from '../../src/billing/model-holds.js';
 import { ManualClock } from '../../src/clock.js';
 import { createAppContext } from '../../src/compose.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import type { AppContext } from '../../src/context.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';

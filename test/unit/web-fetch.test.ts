@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config-load.js';
 import { htmlToText } from '../../src/runtime/agent/html-text.js';
 import { WEB_FETCH_SPEC, webFetch } from '../../src/runtime/agent/web-fetch.js';
 import { ToolRefused } from '../../src/sandbox/confined-files.js';
