@@ -15,7 +15,9 @@ import { PROJECT_ROOT } from '../../src/paths.js';
 
 const OPERATIONS_DOC = path.join(PROJECT_ROOT, 'docs', 'operations.md');
 /** Where the settings are read: the environment's readers, the settings made of several variables, and the loader. */
-const CONFIG_SOURCES = ['config-env.ts', 'config-sections.ts', 'config-load.ts'].map((file) => path.join(PROJECT_ROOT, 'src', file));
+const CONFIG_SOURCES = ['config-env.ts', 'config-sections.ts', 'config-load.ts'].map((file) =>
+  path.join(PROJECT_ROOT, 'src', file),
+);
 
 /** Read by config, yet rightly not a row of their own. */
 const READ_BUT_NOT_A_ROW: Record<string, string> = {
