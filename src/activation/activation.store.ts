@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { preparedLookup } from '../db/prepared-lookup.js';
-import type { ActivationStatus, ActivationsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ActivationStatus, ActivationsTable } from '../db/tables-identity.js';
 
 export type ActivationRow = Selectable<ActivationsTable>;
 

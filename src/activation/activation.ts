@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { ActivationStatus } from '../db/tables.js';
+import type { ActivationStatus } from '../db/tables-identity.js';
 import { AppError, Conflict, Expired, InternalError, NotFound, RateLimited } from '../errors.js';
 import { mintApiKey } from '../identity/api-keys.js';
 import type { Caller } from '../ports/callers.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { ActivationStatus } from '../db/tables.js';
+import type { ActivationStatus } from '../db/tables-identity.js';
 import { revokeUnclaimedKey } from '../identity/api-keys.js';
 import { type ActivationState, compareAndSet, findOverdue } from './activation.store.js';
 

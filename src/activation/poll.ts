@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { ActivationStatus } from '../db/tables.js';
+import type { ActivationStatus } from '../db/tables-identity.js';
 import { InternalError } from '../errors.js';
 import { type SubscriptionMode, subscriptionModeOf } from '../identity/subscription-mode.js';
 import { standingOf } from '../identity/users.store.js';

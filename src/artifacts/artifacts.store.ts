@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import { type BlobReferencingTable, blobsReferencedIn } from '../db/blob-references.js';
-import type { ArtifactFilesTable, ArtifactsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ArtifactFilesTable, ArtifactsTable } from '../db/tables-artifacts.js';
 
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type ArtifactFileRow = Selectable<ArtifactFilesTable>;

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import { lockingRead } from '../db/locks.js';
 import { preparedWrite } from '../db/prepared-lookup.js';
-import type { CheckoutSessionsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { CheckoutSessionsTable } from '../db/tables-billing.js';
 
 export type CheckoutSessionRow = Selectable<CheckoutSessionsTable>;
 

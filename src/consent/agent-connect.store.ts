@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AgentConnectRequestsTable, AgentConnectStatus, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { AgentConnectRequestsTable, AgentConnectStatus } from '../db/tables-identity.js';
 
 export type AgentConnectRow = Selectable<AgentConnectRequestsTable>;
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { AgentConnectStatus } from '../db/tables.js';
+import type { AgentConnectStatus } from '../db/tables-identity.js';
 import { Conflict, Expired, Forbidden, NotFound } from '../errors.js';
 import { isOAuthScope, type OAuthScope, scopesCover } from '../identity/oauth-scopes.js';
 import type { Caller } from '../ports/callers.js';

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
-import type { ExecutionFilesTable, InputFilesTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ExecutionFilesTable, InputFilesTable } from '../db/tables-runs.js';
 
 export type InputFileRow = Selectable<InputFilesTable>;
 export type ExecutionFileRow = Selectable<ExecutionFilesTable>;

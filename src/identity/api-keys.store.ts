@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { preparedLookup } from '../db/prepared-lookup.js';
-import type { ApiKeysTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ApiKeysTable } from '../db/tables-identity.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 

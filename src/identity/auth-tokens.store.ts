@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { preparedLookup } from '../db/prepared-lookup.js';
-import type { AuthTokensTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { AuthTokensTable } from '../db/tables-identity.js';
 
 type AuthTokenRow = Selectable<AuthTokensTable>;
 

@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 import { Forbidden } from '../errors.js';
 import type { Caller, CredentialKind } from '../ports/callers.js';
 import { standingOfRow } from './subscription-mode.js';

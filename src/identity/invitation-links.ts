@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
-import type { WorkspaceRole } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 import { Expired, Forbidden, NotFound } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import { invalidate } from '../realtime/control-messages.js';

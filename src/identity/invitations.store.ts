@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Tables, WorkspaceInvitationsTable, WorkspaceRole } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { WorkspaceInvitationsTable, WorkspaceRole } from '../db/tables-identity.js';
 
 export type InvitationRow = Selectable<WorkspaceInvitationsTable>;
 

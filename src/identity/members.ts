@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import { lockRow } from '../db/locks.js';
-import type { Tables, WorkspaceRole } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import { announceRevocation, invalidate } from '../realtime/control-messages.js';

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { OAuthGrantWorkspacesTable, OAuthRecordsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { OAuthGrantWorkspacesTable, OAuthRecordsTable } from '../db/tables-identity.js';
 
 export type OAuthRecordRow = Selectable<OAuthRecordsTable>;
 export type GrantWorkspaceRow = Selectable<OAuthGrantWorkspacesTable>;

@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 import type { Caller } from '../ports/callers.js';
 import { subscriptionModeOf } from './subscription-mode.js';
 import type { UserView } from './users.js';

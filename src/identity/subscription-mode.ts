@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { UsersTable } from '../db/tables.js';
+import type { UsersTable } from '../db/tables-identity.js';
 import type { BillingStanding } from '../ports/callers.js';
 
 export type SubscriptionMode = 'byokmode' | 'paygmode' | 'basedmode' | 'sitelicense';

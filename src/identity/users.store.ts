@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Tables, UsersTable } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { UsersTable } from '../db/tables-identity.js';
 import { grant } from '../ledger/ledger.store.js';
 import type { BillingStanding } from '../ports/callers.js';
 import { standingOfRow } from './subscription-mode.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { preparedRows } from '../db/prepared-lookup.js';
-import type { Tables, WorkspaceRole } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 
 export interface MembershipRow {
   id: string;

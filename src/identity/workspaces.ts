@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { WorkspaceRole } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 import { Conflict, Forbidden, InvalidInput, NotFound } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import { invalidate } from '../realtime/control-messages.js';

@@ -2,7 +2,8 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { lockingRead } from '../db/locks.js';
 import { preparedStatement, preparedWrite } from '../db/prepared-lookup.js';
 import { runSteps, type Steps, statement } from '../db/statement-steps.js';
-import type { Tables, TransactionsTable } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { TransactionsTable } from '../db/tables-billing.js';
 
 type TransactionRow = Selectable<TransactionsTable>;
 

@@ -1,4 +1,4 @@
-import type { WorkspaceRole } from '../db/tables.js';
+import type { WorkspaceRole } from '../db/tables-identity.js';
 
 /*
  * Who is calling, as every feature reads it: identity/ resolves callers from credentials

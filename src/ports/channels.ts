@@ -1,4 +1,4 @@
-import type { ExecutionStatus } from '../db/tables.js';
+import type { ExecutionStatus } from '../db/tables-runs.js';
 
 /*
  * The channels a node announces on (DESIGN §12): what the realtime parts publish and

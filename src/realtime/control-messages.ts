@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { ExecutionStatus } from '../db/tables.js';
+import type { ExecutionStatus } from '../db/tables-runs.js';
 import type { Channels, ControlMessage, ExecutionSignal } from '../ports/channels.js';
 
 /** What publishing a control message needs: the channel and the time it is stamped with. */

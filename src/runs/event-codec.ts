@@ -1,4 +1,4 @@
-import type { StopReason } from '../db/tables.js';
+import type { StopReason } from '../db/tables-runs.js';
 import type { TokenUsage } from '../language-models.js';
 
 export interface TextBlock {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Updateable } from 'kysely';
 import { preparedLookup, preparedStatement } from '../db/prepared-lookup.js';
 import { type Steps, statement } from '../db/statement-steps.js';
-import type { ExecutionsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ExecutionsTable } from '../db/tables-runs.js';
 import { sealCompletedBlocks } from './event-blocks.store.js';
 import { type ExecutionEvent, encodeFrame, type NewEvent, stampEvent } from './event-codec.js';
 

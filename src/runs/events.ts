@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss } from '../db/connection-loss.js';
 import { inGroupedSteps, inGroupedTransaction } from '../db/group-commit.js';
 import { runSteps } from '../db/statement-steps.js';
-import type { ExecutionsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ExecutionsTable } from '../db/tables-runs.js';
 import type { ExecutionEvent, NewEvent, TextBlock } from './event-codec.js';
 import { appendEvents, type StoredEvent } from './events.store.js';
 

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { sharedRead } from '../db/locks.js';
-import type { ExecutionStatus, ExecutionsTable, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ExecutionStatus, ExecutionsTable } from '../db/tables-runs.js';
 
 export type ExecutionRow = Selectable<ExecutionsTable>;
 

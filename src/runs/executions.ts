@@ -3,7 +3,7 @@ import { requireCanExecute } from '../billing/charges.js';
 import { startNeeds } from '../billing/start-needs.js';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { ExecutionStatus } from '../db/tables.js';
+import type { ExecutionStatus } from '../db/tables-runs.js';
 import { Conflict, InvalidInput, NotFound, PayloadTooLarge } from '../errors.js';
 import { attachRunFiles, checkRunFiles, type FileRef } from '../files/run-files.js';
 import type { Caller } from '../ports/callers.js';

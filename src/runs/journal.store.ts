@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { CheckpointArea, JournalKind, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { CheckpointArea, JournalKind } from '../db/tables-runs.js';
 import type { CheckpointFile } from './checkpoint-files.js';
 
 /** One run of an execution: its journal is keyed by the sequence of the run's user.message. */

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
 import { runSteps } from '../db/statement-steps.js';
-import type { ExecutionStatus } from '../db/tables.js';
+import type { ExecutionStatus } from '../db/tables-runs.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import type { RunQueue, RunTarget } from '../ports/runs.js';

@@ -1,7 +1,7 @@
 import { executionCost, refundRun } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
-import type { StopReason } from '../db/tables.js';
+import type { StopReason } from '../db/tables-runs.js';
 import type { RunTarget, StopCause } from '../ports/runs.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { type RunResult, resultWithoutRun } from '../runtime/runtime.js';

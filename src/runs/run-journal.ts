@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { CheckpointArea, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { CheckpointArea } from '../db/tables-runs.js';
 import type { ToolResult } from '../models/conversation.js';
 import type { ScopedBlobStore } from '../ports/blob-store.js';
 import type { JournalStep, RunFolders, RunJournal } from '../runtime/journal-steps.js';

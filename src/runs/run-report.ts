@@ -1,7 +1,7 @@
 import type { ArtifactView } from '../artifacts/artifact-view.js';
 import { executionArtifacts } from '../artifacts/artifacts.js';
 import type { AppContext } from '../context.js';
-import type { ExecutionStatus, StopReason } from '../db/tables.js';
+import type { ExecutionStatus, StopReason } from '../db/tables-runs.js';
 import type { Caller } from '../ports/callers.js';
 import { executionOf, executionStatus } from './executions.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { filesOf, findArtifact } from '../artifacts/artifacts.store.js';
 import type { AppContext } from '../context.js';
-import type { WorkspaceSkillsTable } from '../db/tables.js';
+import type { WorkspaceSkillsTable } from '../db/tables-artifacts.js';
 import { uploadedFilesOf } from './uploaded-skills.store.js';
 
 /** Where a skill artifact's folder sits in a skill bundle, from the artifact's metadata. */

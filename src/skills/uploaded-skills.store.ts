@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Tables, UploadedSkillFilesTable } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { UploadedSkillFilesTable } from '../db/tables-artifacts.js';
 
 export type UploadedSkillFileRow = Selectable<UploadedSkillFilesTable>;
 

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Tables, WorkspaceSkillsTable } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { WorkspaceSkillsTable } from '../db/tables-artifacts.js';
 
 export function findInstalledSkill(
   db: Kysely<Tables>,

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { WorkspaceSkillsTable } from '../db/tables.js';
+import type { WorkspaceSkillsTable } from '../db/tables-artifacts.js';
 import type { Skill } from '../ports/skills.js';
 import { localSkillFolder } from './installed-skill-folder.js';
 import { parseSkillManifest } from './manifest.js';

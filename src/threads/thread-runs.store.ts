@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Tables, ThreadRunsTable } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { ThreadRunsTable } from '../db/tables-threads.js';
 
 export type ThreadRunRow = Selectable<ThreadRunsTable>;
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import type { AgentThreadsTable, Tables, ThreadApprovalsTable } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { AgentThreadsTable, ThreadApprovalsTable } from '../db/tables-threads.js';
 import type { StoredThreadRecord, ThreadRecord } from '../ports/thread-records.js';
 import { encodeThreadFrame } from './thread-frames.js';
 

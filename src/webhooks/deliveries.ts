@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { WebhookDeliveryStatus } from '../db/tables.js';
+import type { WebhookDeliveryStatus } from '../db/tables-webhooks.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import { endpointOf } from './endpoints.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { findArtifact } from '../artifacts/artifacts.store.js';
-import type { StopReason, Tables } from '../db/tables.js';
+import type { Tables } from '../db/tables.js';
+import type { StopReason } from '../db/tables-runs.js';
 import { findUserById } from '../identity/users.store.js';
 import { queueWebhookEvent } from './outbox.js';
 

@@ -1,13 +1,13 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { preparedRows } from '../db/prepared-lookup.js';
+import type { Tables } from '../db/tables.js';
 import type {
-  Tables,
   WebhookAttemptsTable,
   WebhookDeliveriesTable,
   WebhookDeliveryStatus,
   WebhookEndpointsTable,
   WebhookMessagesTable,
-} from '../db/tables.js';
+} from '../db/tables-webhooks.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type MessageRow = Selectable<WebhookMessagesTable>;
