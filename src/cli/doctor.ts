@@ -1,8 +1,8 @@
 import type { SandboxSetting } from '../config.js';
+import { GRANT_CGROUPS_HINT } from '../sandbox/cgroup-detection.js';
 import { findComputerImage, softwareHostOf } from '../sandbox/computer/computer-image.js';
 import { readImageRecipe } from '../sandbox/computer/computer-image-recipe.js';
 import { inspectSoftware, readSoftwareList, type SoftwareStatus } from '../sandbox/computer/computer-software.js';
-import { GRANT_CGROUPS_HINT } from '../sandbox/run-cgroup.js';
 import { detectSandbox, ENABLE_SANDBOX_HINT } from '../sandbox/sandbox.js';
 
 /** The computer image this host's servers would run agent skills on, or why there is none. */

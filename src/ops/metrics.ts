@@ -1,6 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { type SandboxKill, sandboxKills } from '../runtime/script/script-runtime.js';
+import { type SandboxKill, sandboxKills } from '../runtime/script/script-exit.js';
 import type { RunLimits } from '../sandbox/types.js';
 import type { LedgerTotal } from './ops.store.js';
 import { RequestMetrics } from './request-metrics.js';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigError, type SandboxSetting } from '../config.js';
 import type { CgroupHost, SkillSandbox, SpaceHost } from '../ports/sandbox.js';
+import { detectCgroups, GRANT_CGROUPS_HINT } from './cgroup-detection.js';
 import { launchCommand } from './launch-command.js';
-import { detectCgroups, GRANT_CGROUPS_HINT } from './run-cgroup.js';
 import { detectBoundedSpace } from './run-space.js';
 import { seccompArgs, seccompFile } from './seccomp-filter.js';
 

@@ -9,7 +9,7 @@ import { toolLabel } from '../runtime/agent/tools.js';
 import { WEB_FETCH_SPEC, webFetch } from '../runtime/agent/web-fetch.js';
 import { assistantComputerPrompt, installedSoftware } from '../runtime/computer/computer-prompt.js';
 import { COMPUTER_TOOL_NAMES, COMPUTER_TOOL_SPECS, runComputerTool } from '../runtime/computer/computer-tools.js';
-import { reportKill } from '../runtime/script/script-runtime.js';
+import { reportKill } from '../runtime/script/script-exit.js';
 import { computerMissing } from '../sandbox/computer/computer-availability.js';
 import { computerLimits } from '../sandbox/computer/computer-memory.js';
 import type { RunComputer } from '../sandbox/computer/computer-session.js';

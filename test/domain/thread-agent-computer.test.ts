@@ -5,7 +5,7 @@ import { describe, expect, onTestFinished } from 'vitest';
 import type { AppContext } from '../../src/context.js';
 import type { CgroupHost } from '../../src/ports/sandbox.js';
 import type { ThreadRef } from '../../src/ports/thread-records.js';
-import { cgroupMounts, groupFolder, ownGroups } from '../../src/sandbox/run-cgroup.js';
+import { cgroupMounts, groupFolder, ownGroups } from '../../src/sandbox/cgroup-detection.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { runThreadTurn } from '../../src/threads/thread-agent.js';
 import type { FakeAnthropic } from '../fakes/anthropic.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/paths.js';
-import { cgroupMounts, groupFolder, ownGroups } from '../../src/sandbox/run-cgroup.js';
+import { cgroupMounts, groupFolder, ownGroups } from '../../src/sandbox/cgroup-detection.js';
 import { boundedUsage, openBoundedFolder, PAGE_BYTES, runMountsUnder } from '../../src/sandbox/run-space.js';
 import { detectSandbox } from '../../src/sandbox/sandbox.js';
 import { runSkillScript } from '../../src/sandbox/script-sandbox.js';

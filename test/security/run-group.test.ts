@@ -4,9 +4,10 @@ import { existsSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CgroupHost, RunGroup } from '../../src/ports/sandbox.js';
+import { cgroupMounts, detectCgroups, groupFolder, ownGroups } from '../../src/sandbox/cgroup-detection.js';
 import { SANDBOX_PYTHON } from '../../src/sandbox/computer/computer-software.js';
 import { launchCommand } from '../../src/sandbox/launch-command.js';
-import { cgroupMounts, counterIn, detectCgroups, groupFolder, ownGroups } from '../../src/sandbox/run-cgroup.js';
+import { counterIn } from '../../src/sandbox/run-cgroup.js';
 
 const MIB = 1024 * 1024;
 

@@ -14,7 +14,7 @@ import { computerPrompt, installedSoftware } from '../computer/computer-prompt.j
 import { openRunComputer, stopRunComputer } from '../computer/run-computer.js';
 import { chooseToolset, FILE_TOOL_NAMES, type Toolset } from '../computer/toolset.js';
 import { isWarmComputer, type RunRequest, type RuntimeServices, resultWithoutRun, type SkillRuntime } from '../runtime.js';
-import { reportKill } from '../script/script-runtime.js';
+import { reportKill } from '../script/script-exit.js';
 import { RunOverLimit, runAgent } from './agent-loop.js';
 import { agentToolSpecs } from './tools.js';
 

@@ -1,4 +1,3 @@
-import { channel } from 'node:diagnostics_channel';
 import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunUploads } from '../../ports/runs.js';
@@ -21,6 +20,8 @@ import { parseSkillMessage, type SkillMessage } from '../protocol.js';
 import { boundedLines, LineTooLong } from '../protocol-lines.js';
 import type { RunOutcome, RunResult, RuntimeServices, SkillRuntime, WarmScript } from '../runtime.js';
 import { isWarmScript } from '../runtime.js';
+import { IdlePipes } from './idle-pipes.js';
+import { exitReason, limitOfExit, reportKill } from './script-exit.js';
 
 interface ScriptRun {
   finished: Promise<RunOutcome>;
@@ -29,115 +30,12 @@ interface ScriptRun {
 }
 
 const STDERR_KEPT = 2048;
-/**
- * How long the pipes may stay open with nothing to read after the skill's process exited. A
- * sandbox process that outlived a kill (bubblewrap's inner init, orphaned when its monitor
- * died at the wrong moment) would otherwise hold them open, and the run would never end.
- */
-const PIPE_GRACE_MS = 1000;
 
-/**
- * Cuts a finished skill's pipes once they have stayed open past the grace with the relay
- * waiting for a line that does not come. Never while the relay is busy: a skill that
- * printed fast and exited leaves a backlog that is stored line by line, and under load that
- * takes longer than any fixed grace; cutting it would drop the run's last messages.
- */
-class IdlePipes {
-  #waiting = false;
-  #progressAt = Date.now();
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
-
-  constructor(private readonly cut: () => void) {}
-
-  /** The same lines, noting when the relay waits for the next one and when it has it. */
-  async *lines(source: AsyncGenerator<string>): AsyncGenerator<string> {
-    try {
-      for (;;) {
-        this.#mark(true);
-        const next = await source.next();
-        this.#mark(false);
-        if (next.done) return;
-        yield next.value;
-      }
-    } finally {
-      await source.return(undefined);
-    }
-  }
-
-  #mark(waiting: boolean): void {
-    this.#waiting = waiting;
-    this.#progressAt = Date.now();
-  }
-
-  /** From the skill's exit on, checks a few times per grace whether the pipes went idle. */
-  watch(): void {
-    // The relay may be over before the process's exit is heard: a watch started then would
-    // never be stopped, and would hold the run's process and buffers for good.
-    if (this.#stopped) return;
-    this.#progressAt = Date.now();
-    this.#timer ??= setInterval(() => {
-      if (!this.#waiting || Date.now() - this.#progressAt < PIPE_GRACE_MS) return;
-      this.stop();
-      this.cut();
-    }, PIPE_GRACE_MS / 4);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-  }
-}
 /** What one streamed event costs beyond its line: its row, its frame, its announcement. */
 const EVENT_OVERHEAD_BYTES = 100;
+
 /** Messages handed on and not yet stored, at most: the backlog a fast-printing skill can build. */
 const MESSAGES_IN_FLIGHT = 64;
-
-/** The error line of what the child printed last, without stack frames or Node's banner. */
-function errorLine(stderr: string): string | undefined {
-  const lines = stderr
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('at ') && !line.startsWith('Node.js v'));
-  return lines.findLast((line) => /^\w*(Error|Exception)\b.*:/.test(line)) ?? lines.at(-1);
-}
-
-/**
- * Told of every run ended for breaking a limit, by cause (metrics count them). A channel
- * rather than a callback: the runtime is built per run from narrow services, and several
- * apps may share a process in tests, so a subscriber keeps only messages whose `limits`
- * is its own configuration object.
- */
-export const sandboxKills = channel('skillet.sandbox-kill');
-
-export interface SandboxKill {
-  cause: LimitBreach['limit'] | 'time' | 'event-bytes' | 'line-length';
-  limits: RunLimits;
-}
-
-export function reportKill(cause: SandboxKill['cause'], limits: RunLimits): void {
-  if (sandboxKills.hasSubscribers) sandboxKills.publish({ cause, limits } satisfies SandboxKill);
-}
-
-/** The limit a hard rlimit (or V8's heap cap) enforced when the skill died of one. */
-function limitOfExit(signal: NodeJS.Signals | null, stderr: string): 'memory' | 'cpu' | 'output-bytes' | undefined {
-  if (/heap out of memory|Allocation failed|allocation failed/i.test(stderr)) return 'memory';
-  if (signal === 'SIGXCPU') return 'cpu';
-  // Node ignores SIGXFSZ, so a write past the file-size rlimit fails with EFBIG instead.
-  if (signal === 'SIGXFSZ' || /\bEFBIG\b/.test(stderr)) return 'output-bytes';
-  return undefined;
-}
-
-function exitReason(code: number | null, signal: NodeJS.Signals | null, stderr: string, limits: RunLimits): string {
-  const limit = limitOfExit(signal, stderr);
-  if (limit === 'memory') return breachReason({ limit: 'memory', bytes: 0 }, limits);
-  if (limit === 'cpu') return breachReason({ limit: 'cpu', seconds: limits.cpuSeconds }, limits);
-  if (limit === 'output-bytes') return breachReason({ limit: 'output-bytes', bytes: limits.outputLimitBytes }, limits);
-  const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-  const detail = errorLine(stderr);
-  return detail ? `the skill ${how}: ${detail.slice(0, 300)}` : `the skill ${how}`;
-}
 
 /**
  * Shows the run's files as ./uploads/ of its working folder. With bubblewrap, an empty

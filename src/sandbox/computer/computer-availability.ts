@@ -1,5 +1,5 @@
 import type { SkillSandbox } from '../../ports/sandbox.js';
-import { GRANT_CGROUPS_HINT } from '../run-cgroup.js';
+import { GRANT_CGROUPS_HINT } from '../cgroup-detection.js';
 
 /**
  * Why this server cannot give a computer (bubblewrap and cgroup control are both needed),
