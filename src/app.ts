@@ -6,6 +6,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { activationRoutes } from './activation/activation.routes.js';
 import { verificationPageRoutes } from './activation/verification-page.routes.js';
+import { API_REFERENCE } from './api-reference.js';
 import { artifactRoutes } from './artifacts/artifacts.routes.js';
 import { artifactPreviewRoutes } from './artifacts/preview.routes.js';
 import { publicFileRoutes } from './artifacts/public-files.routes.js';
@@ -115,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   installPlumbing(app, ctx);
   await app.register(formBody, { bodyLimit: 16 * 1024 });
-  await app.register(swagger, openApiOptions(config.publicUrl));
+  await app.register(swagger, openApiOptions(config.publicUrl, API_REFERENCE));
   // The API reference as a page, rendered by Swagger UI from files this server serves (no CDN).
   await app.register(swaggerUi, {
     routePrefix: '/docs/api',

@@ -1,8 +1,7 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
-import { operationDoc } from './operation-docs.js';
-import { furtherStatusExamples, requestExample, responseExample } from './operation-examples.js';
+import type { ReferenceBook } from './operation-reference.js';
 import type { AuthPolicy, ErrorFamily } from './route-config.js';
 
 /**
@@ -186,7 +185,7 @@ Each operation lists what it takes (the lock beside it). Send one of:
 
 A missing or revoked credential is a 401; a credential that may not do what was asked is a 403. The event stream of a run takes neither: it is opened with the signed address that \`GET /api/v1/executions/{executionId}/stream-token\` gives.`;
 
-export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions {
+export function openApiOptions(publicUrl: string, reference: ReferenceBook): FastifyDynamicSwaggerOptions {
   return {
     openapi: {
       info: { title: 'Skillet API', version: '1', description: INTRODUCTION },
@@ -207,8 +206,8 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       const responses = {
         ...withAnswerExample(
           documented.response as Record<string, object> | undefined,
-          responseExample(route.method as string, url),
-          furtherStatusExamples(route.method as string, url),
+          reference.responseExample(route.method as string, url),
+          reference.furtherStatusExamples(route.method as string, url),
         ),
         ...(binaryAnswer ? { 200: binaryAnswer } : {}),
         ...errorResponses(route.config?.errorFamily ?? 'standard'),
@@ -216,10 +215,10 @@ export function openApiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       const withHeaders = Object.keys(headers).length
         ? { headers: { type: 'object', properties: { ...headers }, ...(documented.headers as object | undefined) } }
         : {};
-      const doc = operationDoc(route.method as string, url);
+      const doc = reference.doc(route.method as string, url);
       const words = doc ? { summary: doc.summary, description: doc.description, tags: [doc.tag] } : {};
       // A copy carries the example: the schema itself is also what requests are validated with.
-      const example = requestExample(route.method as string, url);
+      const example = reference.requestExample(route.method as string, url);
       const body =
         example !== undefined && documented.body ? { body: { ...(documented.body as object), examples: [example] } } : {};
       return {

@@ -211,7 +211,14 @@ const FOUNDATION = new Set(
     'signed-values',
   ].map((name) => `src/${name}.ts`),
 );
-const ASSEMBLY = new Set(['src/app.ts', 'src/background.ts', 'src/compose.ts', 'src/main.ts', 'src/worker.ts']);
+const ASSEMBLY = new Set([
+  'src/api-reference.ts',
+  'src/app.ts',
+  'src/background.ts',
+  'src/compose.ts',
+  'src/main.ts',
+  'src/worker.ts',
+]);
 const LAYER_NAMES = ['foundation', 'store', 'domain', 'routes', 'assembly'] as const;
 
 function layerOf(name: string): number {

@@ -1,7 +1,6 @@
 import Value from 'typebox/value';
 import { describe, expect } from 'vitest';
-import { documentedOperations } from '../../../src/http/operation-docs.js';
-import { requestExampled, responseExampled } from '../../../src/http/operation-examples.js';
+import { API_REFERENCE } from '../../../src/api-reference.js';
 import { withApp } from '../../helpers/fixtures.js';
 
 const it = withApp();
@@ -43,7 +42,7 @@ describe('the API reference', () => {
       expect(operation.description?.length ?? 0, key).toBeGreaterThan(20);
       expect(operation.tags, key).toHaveLength(1);
     }
-    expect(documentedOperations().sort()).toEqual(routed.map(({ key }) => key).sort());
+    expect(API_REFERENCE.documented().sort()).toEqual(routed.map(({ key }) => key).sort());
   });
 
   it('gives every JSON body an example to copy, and each passes the route’s own schema', async ({ api }) => {
@@ -60,7 +59,7 @@ describe('the API reference', () => {
       const checked = fits(json.schema, json.example);
       expect(checked.fits, `${key}: ${checked.errors}`).toBe(true);
     }
-    expect(requestExampled().sort()).toEqual(withBodies.map(({ key }) => key).sort());
+    expect(API_REFERENCE.requestExampled().sort()).toEqual(withBodies.map(({ key }) => key).sort());
   });
 
   it('shows what every JSON answer looks like, and each example passes the answer’s schema', async ({ api }) => {
@@ -82,6 +81,6 @@ describe('the API reference', () => {
       expect(checked.fits, `${key}: ${checked.errors}`).toBe(true);
     }
     // An operation with two success answers (POST /runs: 201 and 202) is one entry there.
-    expect(responseExampled().sort()).toEqual([...new Set(answers.map(({ key }) => key))].sort());
+    expect(API_REFERENCE.responseExampled().sort()).toEqual([...new Set(answers.map(({ key }) => key))].sort());
   });
 });
