@@ -15,7 +15,7 @@ export interface StagedBlob {
  * never leaves a partial blob under a real name. Within one process, names change only
  * inside `exclusive`, which is also where callers record or drop references, so that a blob
  * about to be referenced again is never collected in between. Across the nodes of a cluster
- * that lock does not reach: there a blob's age guards it (see blob-collection.ts), which is
+ * that lock does not reach: there a blob's age guards it (see artifacts/blob-collection.ts), which is
  * why `commit` leaves a blob young and removal can be limited to old blobs.
  */
 export interface BlobStore {

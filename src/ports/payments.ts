@@ -1,3 +1,4 @@
+/** What a checkout is for, and whom. */
 export interface CheckoutRequest {
   kind: 'pack' | 'subscription';
   /** What the buyer sees on the checkout page. */
@@ -13,7 +14,7 @@ export interface CheckoutRequest {
  * Where people pay. Stripe when a secret key is configured; otherwise the local test-mode
  * checkout, a page of this server, or in production nowhere. Stripe and the local checkout
  * report payments the same way: Stripe-shaped events signed with the Stripe scheme,
- * delivered to the one webhook and verified there (webhook-signature.ts).
+ * delivered to the one webhook and verified there (billing/webhook-signature.ts).
  */
 export interface PaymentProvider {
   readonly name: 'stripe' | 'local' | 'none';

@@ -1,3 +1,8 @@
+/*
+ * What a run is to the parts that start, queue, stop and clear up after runs: the run's
+ * target, the queue of a cluster, this node's run registry, and the clearings behind a run.
+ */
+
 /** Who stopped a run: a person (an interrupt, a cancel) or this node shutting down. */
 export type StopCause = 'person' | 'shutdown';
 
@@ -24,11 +29,6 @@ export interface QueuedRun extends RunTarget {
   /** How often the run was handed on after its worker was lost (issue 30); absent on its first attempt. */
   resumes?: number;
 }
-
-/**
- * Where runs wait for a worker in a cluster. Run control hands runs to it; the BullMQ
- * implementation (distributed/bull-run-queue.ts) is chosen when the app is composed.
- */
 
 /**
  * Where runs wait for a worker in a cluster. Run control hands runs to it; the BullMQ
