@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { Success } from '../http/schemas.js';
 import { callerOf } from '../identity/credentials.js';
 import { limitPoll } from '../identity/request-limits.js';
+import { ActivationDetailsSchema, CreatedActivation, PollResponse } from '../sdk/schemas/activation.js';
+import { Success } from '../sdk/schemas/common.js';
 import { sha256Hex } from '../secrets.js';
 import { confirmActivation, createActivation, denyActivation, lookupActivation } from './activation.js';
-import { ActivationDetailsSchema, CodeBody, CodeQuery, CreatedActivation, PollBody, PollResponse } from './activation.schemas.js';
+import { CodeBody, CodeQuery, PollBody } from './activation.schemas.js';
 import { clientInfoOf } from './client-info.js';
 import { pollActivation } from './poll.js';
 

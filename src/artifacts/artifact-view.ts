@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { ArtifactSchema } from './artifacts.schemas.js';
+import type { ArtifactSchema } from '../sdk/schemas/artifacts.js';
 import type { ArtifactFileRow, ArtifactRow } from './artifacts.store.js';
 
 /** The fields every artifact response has: the route schema's shape. */

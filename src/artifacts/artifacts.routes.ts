@@ -3,8 +3,9 @@ import { create as contentDisposition } from 'content-disposition';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { Success } from '../http/schemas.js';
 import { callerOf } from '../identity/credentials.js';
+import { ArtifactDetail, ArtifactList, ManifestSchema, Published } from '../sdk/schemas/artifacts.js';
+import { Success } from '../sdk/schemas/common.js';
 import {
   artifactDetail,
   artifactDownload,
@@ -14,15 +15,7 @@ import {
   listArtifacts,
   removeArtifact,
 } from './artifacts.js';
-import {
-  ArtifactDetail,
-  ArtifactFileParams,
-  ArtifactList,
-  ArtifactParams,
-  ListQuery,
-  ManifestSchema,
-  Published,
-} from './artifacts.schemas.js';
+import { ArtifactFileParams, ArtifactParams, ListQuery } from './artifacts.schemas.js';
 import type { Delivery } from './delivery.js';
 import { publishArtifact, unpublishArtifact } from './public-files.js';
 

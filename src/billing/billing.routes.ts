@@ -4,6 +4,19 @@ import { NotFound } from '../errors.js';
 import { html, pageLayout } from '../http/html.js';
 import { callerOf } from '../identity/credentials.js';
 import {
+  BalanceSchema as Balance,
+  ByokDeleted,
+  ByokStatusSchema as ByokStatus,
+  CheckoutBody,
+  CheckoutCreated,
+  Modes,
+  Packs,
+  PublishableKey,
+  SubscriptionStatusSchema as SubscriptionStatus,
+  Tier,
+  Transactions,
+} from '../sdk/schemas/billing.js';
+import {
   balanceView,
   modesView,
   packsView,
@@ -13,24 +26,7 @@ import {
   tierView,
   transactionsView,
 } from './billing.js';
-import {
-  Balance,
-  BalanceQuery,
-  ByokBody,
-  ByokDeleted,
-  ByokStatus,
-  CheckoutBody,
-  CheckoutCreated,
-  Modes,
-  PACK_ID_MAX,
-  Packs,
-  PublishableKey,
-  PurchaseBody,
-  ReturnParams,
-  SubscriptionStatus,
-  Tier,
-  Transactions,
-} from './billing.schemas.js';
+import { BalanceQuery, ByokBody, PACK_ID_MAX, PurchaseBody, ReturnParams } from './billing.schemas.js';
 import { byokStatus, deleteByokKey, storeByokKey } from './byok.js';
 import { skillStartNeeds } from './start-needs.js';
 import { cancelSubscription, subscriptionStatus } from './subscription.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../http/schemas.js';
+import { Timestamp } from '../sdk/schemas/common.js';
 
 export const ScopeSchema = Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]);
 

@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { deliver } from '../artifacts/artifacts.routes.js';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { Success } from '../http/schemas.js';
 import { callerOf } from '../identity/credentials.js';
+import { Success } from '../sdk/schemas/common.js';
+import { FileList, FileSchema } from '../sdk/schemas/files.js';
 import { fileContent, fileDetail, listFiles, removeFile, uploadFile } from './files.js';
-import { FileList, FileListQuery, FileParams, FileSchema, UploadHeaders } from './files.schemas.js';
+import { FileListQuery, FileParams, UploadHeaders } from './files.schemas.js';
 import { uploadOf } from './upload-body.js';
 
 const LIST_DEFAULT = 20;

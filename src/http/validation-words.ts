@@ -1,4 +1,5 @@
-import { COUNT_PATTERN, EMAIL_PATTERN, WEB_ADDRESS_PATTERN } from './schemas.js';
+import { EMAIL_PATTERN, WEB_ADDRESS_PATTERN } from '../sdk/schemas/common.js';
+import { COUNT_PATTERN } from './schemas.js';
 import { firstIssue, type ValidationIssue } from './union-issues.js';
 
 /**

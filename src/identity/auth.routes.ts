@@ -1,16 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { IdParams, Success } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
+import { Success } from '../sdk/schemas/common.js';
+import { MeSchema, SignedInSchema } from '../sdk/schemas/identity.js';
 import { changePassword, endSession, listSessions, mailResetLink, resetPassword } from './account.js';
 import {
   ChangePasswordBody,
   LogInBody,
-  MeSchema,
   PasswordChanged,
   ResetPasswordBody,
   ResetRequestBody,
   SessionList,
-  SignedInSchema,
   SignUpBody,
 } from './auth.schemas.js';
 import { revokeAuthToken } from './auth-tokens.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp, WorkspaceRoleSchema } from '../http/schemas.js';
+import { Timestamp } from '../sdk/schemas/common.js';
 import { PASSWORD_MIN_LENGTH } from './users.js';
 
 export const SignUpBody = Type.Object({
@@ -10,31 +10,6 @@ export const SignUpBody = Type.Object({
 export const LogInBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
-});
-
-const UserSchema = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  isAdmin: Type.Boolean(),
-  personalWorkspaceId: Type.String(),
-  createdAt: Timestamp,
-});
-
-export const SignedInSchema = Type.Object({ token: Type.String(), user: UserSchema });
-
-export const MeSchema = Type.Object({
-  user: UserSchema,
-  workspace: Type.Object({
-    id: Type.String(),
-    name: Type.Union([Type.String(), Type.Null()]),
-    personal: Type.Boolean(),
-    role: WorkspaceRoleSchema,
-  }),
-  credential: Type.Object({
-    type: Type.Union([Type.Literal('session'), Type.Literal('api_key'), Type.Literal('oauth')]),
-    id: Type.String(),
-  }),
-  tier: Type.String(),
 });
 
 export const ChangePasswordBody = Type.Object({

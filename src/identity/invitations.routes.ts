@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { Success } from '../http/schemas.js';
+import { Success } from '../sdk/schemas/common.js';
 import { callerOf } from './credentials.js';
 import { acceptInvitation, previewInvitation } from './invitation-links.js';
 import { invite, listInvitations, resendInvitation, withdrawInvitation } from './invitations.js';

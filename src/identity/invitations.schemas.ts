@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp, WorkspaceRoleSchema } from '../http/schemas.js';
+import { Timestamp, WorkspaceRoleSchema } from '../sdk/schemas/common.js';
 
 export const InviteBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }), role: WorkspaceRoleSchema });
 export const InvitationParams = Type.Object({

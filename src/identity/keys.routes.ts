@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { IdParams, Success } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
+import { Success } from '../sdk/schemas/common.js';
+import { CreatedKey, KeyList } from '../sdk/schemas/identity.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 import { callerOf } from './credentials.js';
-import { CreatedKey, CreateKeyBody, KeyList } from './keys.schemas.js';
+import { CreateKeyBody } from './keys.schemas.js';
 
 /** Key management is a person's act: these routes take an auth token, never an API key. */
 export function keyRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

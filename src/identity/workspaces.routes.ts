@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { Success } from '../http/schemas.js';
+import { Success } from '../sdk/schemas/common.js';
 import { callerOf } from './credentials.js';
 import { changeMemberRole, removeMember, renameTeamWorkspace } from './members.js';
 import { addMember, createTeamWorkspace, listWorkspaceMembers, listWorkspaces, switchWorkspace } from './workspaces.js';

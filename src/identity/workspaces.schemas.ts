@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp, WorkspaceRoleSchema } from '../http/schemas.js';
+import { Timestamp, WorkspaceRoleSchema } from '../sdk/schemas/common.js';
 import { WORKSPACE_NAME_MAX } from './workspaces.js';
 
 export const WorkspaceSchema = Type.Object({

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../identity/credentials.js';
+import { SkillItemSchema as SkillItem, SkillList } from '../sdk/schemas/skills.js';
 import { SkillParams } from '../skills/skill-upload.schemas.js';
 import { catalogSkill, marketplacePage } from './marketplace.js';
-import { MarketplaceQuery, SkillItem, SkillList } from './marketplace.schemas.js';
+import { MarketplaceQuery } from './marketplace.schemas.js';
 
 /** The skills the caller's workspace can run: the server's, and those installed into it. */
 export function marketplaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { StopReason } from '../runs/runs.schemas.js';
+import { StopReason } from '../sdk/schemas/executions.js';
 
 /**
  * The MCP tools' inputs and run_skill's structured result (DESIGN §10), as JSON Schema

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
-import { IdParams, Success } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
 import { callerOf } from '../identity/credentials.js';
+import { Success } from '../sdk/schemas/common.js';
 import { disconnectApp, listConnectedApps } from './connected-apps.js';
 import { ConnectedAppList } from './connected-apps.schemas.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Timestamp } from '../http/schemas.js';
+import { Timestamp } from '../sdk/schemas/common.js';
 
 export const ConnectedAppList = Type.Object({
   apps: Type.Array(

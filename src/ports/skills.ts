@@ -2,19 +2,14 @@
  * What a skill is, as every part that runs, lists or sells one reads it: the manifest
  * (skills/manifest.ts parses it from SKILL.md) and the installed skill.
  */
+import type { Static } from 'typebox';
+import type { InputFieldSchema } from '../sdk/schemas/skills.js';
 
-/** One field of a skill's declared input (front matter `input-schema`; skills/input-contract.ts checks it). */
-export type FieldSchema = {
-  type: 'string' | 'integer' | 'number' | 'boolean';
-  title?: string;
-  description?: string;
-  enum?: (string | number)[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-};
+/**
+ * One field of a skill's declared input (front matter `input-schema`; skills/input-contract.ts
+ * checks it): the shape the skill list shows clients, so the two cannot differ.
+ */
+export type FieldSchema = Static<typeof InputFieldSchema>;
 
 /** A skill's declared input: a text with a shape, or a JSON object of simple fields. */
 export type InputSchema =

@@ -7,7 +7,8 @@ import { isCredentialLive } from '../identity/credential-strategies.js';
 import { callerOf } from '../identity/credentials.js';
 import type { ControlMessage } from '../ports/channels.js';
 import { credentialChannel } from '../realtime/control-messages.js';
-import { SubscribeUrl, UpgradeQuery } from './control-plane.schemas.js';
+import { SubscribeUrl } from '../sdk/schemas/executions.js';
+import { UpgradeQuery } from './control-plane.schemas.js';
 import { CONTROL_SOCKET_PATH, CONTROL_URL_LIFETIME_MS, signedControlUrl, verifyControlUrl } from './control-url.js';
 
 /** A client this far behind is dropped (it reconnects); it never slows the others. */

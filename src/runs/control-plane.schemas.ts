@@ -1,7 +1,5 @@
 import { Type } from 'typebox';
 
-export const SubscribeUrl = Type.Object({ url: Type.String(), expiresInMs: Type.Integer() });
-
 /** The signed upgrade URL's parts; each is checked by the handler, so all are optional here. */
 export const UpgradeQuery = Type.Object({
   c: Type.Optional(Type.String({ maxLength: 1000 })),

@@ -3,23 +3,25 @@ import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
 import { callerOf } from '../identity/credentials.js';
 import { limitExecutionStarts } from '../identity/request-limits.js';
-import { executionEventTimes } from './event-times.js';
-import { createExecution, executionHistory, executionOf, executionStatus } from './executions.js';
 import {
   CancelResponse,
   CreatedExecution,
-  CreateExecutionBody,
-  EventTimesQuery,
   EventTimesResponse,
-  ExecutionParams,
-  HistoryQuery,
   HistoryResponse,
-  PostEventsBody,
   PostedEvents,
-  RerunBody,
   RerunResponse,
   StatusResponse,
   StreamTokenResponse,
+} from '../sdk/schemas/executions.js';
+import { executionEventTimes } from './event-times.js';
+import { createExecution, executionHistory, executionOf, executionStatus } from './executions.js';
+import {
+  CreateExecutionBody,
+  EventTimesQuery,
+  ExecutionParams,
+  HistoryQuery,
+  PostEventsBody,
+  RerunBody,
 } from './executions.schemas.js';
 import { cancelRun, postClientEvents, rerunExecution } from './run-control.js';
 import { signedStreamUrl } from './stream-url.js';

@@ -4,12 +4,12 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { lockRow } from '../db/locks.js';
 import { runSteps } from '../db/statement-steps.js';
-import type { ExecutionStatus } from '../db/tables-runs.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import type { RunQueue, RunTarget } from '../ports/runs.js';
 import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { resultWithoutRun } from '../runtime/runtime.js';
+import type { CancelResult } from '../sdk/types.js';
 import { findSkill } from '../skills/workspace-skills.js';
 import type { ExecutionEvent } from './event-codec.js';
 import { announce, recordEvents, textContent } from './events.js';
@@ -217,13 +217,6 @@ export async function postClientEvents(
     produced.push(...(await startRun(ctx, caller, executionId, text)));
   }
   return produced;
-}
-
-export interface CancelResult {
-  success: boolean;
-  message: string;
-  processKilled: boolean;
-  actualStatus: ExecutionStatus;
 }
 
 export async function cancelRun(ctx: AppContext, caller: Caller, executionId: string): Promise<CancelResult> {

@@ -4,12 +4,12 @@ import { InvalidInput } from '../errors.js';
 import { callerOf } from '../identity/credentials.js';
 import { limitExecutionStarts } from '../identity/request-limits.js';
 import type { Caller } from '../ports/callers.js';
+import { RunAnswer } from '../sdk/schemas/executions.js';
 import { idempotencyKeyOf } from './executions.routes.js';
 import { CreateExecutionBody } from './executions.schemas.js';
 import { followRun, type RunFollow } from './run-follow.js';
 import { createAndStart } from './run-now.js';
 import { executionReport, runPageUrl } from './run-report.js';
-import { RunAnswer } from './runs.schemas.js';
 import { signedStreamUrl } from './stream-url.js';
 
 /** The longest a caller may hold the request open for the result (Replicate's cap, too). */

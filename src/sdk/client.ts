@@ -10,6 +10,9 @@ import type {
   Artifact,
   Balance,
   ByokStatus,
+  CancelResult,
+  Checkout,
+  CheckoutStarted,
   CreatedApiKey,
   CreatedExecution,
   CreatedWebhookEndpoint,
@@ -17,31 +20,34 @@ import type {
   EventTimes,
   ExecutionEvent,
   ExecutionStatus,
-  HistoryItem,
+  HistoryPage,
   InputFile,
   InstalledSkill,
   Manifest,
   Me,
+  NewWebhookEndpoint,
   Page,
   PollResult,
+  PublishableKey,
+  Published,
+  RerunResult,
   RunResult,
+  SignedIn,
   SkillFolderFile,
   SkillItem,
-  SubscriptionInfo,
+  StreamToken,
+  SubscribeUrl,
+  SubscriptionModes,
   SubscriptionStatus,
+  TierInfo,
   Transaction,
   WebhookDelivery,
   WebhookDeliveryDetail,
   WebhookDeliveryStatus,
   WebhookEndpoint,
-  WebhookEventType,
+  WebhookEndpointChange,
+  WebhookSecret,
 } from './types.js';
-
-export interface Checkout {
-  email: string;
-  successUrl: string;
-  cancelUrl: string;
-}
 
 const id = (value: string) => encodeURIComponent(value);
 const query = (params: Record<string, string | number | undefined>) => {
@@ -68,9 +74,8 @@ export class SkilletClient {
 
   readonly auth = {
     signup: (email: string, password: string) =>
-      this.transport.json<{ token: string; user: Me['user'] }>('POST', '/api/v1/auth/signup', { email, password }),
-    login: (email: string, password: string) =>
-      this.transport.json<{ token: string; user: Me['user'] }>('POST', '/api/v1/auth/login', { email, password }),
+      this.transport.json<SignedIn>('POST', '/api/v1/auth/signup', { email, password }),
+    login: (email: string, password: string) => this.transport.json<SignedIn>('POST', '/api/v1/auth/login', { email, password }),
     logout: () => this.transport.json<{ success: boolean }>('POST', '/api/v1/auth/logout', {}),
     me: () => this.transport.json<Me>('GET', '/api/v1/me'),
   };
@@ -146,24 +151,13 @@ export class SkilletClient {
     eventTimes: (executionId: string, after = 0) =>
       this.transport.json<EventTimes>('GET', `/api/v1/executions/${id(executionId)}/event-times?after=${after}`),
     history: (filter: { limit?: number; offset?: number; channels?: string; interfaces?: string; statuses?: string } = {}) =>
-      this.transport.json<{ items: HistoryItem[]; hasMore: boolean; offset: number; limit: number }>(
-        'GET',
-        `/api/v1/executions${query(filter)}`,
-      ),
+      this.transport.json<HistoryPage>('GET', `/api/v1/executions${query(filter)}`),
     cancel: (executionId: string) =>
-      this.transport.json<{ success: boolean; message: string; processKilled: boolean; actualStatus: string }>(
-        'POST',
-        `/api/v1/executions/${id(executionId)}/cancel`,
-        {},
-      ),
+      this.transport.json<CancelResult>('POST', `/api/v1/executions/${id(executionId)}/cancel`, {}),
     rerun: (executionId: string, input: string) =>
-      this.transport.json<{ executionId: string; parentExecutionId: string; skillName: string; status: string; message: string }>(
-        'POST',
-        `/api/v1/executions/${id(executionId)}/rerun`,
-        { input },
-      ),
+      this.transport.json<RerunResult>('POST', `/api/v1/executions/${id(executionId)}/rerun`, { input }),
     streamUrl: (executionId: string) =>
-      this.transport.json<{ sseUrl: string }>('GET', `/api/v1/executions/${id(executionId)}/stream-token`),
+      this.transport.json<StreamToken>('GET', `/api/v1/executions/${id(executionId)}/stream-token`),
     /** Every event of the execution once, in order, across dropped connections. */
     events: (executionId: string, options?: StreamOptions) => executionEvents(this.transport, executionId, options),
   };
@@ -180,8 +174,7 @@ export class SkilletClient {
     file: (artifactId: string, path: string) =>
       this.transport.send('GET', `/api/v1/artifacts/${id(artifactId)}/file/${path.split('/').map(encodeURIComponent).join('/')}`),
     remove: (artifactId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/artifacts/${id(artifactId)}`),
-    publish: (artifactId: string) =>
-      this.transport.json<{ publicUrl: string; filesCopied: number }>('POST', `/api/v1/artifacts/${id(artifactId)}/publish`, {}),
+    publish: (artifactId: string) => this.transport.json<Published>('POST', `/api/v1/artifacts/${id(artifactId)}/publish`, {}),
     unpublish: (artifactId: string) =>
       this.transport.json<{ success: boolean }>('POST', `/api/v1/artifacts/${id(artifactId)}/unpublish`, {}),
     install: (artifactId: string) => this.transport.json<Artifact>('POST', `/api/v1/artifacts/${id(artifactId)}/install`, {}),
@@ -209,41 +202,29 @@ export class SkilletClient {
     balance: () => this.transport.json<Balance>('GET', '/api/v1/billing/balance'),
     packs: () => this.transport.json<{ packs: CreditPack[] }>('GET', '/api/v1/billing/packs'),
     purchase: (packId: string, checkout: Checkout) =>
-      this.transport.json<{ checkoutUrl: string }>('POST', '/api/v1/billing/purchase', { packId, ...checkout }),
-    subscribe: (checkout: Checkout) =>
-      this.transport.json<{ checkoutUrl: string }>('POST', '/api/v1/billing/subscribe', checkout),
+      this.transport.json<CheckoutStarted>('POST', '/api/v1/billing/purchase', { packId, ...checkout }),
+    subscribe: (checkout: Checkout) => this.transport.json<CheckoutStarted>('POST', '/api/v1/billing/subscribe', checkout),
     transactions: () => this.transport.json<{ transactions: Transaction[] }>('GET', '/api/v1/billing/transactions'),
-    tier: () =>
-      this.transport.json<{ tier: string; info: SubscriptionInfo; subscriptionExpiresAt: string | null; isTestMode: boolean }>(
-        'GET',
-        '/api/v1/billing/subscription/tier',
-      ),
-    modes: () =>
-      this.transport.json<{ modes: Record<'byokmode' | 'paygmode' | 'basedmode', SubscriptionInfo> }>(
-        'GET',
-        '/api/v1/billing/subscription/info',
-      ),
+    tier: () => this.transport.json<TierInfo>('GET', '/api/v1/billing/subscription/tier'),
+    modes: () => this.transport.json<SubscriptionModes>('GET', '/api/v1/billing/subscription/info'),
     subscription: () => this.transport.json<SubscriptionStatus>('GET', '/api/v1/billing/subscription'),
     cancelSubscription: () => this.transport.json<SubscriptionStatus>('POST', '/api/v1/billing/subscription/cancel'),
-    publishableKey: () => this.transport.json<{ publishableKey: string }>('GET', '/api/v1/billing/publishable-key'),
+    publishableKey: () => this.transport.json<PublishableKey>('GET', '/api/v1/billing/publishable-key'),
     byok: () => this.transport.json<ByokStatus>('GET', '/api/v1/byok'),
     setByok: (key: string) => this.transport.json<ByokStatus>('PUT', '/api/v1/byok', { key }),
     removeByok: () => this.transport.json<ByokStatus>('DELETE', '/api/v1/byok'),
   };
 
   readonly webhooks = {
-    create: (endpoint: { url: string; events?: WebhookEventType[]; description?: string }) =>
-      this.transport.json<CreatedWebhookEndpoint>('POST', '/api/v1/webhooks', endpoint),
+    create: (endpoint: NewWebhookEndpoint) => this.transport.json<CreatedWebhookEndpoint>('POST', '/api/v1/webhooks', endpoint),
     list: () => this.transport.json<{ webhooks: WebhookEndpoint[] }>('GET', '/api/v1/webhooks'),
     get: (endpointId: string) => this.transport.json<WebhookEndpoint>('GET', `/api/v1/webhooks/${id(endpointId)}`),
-    update: (
-      endpointId: string,
-      change: { url?: string; events?: WebhookEventType[]; description?: string; enabled?: boolean },
-    ) => this.transport.json<WebhookEndpoint>('PATCH', `/api/v1/webhooks/${id(endpointId)}`, change),
+    update: (endpointId: string, change: WebhookEndpointChange) =>
+      this.transport.json<WebhookEndpoint>('PATCH', `/api/v1/webhooks/${id(endpointId)}`, change),
     remove: (endpointId: string) => this.transport.json<{ success: boolean }>('DELETE', `/api/v1/webhooks/${id(endpointId)}`),
     /** A new signing secret, shown only in this answer. */
     rotateSecret: (endpointId: string) =>
-      this.transport.json<{ secret: string }>('POST', `/api/v1/webhooks/${id(endpointId)}/secret`, {}),
+      this.transport.json<WebhookSecret>('POST', `/api/v1/webhooks/${id(endpointId)}/secret`, {}),
     sendTest: (endpointId: string) => this.transport.json<WebhookDelivery>('POST', `/api/v1/webhooks/${id(endpointId)}/test`, {}),
     deliveries: (endpointId: string, filter: { limit?: number; offset?: number; status?: WebhookDeliveryStatus } = {}) =>
       this.transport.json<Page<WebhookDelivery>>('GET', `/api/v1/webhooks/${id(endpointId)}/deliveries${query(filter)}`),
@@ -282,6 +263,6 @@ export class SkilletClient {
   };
 
   readonly events = {
-    subscribeUrl: () => this.transport.json<{ url: string; expiresInMs: number }>('GET', '/api/v1/events/subscribe-url'),
+    subscribeUrl: () => this.transport.json<SubscribeUrl>('GET', '/api/v1/events/subscribe-url'),
   };
 }

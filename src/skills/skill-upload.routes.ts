@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ArtifactParams, ArtifactSchema } from '../artifacts/artifacts.schemas.js';
+import { ArtifactParams } from '../artifacts/artifacts.schemas.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../identity/credentials.js';
+import { ArtifactSchema } from '../sdk/schemas/artifacts.js';
+import { InstalledSkillSchema as InstalledSkill } from '../sdk/schemas/skills.js';
 import { installArtifact } from './install-from-artifact.js';
 import { changeableSkill, removeSkill } from './skill-removal.js';
 import { installFromFolder, UPLOAD_BODY_LIMIT } from './skill-upload.js';
-import { InstalledSkill, InstallFolderBody, Removed, SkillParams, UpdateFolderBody } from './skill-upload.schemas.js';
+import { InstallFolderBody, Removed, SkillParams, UpdateFolderBody } from './skill-upload.schemas.js';
 
 /**
  * Skills installed into the caller's workspace from a folder of files (`skillet skills

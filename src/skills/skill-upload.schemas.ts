@@ -1,16 +1,12 @@
 import { Type } from 'typebox';
+import { SkillFolderFileSchema } from '../sdk/schemas/skills.js';
 import { UPLOAD_LIMITS } from './skill-upload.js';
 
 const FolderFields = {
   /** The folder's own name: the skill's slug when its SKILL.md names none. */
   folderName: Type.String({ minLength: 1, maxLength: 100 }),
   files: Type.Array(
-    Type.Object(
-      // No length of its own: the route's body limit holds the whole folder, and the domain
-      // says the size limit in words. A per-file cap would refuse a skill's large font first.
-      { path: Type.String({ minLength: 1, maxLength: 1024 }), content: Type.String() },
-      { additionalProperties: false },
-    ),
+    SkillFolderFileSchema,
     // One more than the limit, so the domain says it in words instead of the validator.
     { maxItems: UPLOAD_LIMITS.files + 1 },
   ),
@@ -27,14 +23,6 @@ export const InstallFolderBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const InstalledSkill = Type.Object({
-  slug: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  runtime: Type.Union([Type.Literal('script'), Type.Literal('agent')]),
-  files: Type.Integer(),
-});
 
 /** A new version of an installed skill: its folder, installed over it under the same slug. */
 export const UpdateFolderBody = Type.Object(FolderFields, { additionalProperties: false });

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { NullableTimestamp, PageFields, PageQuery, Timestamp } from '../http/schemas.js';
+import { PageQuery } from '../http/schemas.js';
+import { NullableTimestamp, PageFields, Timestamp } from '../sdk/schemas/common.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 const ThreadId = Type.String({ minLength: 1, maxLength: 200 });

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { Forbidden } from '../errors.js';
-import { Success } from '../http/schemas.js';
 import { LogInBody, SignUpBody } from '../identity/auth.schemas.js';
 import { callerFromAuthToken, revokeAuthToken } from '../identity/auth-tokens.js';
 import { profileOf } from '../identity/profile.js';
@@ -13,6 +12,7 @@ import {
   setSessionCookie,
 } from '../identity/session-cookie.js';
 import { logIn, signUp } from '../identity/users.js';
+import { Success } from '../sdk/schemas/common.js';
 import { AppSessionSchema, AppSignedInSchema } from './app-session.schemas.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MeSchema, SignedInSchema } from '../identity/auth.schemas.js';
+import { MeSchema, SignedInSchema } from '../sdk/schemas/identity.js';
 
 /** What the app learns when it signs in: the person, never the token (that stays in the cookie). */
 export const AppSignedInSchema = Type.Omit(SignedInSchema, ['token']);

@@ -1,24 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { InvalidInput } from '../errors.js';
-import { IdParams, Success } from '../http/schemas.js';
+import { IdParams } from '../http/schemas.js';
 import { callerOf } from '../identity/credentials.js';
+import { Success } from '../sdk/schemas/common.js';
+import {
+  CreatedWebhookEndpointSchema as CreatedWebhookEndpoint,
+  CreateWebhookBody,
+  UpdateWebhookBody,
+  WebhookDeliverySchema as WebhookDelivery,
+  WebhookDeliveryDetailSchema as WebhookDeliveryDetail,
+  WebhookDeliveryPage,
+  WebhookEndpointSchema as WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookSecret,
+} from '../sdk/schemas/webhooks.js';
 import { deliveryWithLog, listDeliveries, redeliver, sendTestEvent } from './deliveries.js';
 import { changeEndpoint, createEndpoint, endpointOf, listEndpointViews, removeEndpoint, rotateSecret } from './endpoints.js';
 import { endpointView } from './views.js';
-import {
-  CreatedWebhookEndpoint,
-  CreateWebhookBody,
-  DeliveriesQuery,
-  DeliveryParams,
-  UpdateWebhookBody,
-  WebhookDelivery,
-  WebhookDeliveryDetail,
-  WebhookDeliveryPage,
-  WebhookEndpoint,
-  WebhookEndpointList,
-  WebhookSecret,
-} from './webhooks.schemas.js';
+import { DeliveriesQuery, DeliveryParams } from './webhooks.schemas.js';
 
 const DELIVERIES_MAX_LIMIT = 100;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { COUNT_PATTERN, EMAIL_PATTERN, WEB_ADDRESS_PATTERN } from '../../src/http/schemas.js';
+import { COUNT_PATTERN } from '../../src/http/schemas.js';
 import { validationMessage } from '../../src/http/validation-words.js';
+import { EMAIL_PATTERN, WEB_ADDRESS_PATTERN } from '../../src/sdk/schemas/common.js';
 
 const VALIDATOR_WORDS = /must NOT|must have required|must match|must be equal|body\/|querystring|instancePath|\^|\$/;
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Checkout, SkilletClient } from '../../sdk/client.js';
-import type { SubscriptionStatus } from '../../sdk/types.js';
+import type { SkilletClient } from '../../sdk/client.js';
+import type { Checkout, SubscriptionStatus } from '../../sdk/types.js';
 import { printJson, printTable, wantsJson } from '../output.js';
 import { type GlobalOptions, signedInClient } from '../session.js';
 import { openInBrowser } from './account.js';

@@ -19,11 +19,17 @@ const it = withServer({ RATE_LIMIT_REST_PER_MINUTE: '100000', RATE_LIMIT_EXECUTI
   .extend('consumer', { scope: 'file' }, async ({}, { onCleanup }) => {
     const dir = await mkdtemp(path.join(tmpdir(), 'skillet-sdk-consumer-'));
     onCleanup(() => rm(dir, { recursive: true, force: true }));
-    const packed = await run('npm', ['pack', './sdk', '--pack-destination', dir, '--json'], { cwd: PROJECT_ROOT });
-    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    const pack = async (folder: string) => {
+      const packed = await run('npm', ['pack', folder, '--pack-destination', dir, '--json'], { cwd: PROJECT_ROOT });
+      return path.join(dir, (JSON.parse(packed.stdout) as [{ filename: string }])[0].filename);
+    };
+    const tarball = await pack('./sdk');
+    // The SDK's one dependency (its schemas are TypeBox's), as the registry would give it: the
+    // copy this project installed, since no test reaches the registry.
+    const typebox = await pack('./node_modules/typebox');
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(dir, filename)], { cwd: dir });
-    return { dir, tarball: path.join(dir, filename) };
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball, typebox], { cwd: dir });
+    return { dir, tarball };
   });
 
 /** The README's example, as a person would copy it. */
@@ -54,7 +60,10 @@ describe.runIf(ONCE)('the SDK as a package', () => {
     expect(files).toContain('package/dist/client.js');
     expect(files).toContain('package/dist/client.d.ts');
     expect(files).toContain('package/README.md');
-    expect(files.filter((file) => !/^package\/(dist\/[\w-]+\.(js|d\.ts)|README\.md|package\.json)$/.test(file))).toEqual([]);
+    expect(files).toContain('package/dist/schemas/executions.js');
+    expect(
+      files.filter((file) => !/^package\/(dist\/(schemas\/)?[\w-]+\.(js|d\.ts)|README\.md|package\.json)$/.test(file)),
+    ).toEqual([]);
   });
 
   it('runs the README’s example against a server with a key', { timeout: 120_000 }, async ({ consumer, api, server }) => {
@@ -87,6 +96,11 @@ export { created, events };
     const wrong = await typecheck(consumer.dir, 'wrong.ts');
     expect(wrong.ok).toBe(false);
     expect(wrong.output).toMatch(/wrong\.ts.*number.*string/);
+
+    // The answer types are the schemas' Static<>: exact through TypeBox, not any.
+    const derived = `import type { Me } from '@skillet/sdk/types';\nexport const tier: Me['tier'] = 3;\n`;
+    await writeFile(path.join(consumer.dir, 'derived.ts'), derived);
+    expect((await typecheck(consumer.dir, 'derived.ts')).output).toMatch(/derived\.ts.*number.*string/);
   });
 
   it('keeps what is not exported out of reach', { timeout: 120_000 }, async ({ consumer }) => {

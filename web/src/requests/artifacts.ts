@@ -1,29 +1,11 @@
 import { SkilletError } from '../../../src/sdk/errors';
-import type { Artifact, Page } from '../../../src/sdk/types';
+import type { ArtifactWithContent, ArtifactWithFiles, Manifest, ManifestFile, Page, Published } from '../../../src/sdk/types';
 import { del, get, post } from '../api';
 
-/** An artifact as the list gives it: with its files' paths and sizes. */
-export interface ArtifactListItem extends Artifact {
-  fileList: { path: string; size: number }[];
-}
-
-export type ArtifactPage = Page<ArtifactListItem>;
-
-export interface ArtifactDetail extends Artifact {
-  /** The main file's text (the first megabyte), empty for binary files. */
-  content: string;
-}
-
-/** One entry of a bundle's manifest. */
-export interface ManifestFile {
-  path: string;
-  checksum: string;
-  size: number;
-  mimeType: string;
-}
+export type ArtifactPage = Page<ArtifactWithFiles>;
 
 export interface FoundArtifact {
-  artifact: ArtifactDetail;
+  artifact: ArtifactWithContent;
   /** The bundle's files; null for a single-file artifact. */
   files: ManifestFile[] | null;
 }
@@ -38,10 +20,9 @@ export const listArtifacts = (limit: number, offset: number) =>
 /** The artifact and, for a bundle, its manifest; null when this workspace has no such artifact. */
 export async function findArtifact(id: string): Promise<FoundArtifact | null> {
   try {
-    const artifact = await get<ArtifactDetail>(pathOf(id));
+    const artifact = await get<ArtifactWithContent>(pathOf(id));
     // Only a bundle has a manifest; asking for a single file's would be a 404 by design.
-    const files =
-      artifact.bundleType === 'directory' ? (await get<{ files: ManifestFile[] }>(pathOf(id, '/manifest'))).files : null;
+    const files = artifact.bundleType === 'directory' ? (await get<Manifest>(pathOf(id, '/manifest'))).files : null;
     return { artifact, files };
   } catch (error) {
     if (error instanceof SkilletError && error.status === 404) return null;
@@ -52,7 +33,7 @@ export async function findArtifact(id: string): Promise<FoundArtifact | null> {
 export const deleteArtifact = (id: string) => del(pathOf(id));
 
 /** Publishes (or publishes again) a copy anyone can open; only this answer tells its address. */
-export const publishArtifact = (id: string) => post<{ publicUrl: string }>(pathOf(id, '/publish'));
+export const publishArtifact = (id: string) => post<Published>(pathOf(id, '/publish'));
 
 export const unpublishArtifact = (id: string) => post(pathOf(id, '/unpublish'));
 

@@ -1,30 +1,28 @@
-import type { Balance, CreditPack, SubscriptionInfo, SubscriptionStatus, Transaction } from '../../../src/sdk/types';
+import type {
+  Balance,
+  Checkout,
+  CheckoutStarted,
+  CreditPack,
+  SubscriptionInfo,
+  SubscriptionModes,
+  SubscriptionStatus,
+  TierInfo,
+  Transaction,
+} from '../../../src/sdk/types';
 import { get, post } from '../api';
 
 /** The modes anyone can be on by what they hold; a site license is granted, so it is not among them. */
-export type ModeName = 'paygmode' | 'byokmode' | 'basedmode';
+export type ModeName = keyof SubscriptionModes['modes'];
 
-export interface Tier {
-  tier: string;
-  info: SubscriptionInfo;
-  subscriptionExpiresAt: string | null;
-  isTestMode: boolean;
-}
-
-/** Where the hosted checkout sends the person back to, on each outcome. */
-export interface Purchase {
-  packId: string;
-  email: string;
-  successUrl: string;
-  cancelUrl: string;
-}
+/** A pack to buy, and where the hosted checkout sends the person back to on each outcome. */
+export type Purchase = Checkout & { packId: string };
 
 export const getBalance = () => get<Balance>('/api/v1/billing/balance');
 
-export const getTier = () => get<Tier>('/api/v1/billing/subscription/tier');
+export const getTier = () => get<TierInfo>('/api/v1/billing/subscription/tier');
 
 export const listModes = async (): Promise<Record<ModeName, SubscriptionInfo>> =>
-  (await get<{ modes: Record<ModeName, SubscriptionInfo> }>('/api/v1/billing/subscription/info')).modes;
+  (await get<SubscriptionModes>('/api/v1/billing/subscription/info')).modes;
 
 /** The ledger's newest entries (the server keeps the 50 newest). */
 export const listTransactions = async (): Promise<Transaction[]> =>
@@ -35,11 +33,11 @@ export const listPacks = async (): Promise<CreditPack[]> => (await get<{ packs: 
 
 /** The hosted checkout's address for this pack. */
 export const startCheckout = async (purchase: Purchase): Promise<string> =>
-  (await post<{ checkoutUrl: string }>('/api/v1/billing/purchase', purchase)).checkoutUrl;
+  (await post<CheckoutStarted>('/api/v1/billing/purchase', purchase)).checkoutUrl;
 
 /** The hosted checkout's address for a Based subscription (no pack: the plan is the product). */
-export const startSubscription = async (checkout: Omit<Purchase, 'packId'>): Promise<string> =>
-  (await post<{ checkoutUrl: string }>('/api/v1/billing/subscribe', checkout)).checkoutUrl;
+export const startSubscription = async (checkout: Checkout): Promise<string> =>
+  (await post<CheckoutStarted>('/api/v1/billing/subscribe', checkout)).checkoutUrl;
 
 /** Whether the person's Based subscription is on and renews, and until when it is paid. */
 export const getSubscription = () => get<SubscriptionStatus>('/api/v1/billing/subscription');

@@ -1,12 +1,14 @@
-import type { EventTimes, ExecutionStatus, HistoryItem, RunResult } from '../../../src/sdk/types';
+import type {
+  CancelResult,
+  EventTimes,
+  ExecutionStatus,
+  HistoryItem,
+  HistoryPage,
+  RerunResult,
+  RunResult,
+  StreamToken,
+} from '../../../src/sdk/types';
 import { get, post } from '../api';
-
-export interface HistoryPage {
-  items: HistoryItem[];
-  hasMore: boolean;
-  offset: number;
-  limit: number;
-}
 
 /** A page of the history and its filters: comma-separated lists, empty for no filter. */
 export interface HistoryQuery {
@@ -14,21 +16,6 @@ export interface HistoryQuery {
   offset: number;
   channels: string;
   interfaces: string;
-}
-
-export interface CancelAnswer {
-  success: boolean;
-  message: string;
-  processKilled: boolean;
-  actualStatus: string;
-}
-
-export interface RerunAnswer {
-  executionId: string;
-  parentExecutionId: string;
-  skillName: string;
-  status: 'started';
-  message: string;
 }
 
 const executionPath = (id: string) => `/api/v1/executions/${encodeURIComponent(id)}`;
@@ -52,7 +39,7 @@ export const eventTimes = (id: string, after: number) => get<EventTimes>(`${exec
 
 /** A signed URL for the execution's event stream; it is the credential, and it expires. */
 export const streamUrl = async (id: string): Promise<string> =>
-  (await get<{ sseUrl: string }>(`${executionPath(id)}/stream-token`)).sseUrl;
+  (await get<StreamToken>(`${executionPath(id)}/stream-token`)).sseUrl;
 
 /** The user.message that starts an idle execution's run (its first, or a resume). */
 export const sendMessage = (id: string, text: string): Promise<unknown> =>
@@ -60,9 +47,9 @@ export const sendMessage = (id: string, text: string): Promise<unknown> =>
 
 export const interruptExecution = (id: string) => post(`${executionPath(id)}/events`, { events: [{ type: 'user.interrupt' }] });
 
-export const cancelExecution = (id: string) => post<CancelAnswer>(`${executionPath(id)}/cancel`);
+export const cancelExecution = (id: string) => post<CancelResult>(`${executionPath(id)}/cancel`);
 
-export const rerunExecution = (id: string, input: string) => post<RerunAnswer>(`${executionPath(id)}/rerun`, { input });
+export const rerunExecution = (id: string, input: string) => post<RerunResult>(`${executionPath(id)}/rerun`, { input });
 
 /** The run going in the workspace, if any: one at a time may (SPEC), so a new one waits for it. */
 export async function runningExecution(): Promise<HistoryItem | undefined> {

@@ -1,20 +1,14 @@
 import { SkilletError } from '../../../src/sdk/errors';
 import type {
   CreatedWebhookEndpoint,
+  NewWebhookEndpoint,
   Page,
   WebhookDelivery,
   WebhookDeliveryDetail,
   WebhookDeliveryStatus,
   WebhookEndpoint,
-  WebhookEventType,
 } from '../../../src/sdk/types';
 import { del, get, patch, post } from '../api';
-
-export interface NewWebhookEndpoint {
-  url: string;
-  events: WebhookEventType[];
-  description?: string;
-}
 
 const endpointPath = (id: string) => `/api/v1/webhooks/${encodeURIComponent(id)}`;
 const deliveryPath = (endpointId: string, deliveryId: string) =>

@@ -1,13 +1,7 @@
 import { useState } from 'preact/hooks';
+import type { ArtifactWithContent, ManifestFile } from '../../../../src/sdk/types';
 import { useLoad } from '../../load';
-import {
-  type ArtifactDetail,
-  artifactDownloadUrl,
-  artifactFileUrl,
-  artifactPreviewLink,
-  type FoundArtifact,
-  type ManifestFile,
-} from '../../requests/artifacts';
+import { artifactDownloadUrl, artifactFileUrl, artifactPreviewLink, type FoundArtifact } from '../../requests/artifacts';
 import { Notice } from '../../ui';
 import { kindOf, Preview } from './artifact-preview';
 import { formatSize } from './artifacts';
@@ -73,7 +67,7 @@ export function BundleFiles({ artifactId, files }: { artifactId: string; files: 
 }
 
 /** A single file's preview from what the detail already holds; images load from the download route. */
-export function SingleFilePreview({ artifact }: { artifact: ArtifactDetail }) {
+export function SingleFilePreview({ artifact }: { artifact: ArtifactWithContent }) {
   const kind = kindOf(artifact.fileType);
   const source = kind === 'image' ? { url: artifactDownloadUrl(artifact.id) } : { text: artifact.content };
   const truncated = kind !== 'image' && new TextEncoder().encode(artifact.content).length < artifact.contentSize;

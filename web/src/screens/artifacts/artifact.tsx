@@ -1,11 +1,6 @@
+import type { ArtifactWithContent } from '../../../../src/sdk/types';
 import { useLoad } from '../../load';
-import {
-  type ArtifactDetail,
-  artifactDownloadUrl,
-  deleteArtifact,
-  type FoundArtifact,
-  findArtifact,
-} from '../../requests/artifacts';
+import { artifactDownloadUrl, deleteArtifact, type FoundArtifact, findArtifact } from '../../requests/artifacts';
 import { Link, navigate } from '../../router';
 import { ConfirmButton, formatTime, Notice, useAction } from '../../ui';
 import { BundleFiles, SingleFilePreview } from './artifact-files';
@@ -33,7 +28,7 @@ function Facts({ artifact, files }: FoundArtifact) {
   );
 }
 
-function SinglePreview({ artifact }: { artifact: ArtifactDetail }) {
+function SinglePreview({ artifact }: { artifact: ArtifactWithContent }) {
   return (
     <section aria-labelledby="artifact-preview">
       <h2 id="artifact-preview">Preview</h2>

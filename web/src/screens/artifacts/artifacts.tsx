@@ -1,6 +1,6 @@
-import type { Artifact } from '../../../../src/sdk/types';
+import type { Artifact, ArtifactWithFiles } from '../../../../src/sdk/types';
 import { useLoad } from '../../load';
-import { type ArtifactListItem, type ArtifactPage, listArtifacts } from '../../requests/artifacts';
+import { type ArtifactPage, listArtifacts } from '../../requests/artifacts';
 import { Link, useRoute } from '../../router';
 import { formatTime, Notice } from '../../ui';
 import './artifact.css';
@@ -43,7 +43,7 @@ function Paging({ page }: { page: ArtifactPage }) {
   );
 }
 
-function Rows({ items }: { items: ArtifactListItem[] }) {
+function Rows({ items }: { items: ArtifactWithFiles[] }) {
   return (
     <table class="stack artifact-table">
       <thead>

@@ -1,13 +1,6 @@
-import type { SubscriptionInfo } from '../../../../src/sdk/types';
+import type { SubscriptionInfo, TierInfo } from '../../../../src/sdk/types';
 import { useLoad } from '../../load';
-import {
-  cancelSubscription,
-  getSubscription,
-  listModes,
-  type ModeName,
-  startSubscription,
-  type Tier,
-} from '../../requests/billing';
+import { cancelSubscription, getSubscription, listModes, type ModeName, startSubscription } from '../../requests/billing';
 import { ConfirmButton, formatTime, Notice, useAction } from '../../ui';
 import { checkoutReturns, formatDs, formatPercent, goToCheckout } from './billing-model';
 
@@ -111,7 +104,7 @@ export function ModeSection({
   email,
   lastTransactionId,
 }: {
-  tier: Tier | undefined;
+  tier: TierInfo | undefined;
   error: string | undefined;
   email: string | undefined;
   lastTransactionId: number | undefined;
