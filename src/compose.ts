@@ -15,6 +15,7 @@ import { CredentialCache } from './identity/credential-cache.js';
 import { MemoryRateLimitStore } from './identity/rate-limit-store.js';
 import { smtpMailer } from './mail/mailer.js';
 import { createOps, type Ops } from './ops/ops.js';
+import { meterRuns } from './ops/run-metrics.js';
 import { BUILTIN_SKILLS_DIR } from './paths.js';
 import type { BlobStore } from './ports/blob-store.js';
 import type { Channels, ControlMessage, EventBus } from './ports/channels.js';
@@ -23,9 +24,11 @@ import type { RateLimitStore } from './ports/rate-limits.js';
 import type { RunQueue } from './ports/runs.js';
 import type { SkillSandbox } from './ports/sandbox.js';
 import { InProcessChannels } from './realtime/bus.js';
+import { signalRunLife } from './realtime/control-messages.js';
 import { Heartbeats } from './realtime/heartbeats.js';
 import { OpenStreams } from './realtime/open-streams.js';
 import { ActiveRuns } from './runs/active-runs.js';
+import { RunLifeBus } from './runs/run-life.js';
 import { ComputerPool } from './runtime/computer/computer-pool.js';
 import { ScriptPool } from './runtime/script/script-pool.js';
 import { Clearings } from './sandbox/clearings.js';
@@ -36,9 +39,10 @@ import { BUILT_INS_ONLY, detectSandbox } from './sandbox/sandbox.js';
 import { deriveKey } from './secrets.js';
 import { loadSkillRegistry, SkillRegistry } from './skills/registry.js';
 import { runThreadTurn } from './threads/thread-agent.js';
-import { notifyThreadOfRunEnd } from './threads/thread-notifications.js';
+import { notifyThreadsOfRunEnds } from './threads/thread-notifications.js';
 import { THREAD_HEARTBEAT_MS } from './threads/thread-stream.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { queueWebhooksOfRunEnds } from './webhooks/producers.js';
 
 export interface ContextParts {
   config: Config;
@@ -66,8 +70,9 @@ export function createAppContext(parts: ContextParts): AppContext {
   const { config, database } = parts;
   const sandbox = parts.sandbox ?? BUILT_INS_ONLY;
   const log = parts.log ?? pino({ level: 'silent' });
+  const runLife = new RunLifeBus(log);
   const ctx: Omit<AppContext, 'webhooks'> = {
-    runEndListeners: [notifyThreadOfRunEnd],
+    runLife,
     threadTurns: { drives: new Map(), controllers: new Set(), closed: false, runTurn: runThreadTurn },
     threadHeartbeats: new Heartbeats(parts.clock, THREAD_HEARTBEAT_MS),
     db: database.db,
@@ -97,7 +102,13 @@ export function createAppContext(parts: ContextParts): AppContext {
     },
     log,
   };
-  return { ...ctx, webhooks: new WebhookDispatcher(ctx) };
+  const webhooks = new WebhookDispatcher(ctx);
+  const composed: AppContext = { ...ctx, webhooks };
+  // The parts above the runs hear of a run's life here, in this order: its clients first.
+  signalRunLife(runLife, composed);
+  queueWebhooksOfRunEnds(runLife, webhooks);
+  notifyThreadsOfRunEnds(runLife, composed);
+  return composed;
 }
 
 export interface NodeDeps {
@@ -162,7 +173,6 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
       db: database.db,
       config,
       blobs,
-      skills,
       log,
       databaseStatements: database.statementsSent,
       databaseCommits: database.commitsSent,
@@ -191,7 +201,10 @@ export async function composeNode(deps: NodeDeps): Promise<ComposedNode> {
     ...(ctx.scripts ? { script: ctx.scripts.size } : {}),
   }));
   const { metrics } = ops;
-  if (metrics) ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
+  if (metrics) {
+    ctx.webhooks.observe((outcome) => metrics.webhookAttempts.inc({ outcome }));
+    meterRuns(ctx.runLife, metrics);
+  }
   const closeLast = [
     async () => runQueue?.close(),
     () => ops.close(),

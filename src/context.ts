@@ -10,6 +10,7 @@ import type { CallerCache } from './ports/callers.js';
 import type { Channels, ControlMessage, EventBus } from './ports/channels.js';
 import type { PaymentProvider } from './ports/payments.js';
 import type { RateLimitStore } from './ports/rate-limits.js';
+import type { RunLife } from './ports/run-life.js';
 import type { ClearingQueue, RunQueue, RunRegistry } from './ports/runs.js';
 import type { SkillSandbox, WarmSupply } from './ports/sandbox.js';
 import type { SkillCatalog } from './ports/skills.js';
@@ -59,8 +60,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Sends outbound webhooks; told (`kick`) when a committed change queued one. Idle until the background work (background.ts) starts it. */
   webhooks: Webhooks;
-  /** Told, in order, after a run's closing events are stored; the threads above executions listen here. */
-  runEndListeners: readonly RunEndListener[];
+  /** A run's life as events (started, executing, completed, failed, stopped, handed over), which the parts above runs subscribe to in compose.ts. */
+  runLife: RunLife;
   /** This node's agent-thread turns (threads/thread-turns.ts). */
   threadTurns: NodeThreadTurns;
   /** The 25 s heartbeat comments of this node's open thread streams. */
@@ -92,9 +93,6 @@ export interface NodeThreadTurns {
   closed: boolean;
   runTurn: TurnRunner;
 }
-
-/** A part that hears of every run's end; it must not throw for a run it does not follow. */
-export type RunEndListener = (ctx: AppContext, executionId: string) => Promise<void>;
 
 /** How an attempt left its delivery: sent, waiting for a retry, or out of retries. */
 export type AttemptOutcomeKind = 'delivered' | 'retrying' | 'failed';

@@ -9,7 +9,6 @@ import type { RunRegistry } from '../ports/runs.js';
 import { AppMetrics } from './metrics.js';
 import { ledgerTotals } from './ops.store.js';
 import { checkReadiness, type Readiness, readinessChecks } from './readiness.js';
-import { meterRuns } from './run-metrics.js';
 
 /** The route pattern of the event stream, served ahead of Fastify (the only front route). */
 const STREAM_ROUTE = '/executions/:executionId/stream';
@@ -28,8 +27,8 @@ export interface Ops {
   close(): Promise<void>;
 }
 
-type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'skills' | 'log'> & {
-  /** This node's run registry, whose runs the metrics count. */
+type OpsParts = Pick<AppContext, 'db' | 'config' | 'blobs' | 'log'> & {
+  /** This node's run registry: the runs in progress, and whether they stop for a restart. */
   runs: RunRegistry;
   /** The running count of statements sent the database (Database.statementsSent). */
   databaseStatements: () => number;
@@ -84,7 +83,6 @@ export function createOps(parts: OpsParts, redisPrefix: string): Ops {
         config.executions,
       )
     : undefined;
-  if (metrics) meterRuns(runs, metrics, parts);
   // One listener for every stream, which gets its response as `this`: a closure (or a `once`
   // wrapper) per stream would be kept for as long as the stream is open.
   const streamClosed = function (this: ServerResponse) {

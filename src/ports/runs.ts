@@ -54,8 +54,6 @@ export interface RunRegistry {
   reserve(limit: number): boolean;
   /** Gives back a place taken by reserve, once the run was added or did not start. */
   release(): void;
-  /** Tells `listener` of each run as it is added: every run this node executes passes through here once. */
-  onAdded(listener: (executionId: string, run: ActiveRun) => void): void;
   add(executionId: string, run: ActiveRun): void;
   /** Stops a run now, or as soon as it is added when it is still being started here. */
   stopWhenAdded(executionId: string): void;

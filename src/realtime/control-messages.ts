@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ExecutionStatus } from '../db/tables-runs.js';
 import type { Channels, ControlMessage, ExecutionSignal } from '../ports/channels.js';
+import type { RunLife } from '../ports/run-life.js';
 
 /** What publishing a control message needs: the channel and the time it is stamped with. */
 type Publisher = { control: Channels<ControlMessage>; clock: Clock };
@@ -41,5 +42,29 @@ export function announceRevocation(ctx: Publisher, credentialId: string): void {
     type: 'credential-revoked',
     credentialId,
     at: ctx.clock.now().toISOString(),
+  });
+}
+
+/** What a run's end may have changed besides its execution: the artifact it wrote, the credits it spent. */
+const STALE_AFTER_A_RUN = ['executions', 'artifacts', 'balance', 'transactions'];
+
+/** The control plane's part in a run's life: the workspace's clients hear each start and end. */
+export function signalRunLife(life: RunLife, ctx: Publisher): void {
+  life.on('run.started', ({ executionId, workspaceId }) => {
+    signalExecution(ctx, workspaceId, 'execution-started', executionId, 'working');
+    invalidate(ctx, workspaceId, ['executions']);
+  });
+  life.on('run.completed', ({ executionId, workspaceId }) => {
+    signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
+    invalidate(ctx, workspaceId, STALE_AFTER_A_RUN);
+  });
+  life.on('run.failed', ({ executionId, workspaceId }) => {
+    signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
+    invalidate(ctx, workspaceId, STALE_AFTER_A_RUN);
+  });
+  // A stopped run's execution is idle, to be resumed: progress, not an end, to its clients.
+  life.on('run.stopped', ({ executionId, workspaceId }) => {
+    signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
+    invalidate(ctx, workspaceId, STALE_AFTER_A_RUN);
   });
 }

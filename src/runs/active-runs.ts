@@ -16,7 +16,6 @@ export class ActiveRuns implements RunRegistry {
   /** Set when the process is told to stop: no new run starts here from then on. */
   #draining = false;
   /** Told of each run as it is added (the metrics count runs this way). */
-  readonly #addedListeners: ((executionId: string, run: ActiveRun) => void)[] = [];
 
   get draining(): boolean {
     return this.#draining;
@@ -68,13 +67,8 @@ export class ActiveRuns implements RunRegistry {
     this.#starting -= 1;
   }
 
-  onAdded(listener: (executionId: string, run: ActiveRun) => void): void {
-    this.#addedListeners.push(listener);
-  }
-
   add(executionId: string, run: ActiveRun): void {
     this.#runs.set(executionId, run);
-    for (const listener of this.#addedListeners) listener(executionId, run);
     const ahead = this.#stopsAhead.get(executionId);
     if (ahead === undefined) return;
     clearTimeout(ahead);

@@ -7,7 +7,6 @@ import { runSteps } from '../db/statement-steps.js';
 import { Conflict, ExecutionRunning, PaymentRequired, ServiceUnavailable } from '../errors.js';
 import type { Caller } from '../ports/callers.js';
 import type { RunQueue, RunTarget } from '../ports/runs.js';
-import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { resultWithoutRun } from '../runtime/runtime.js';
 import type { CancelResult } from '../sdk/types.js';
 import { findSkill } from '../skills/workspace-skills.js';
@@ -77,8 +76,7 @@ export async function startRun(ctx: AppContext, caller: Caller, executionId: str
   try {
     const stored = await claimRun(ctx, executionId, text, quote, { runsPerUser, nodeId: ctx.config.nodeId });
     announce(ctx, executionId, stored);
-    signalExecution(ctx, execution.workspace_id, 'execution-started', executionId, 'working');
-    invalidate(ctx, execution.workspace_id, ['executions']);
+    await ctx.runLife.emit('run.started', { executionId, workspaceId: execution.workspace_id });
     await launchRun(ctx, { executionId, workspaceId: execution.workspace_id }, skill, text);
     return stored.map(({ event }) => event);
   } finally {
@@ -100,8 +98,7 @@ async function queueRun(
   const { execution_id: executionId, workspace_id: workspaceId } = execution;
   const stored = await claimRun(ctx, executionId, text, quote, { runsPerUser: ctx.config.executions.runsPerUser, nodeId: null });
   announce(ctx, executionId, stored);
-  signalExecution(ctx, workspaceId, 'execution-started', executionId, 'working');
-  invalidate(ctx, workspaceId, ['executions']);
+  await ctx.runLife.emit('run.started', { executionId, workspaceId });
   const startSequence = stored[0]?.event.sequence ?? 0;
   try {
     await runQueue.enqueue({ executionId, workspaceId, skillSlug: execution.skill_slug, text, startSequence });

@@ -2,11 +2,10 @@ import { executionCost, refundRun } from '../billing/charges.js';
 import type { AppContext } from '../context.js';
 import { retryOnConnectionLoss, retryWhileRefused } from '../db/connection-loss.js';
 import type { StopReason } from '../db/tables-runs.js';
+import type { AfterCommit, ClosingWork, RunEndName, RunLifeEvents } from '../ports/run-life.js';
 import type { RunTarget, StopCause } from '../ports/runs.js';
-import { invalidate, signalExecution } from '../realtime/control-messages.js';
 import { type RunResult, resultWithoutRun } from '../runtime/runtime.js';
 import { OutputOverLimit } from '../sandbox/output-limits.js';
-import { queueRunEnd, type RunEnd } from '../webhooks/producers.js';
 import type { NewEvent } from './event-codec.js';
 import { recordEvents } from './events.js';
 import { findExecution, workingExecutionsOf } from './executions.store.js';
@@ -73,7 +72,30 @@ function costAfterEnding(ctx: AppContext, executionId: string, refund: string | 
   return refund ? refundLastRun(ctx, executionId, refund) : retryOnConnectionLoss(() => executionCost(ctx.db, executionId));
 }
 
-/** Ends a run: settles it, then stores its closing events with the execution's new status. */
+/**
+ * What takes part in the transaction storing a run's end (ctx.runLife's closing listeners:
+ * the run's webhooks), with the execution's skill and interface read in it; undefined when
+ * nothing does, and the end is stored without a transaction of its own.
+ */
+function closingWithin(
+  executionId: string,
+  work: ClosingWork | undefined,
+  after: AfterCommit[],
+): ((trx: Parameters<ClosingWork>[0]) => Promise<void>) | undefined {
+  if (!work) return undefined;
+  return async (trx) => {
+    // A transaction tried again after a lost connection starts over: so does what it set off.
+    after.length = 0;
+    const execution = await findExecution(trx, executionId);
+    if (!execution) return;
+    after.push(...(await work(trx, { skillSlug: execution.skill_slug, interface: execution.interface })));
+  };
+}
+
+/**
+ * Ends a run: settles it, stores its closing events with the execution's new status (and
+ * whatever the run's closing listeners write with them), then tells the run's life of it.
+ */
 export async function finishRun(
   ctx: AppContext,
   target: RunTarget,
@@ -100,15 +122,11 @@ export async function finishRun(
             : { kind: 'stopped' };
   if (ending.kind !== 'completed') await output?.fail();
   const nowIso = ctx.clock.now().toISOString();
-  let webhooksQueued = false;
-  // The run's webhooks commit with its closing events, or not at all.
-  type EndOfRun = Omit<RunEnd, 'executionId' | 'workspaceId' | 'skillSlug' | 'interface'>;
-  const queueEnd = (end: EndOfRun) => async (trx: Parameters<typeof queueRunEnd>[0]) => {
-    const execution = await findExecution(trx, executionId);
-    if (!execution) return;
-    const run = { executionId, workspaceId, skillSlug: execution.skill_slug, interface: execution.interface };
-    webhooksQueued = await queueRunEnd(trx, nowIso, { ...run, ...end });
-  };
+  // What the closing listeners set off once the closing events committed (a webhook's delivery).
+  const afterCommit: AfterCommit[] = [];
+  const within = <N extends RunEndName>(name: N, event: RunLifeEvents[N]) =>
+    closingWithin(executionId, ctx.runLife.closingWork(name, event), afterCommit);
+  let told: () => Promise<void>;
   if (ending.kind === 'completed') {
     // artifactId (beyond the spec's fields) tells a client which artifact the run wrote.
     const payload = {
@@ -117,19 +135,21 @@ export async function finishRun(
       tokenUsage: result.tokenUsage,
       ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
     };
+    const completed = {
+      executionId,
+      workspaceId,
+      at: nowIso,
+      cost: ending.cost,
+      ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
+    };
     await recordEnding(
       ctx,
       executionId,
       [{ type: 'execution.result', payload }, idle('end_turn')],
       { status: 'completed', stop_reason: 'end_turn', completed_at: nowIso, cost: ending.cost },
-      queueEnd({
-        status: 'completed',
-        stopReason: 'end_turn',
-        cost: ending.cost,
-        ...(ending.artifactId ? { artifactId: ending.artifactId } : {}),
-      }),
+      within('run.completed', completed),
     );
-    signalExecution(ctx, workspaceId, 'execution-completed', executionId, 'completed');
+    told = () => ctx.runLife.emit('run.completed', completed);
   } else if (ending.kind === 'stopped') {
     // A run a person interrupted keeps its charge (it ran, and may have delivered results):
     // the execution's cost is its runs' so far, and the next run's refund starts past it.
@@ -138,36 +158,38 @@ export async function finishRun(
     const cost = await costAfterEnding(ctx, executionId, ending.refund);
     const closing: NewEvent[] = [idle('interrupt')];
     if (ending.refund) closing.unshift({ type: 'agent.info', payload: { message: SHUTDOWN_STOP } });
-    await recordEnding(ctx, executionId, closing, { status: 'idle', stop_reason: 'interrupt', cost });
-    signalExecution(ctx, workspaceId, 'execution-progress', executionId, 'idle');
+    const stopped = { executionId, workspaceId, at: nowIso, cost };
+    await recordEnding(
+      ctx,
+      executionId,
+      closing,
+      { status: 'idle', stop_reason: 'interrupt', cost },
+      within('run.stopped', stopped),
+    );
+    told = () => ctx.runLife.emit('run.stopped', stopped);
   } else {
     // What the run's model calls were charged stays charged, and shows as its cost; a
     // refunded run costs nothing, and the execution what its interrupted runs before it did.
     const cost = await costAfterEnding(ctx, executionId, ending.refund);
     const info: NewEvent = { type: 'agent.info', payload: { message: ending.reason } };
+    const failed = { executionId, workspaceId, at: nowIso, cost, reason: ending.reason, stopReason: ending.stopReason };
     await recordEnding(
       ctx,
       executionId,
       [info, idle(ending.stopReason)],
       { status: 'failed', stop_reason: ending.stopReason, completed_at: nowIso, cost },
-      queueEnd({ status: 'failed', stopReason: ending.stopReason, cost, reason: ending.reason }),
+      within('run.failed', failed),
     );
-    signalExecution(ctx, workspaceId, 'execution-failed', executionId, 'failed');
+    told = () => ctx.runLife.emit('run.failed', failed);
   }
-  if (webhooksQueued) ctx.webhooks.kick();
+  for (const then of afterCommit) then();
   // Only now that the run has ended for good: its journal let it resume until then.
   if (ctx.runQueue) {
     await closeRunJournals(ctx, executionId).catch((error: unknown) =>
       ctx.log.error({ err: error, executionId }, "a run's journal could not be dropped"),
     );
   }
-  // A finished run may have made artifacts and spent credits too.
-  invalidate(ctx, workspaceId, ['executions', 'artifacts', 'balance', 'transactions']);
-  for (const listener of ctx.runEndListeners) {
-    await listener(ctx, executionId).catch((error: unknown) =>
-      ctx.log.error({ err: error, executionId }, 'telling a listener of a run end failed'),
-    );
-  }
+  await told();
 }
 
 /** Ends a run the service failed before its skill did any work; it is not charged. */

@@ -151,6 +151,8 @@ export async function launchRun(
     await failWithoutRun(ctx, target, reason, output);
     return;
   }
+  // Told before the run can end, so a listener hears of it before its end.
+  await ctx.runLife.emit('run.executing', { executionId, workspaceId, runtime: skill.runtime });
   let stoppedBy: StopCause = 'person';
   const run: ActiveRun = {
     stop: (cause = 'person') => {
@@ -170,12 +172,12 @@ export async function launchRun(
         if (attempt && !(await retryOnConnectionLoss(() => ownsRun(ctx.db, executionId, ownerFor(ctx, attempt))))) {
           ctx.log.warn({ executionId }, 'left the end of a run handed to another worker to it');
           await output.fail();
-          return;
+          return ctx.runLife.emit('run.handedOver', target);
         }
         // An agent run that lost its database mid-step goes on from its journal, as if this worker had been lost.
         if ('error' in ended && attempt && journaled && isConnectionLost(ended.error)) {
           await output.fail();
-          if (await handOnLostAttempt(ctx, target, skill, text, attempt)) return;
+          if (await handOnLostAttempt(ctx, target, skill, text, attempt)) return ctx.runLife.emit('run.handedOver', target);
         }
         // A runtime that breaks (its store write failed, say) still ends its run, as the service's fault.
         const result =

@@ -1,4 +1,6 @@
 import type { AppContext } from '../context.js';
+import type { RunLife } from '../ports/run-life.js';
+import type { RunTarget } from '../ports/runs.js';
 import { decodeFrame } from '../runs/event-codec.js';
 import { notificationText } from './thread-notification-text.js';
 import { threadRunOf } from './thread-runs.store.js';
@@ -36,4 +38,11 @@ export async function notifyThreadOfRunEnd(ctx: AppContext, executionId: string)
   );
   await recordInThread(ctx, thread.id, [{ type: 'notification', text, executionId }]);
   wakeThread(ctx, thread, link.user_id);
+}
+
+/** The threads' part in a run's life: a run a thread started tells that thread how it ended. */
+export function notifyThreadsOfRunEnds(life: RunLife, ctx: AppContext): void {
+  const notify = ({ executionId }: RunTarget) => notifyThreadOfRunEnd(ctx, executionId);
+  life.on('run.completed', notify);
+  life.on('run.failed', notify);
 }

@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import { findArtifact } from '../artifacts/artifacts.store.js';
+import type { Webhooks } from '../context.js';
 import type { Tables } from '../db/tables.js';
 import type { StopReason } from '../db/tables-runs.js';
 import { findUserById } from '../identity/users.store.js';
+import type { RunLife } from '../ports/run-life.js';
 import { queueWebhookEvent } from './outbox.js';
 
 /** How a run ended, as its closing transaction knows it. */
-export interface RunEnd {
+interface RunEnd {
   executionId: string;
   workspaceId: string;
   skillSlug: string;
@@ -25,7 +27,7 @@ export interface RunEnd {
  * artifact a completed run made, in the transaction that stores the run's closing events.
  * Returns whether anything was queued.
  */
-export async function queueRunEnd(trx: Kysely<Tables>, nowIso: string, end: RunEnd): Promise<boolean> {
+async function queueRunEnd(trx: Kysely<Tables>, nowIso: string, end: RunEnd): Promise<boolean> {
   const { workspaceId } = end;
   const queued = await queueWebhookEvent(trx, nowIso, {
     workspaceId,
@@ -80,5 +82,22 @@ export async function queueCreditGrant(
     type: 'credits.granted',
     // The balance as this grant left it: read in the granting transaction, after the grant.
     data: { userId: grant.userId, workspaceId, amount: grant.amount, balance: user.balance, description: grant.description },
+  });
+}
+
+/**
+ * A run's webhooks (execution.completed or .failed, and artifact.created) are queued in the
+ * transaction that stores its end, so they commit with its closing events or not at all, and
+ * are looked for as soon as that transaction commits.
+ */
+export function queueWebhooksOfRunEnds(life: RunLife, webhooks: Pick<Webhooks, 'kick'>): void {
+  const kick = () => webhooks.kick();
+  life.within('run.completed', async (trx, end) => {
+    const queued = await queueRunEnd(trx, end.at, { ...end, status: 'completed', stopReason: 'end_turn' });
+    return queued ? kick : undefined;
+  });
+  life.within('run.failed', async (trx, end) => {
+    const queued = await queueRunEnd(trx, end.at, { ...end, status: 'failed' });
+    return queued ? kick : undefined;
   });
 }

@@ -1,13 +1,15 @@
 import { pino } from 'pino';
 import { describe, expect } from 'vitest';
 import { holdRunPrice } from '../../src/billing/charges.js';
-import type { AppContext, RunEndListener } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
 import { BUILTIN_SKILLS_DIR } from '../../src/paths.js';
+import type { RunEndName } from '../../src/ports/run-life.js';
 import type { RunTarget } from '../../src/ports/runs.js';
 import type { Skill } from '../../src/ports/skills.js';
 import { decodeFrame, type ExecutionEvent } from '../../src/runs/event-codec.js';
 import { findExecution } from '../../src/runs/executions.store.js';
 import { finishRun } from '../../src/runs/run-ending.js';
+import { RunLifeBus } from '../../src/runs/run-life.js';
 import { launchRun } from '../../src/runs/runner.js';
 import { resultWithoutRun } from '../../src/runtime/runtime.js';
 import { BUILT_INS_ONLY, detectSandbox } from '../../src/sandbox/sandbox.js';
@@ -277,13 +279,14 @@ describe('a run whose skill cannot start', () => {
   });
 });
 
-describe("the context's run-end listeners", () => {
+describe("the listeners of a run's end", () => {
   it('are each told once per run end, in order, after the closing events; one that throws stops neither the next nor the run', async ({
     runner,
   }) => {
     const told: string[] = [];
     const logged: string[] = [];
-    const first: RunEndListener = async (_ctx, executionId) => {
+    type Listener = (end: RunTarget) => Promise<void>;
+    const first: Listener = async ({ executionId }) => {
       told.push(`first:${executionId}`);
       // Handing the event loop over shows whether the next listener waits for this one.
       await new Promise((resolve) => setImmediate(resolve));
@@ -291,15 +294,18 @@ describe("the context's run-end listeners", () => {
       const closing = (await eventsOf(runner, executionId)).at(-1);
       told.push(`first done:${executionId}:${row.status}:${closing?.type}`);
     };
-    const broken: RunEndListener = async (_ctx, executionId) => {
+    const broken: Listener = async ({ executionId }) => {
       told.push(`broken:${executionId}`);
       throw new Error('this listener is broken');
     };
-    const last: RunEndListener = async (_ctx, executionId) => {
+    const last: Listener = async ({ executionId }) => {
       told.push(`last:${executionId}`);
     };
     const log = pino({ level: 'error' }, { write: (line: string) => logged.push(line) });
-    const listening: AppContext = { ...runner, runEndListeners: [first, broken, last], log };
+    const runLife = new RunLifeBus(log);
+    const ends: RunEndName[] = ['run.completed', 'run.failed', 'run.stopped'];
+    for (const end of ends) for (const listener of [first, broken, last]) runLife.on(end, listener);
+    const listening: AppContext = { ...runner, runLife, log };
 
     const completed = await claimed(runner);
     await runToEnd(listening, completed.target, skillOf(runner, 'priced-ticker'), '2 1');
@@ -326,8 +332,14 @@ describe("the context's run-end listeners", () => {
     ]);
     // The broken listener's failure is logged for each run and changes none of them.
     expect(logged.map((line) => JSON.parse(line) as { msg: string; executionId: string })).toEqual(
-      [completed, unstartable, stopped].map(({ target }) =>
-        expect.objectContaining({ msg: 'telling a listener of a run end failed', executionId: target.executionId }),
+      (
+        [
+          [completed, 'run.completed'],
+          [unstartable, 'run.failed'],
+          [stopped, 'run.stopped'],
+        ] as const
+      ).map(([{ target }, end]) =>
+        expect.objectContaining({ msg: `a listener of ${end} failed`, executionId: target.executionId }),
       ),
     );
     expect((await rowOf(runner, completed.target.executionId)).status).toBe('completed');
