@@ -4,15 +4,15 @@ import { NotFound } from '../errors.js';
 import { html, pageLayout } from '../http/html.js';
 import { callerOf } from '../identity/credentials.js';
 import {
-  BalanceSchema as Balance,
+  BalanceSchema,
   ByokDeleted,
-  ByokStatusSchema as ByokStatus,
+  ByokStatusSchema,
   CheckoutBody,
   CheckoutCreated,
   Modes,
   Packs,
   PublishableKey,
-  SubscriptionStatusSchema as SubscriptionStatus,
+  SubscriptionStatusSchema,
   Tier,
   Transactions,
 } from '../sdk/schemas/billing.js';
@@ -39,7 +39,7 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.get(
       '/billing/balance',
-      { config: user, schema: { querystring: BalanceQuery, response: { 200: Balance } } },
+      { config: user, schema: { querystring: BalanceQuery, response: { 200: BalanceSchema } } },
       async (request) => {
         const caller = callerOf(request);
         const { skill } = request.query;
@@ -77,12 +77,12 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get('/billing/subscription/tier', { config: user, schema: { response: { 200: Tier } } }, async (request) =>
       tierView(ctx, callerOf(request)),
     );
-    app.get('/billing/subscription', { config: user, schema: { response: { 200: SubscriptionStatus } } }, async (request) =>
+    app.get('/billing/subscription', { config: user, schema: { response: { 200: SubscriptionStatusSchema } } }, async (request) =>
       subscriptionStatus(ctx, callerOf(request)),
     );
     app.post(
       '/billing/subscription/cancel',
-      { config: user, schema: { response: { 200: SubscriptionStatus } } },
+      { config: user, schema: { response: { 200: SubscriptionStatusSchema } } },
       async (request) => cancelSubscription(ctx, callerOf(request)),
     );
     app.get('/billing/subscription/info', { config: user, schema: { response: { 200: Modes } } }, async () => modesView());
@@ -90,10 +90,10 @@ export function billingRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       publishableKey: ctx.payments.publishableKey,
     }));
 
-    app.get('/byok', { config: user, schema: { response: { 200: ByokStatus } } }, async (request) =>
+    app.get('/byok', { config: user, schema: { response: { 200: ByokStatusSchema } } }, async (request) =>
       byokStatus(ctx, callerOf(request).userId),
     );
-    app.put('/byok', { config: user, schema: { body: ByokBody, response: { 200: ByokStatus } } }, async (request) =>
+    app.put('/byok', { config: user, schema: { body: ByokBody, response: { 200: ByokStatusSchema } } }, async (request) =>
       storeByokKey(ctx, callerOf(request).userId, request.body.key),
     );
     app.delete('/byok', { config: user, schema: { response: { 200: ByokDeleted } } }, async (request) =>

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../identity/credentials.js';
-import { SkillItemSchema as SkillItem, SkillList } from '../sdk/schemas/skills.js';
+import { SkillItemSchema, SkillList } from '../sdk/schemas/skills.js';
 import { SkillParams } from '../skills/skill-upload.schemas.js';
 import { catalogSkill, marketplacePage } from './marketplace.js';
 import { MarketplaceQuery } from './marketplace.schemas.js';
@@ -25,7 +25,7 @@ export function marketplaceRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     }
     app.get(
       '/skills/:slug',
-      { config: { auth: 'user' }, schema: { params: SkillParams, response: { 200: SkillItem } } },
+      { config: { auth: 'user' }, schema: { params: SkillParams, response: { 200: SkillItemSchema } } },
       async (request) => {
         const caller = callerOf(request);
         return catalogSkill(ctx, caller.workspaceId, caller.userId, request.params.slug);

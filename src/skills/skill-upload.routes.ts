@@ -3,7 +3,7 @@ import { ArtifactParams } from '../artifacts/artifacts.schemas.js';
 import type { AppContext } from '../context.js';
 import { callerOf } from '../identity/credentials.js';
 import { ArtifactSchema } from '../sdk/schemas/artifacts.js';
-import { InstalledSkillSchema as InstalledSkill } from '../sdk/schemas/skills.js';
+import { InstalledSkillSchema } from '../sdk/schemas/skills.js';
 import { installArtifact } from './install-from-artifact.js';
 import { changeableSkill, removeSkill } from './skill-removal.js';
 import { installFromFolder, UPLOAD_BODY_LIMIT } from './skill-upload.js';
@@ -20,7 +20,7 @@ export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'user' },
         bodyLimit: UPLOAD_BODY_LIMIT,
-        schema: { body: InstallFolderBody, response: { 201: InstalledSkill } },
+        schema: { body: InstallFolderBody, response: { 201: InstalledSkillSchema } },
       },
       async (request, reply) => {
         reply.status(201);
@@ -33,7 +33,7 @@ export function skillUploadRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         config: { auth: 'user' },
         bodyLimit: UPLOAD_BODY_LIMIT,
-        schema: { params: SkillParams, body: UpdateFolderBody, response: { 200: InstalledSkill } },
+        schema: { params: SkillParams, body: UpdateFolderBody, response: { 200: InstalledSkillSchema } },
       },
       async (request) => {
         const caller = callerOf(request);

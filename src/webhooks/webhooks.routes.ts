@@ -5,14 +5,14 @@ import { IdParams } from '../http/schemas.js';
 import { callerOf } from '../identity/credentials.js';
 import { Success } from '../sdk/schemas/common.js';
 import {
-  CreatedWebhookEndpointSchema as CreatedWebhookEndpoint,
+  CreatedWebhookEndpointSchema,
   CreateWebhookBody,
   UpdateWebhookBody,
-  WebhookDeliverySchema as WebhookDelivery,
-  WebhookDeliveryDetailSchema as WebhookDeliveryDetail,
+  WebhookDeliveryDetailSchema,
   WebhookDeliveryPage,
-  WebhookEndpointSchema as WebhookEndpoint,
+  WebhookDeliverySchema,
   WebhookEndpointList,
+  WebhookEndpointSchema,
   WebhookSecret,
 } from '../sdk/schemas/webhooks.js';
 import { deliveryWithLog, listDeliveries, redeliver, sendTestEvent } from './deliveries.js';
@@ -27,7 +27,7 @@ export function webhookEndpointRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
   return async (app) => {
     app.post(
       '/webhooks',
-      { config: { auth: 'user' }, schema: { body: CreateWebhookBody, response: { 201: CreatedWebhookEndpoint } } },
+      { config: { auth: 'user' }, schema: { body: CreateWebhookBody, response: { 201: CreatedWebhookEndpointSchema } } },
       async (request, reply) => {
         const { endpoint, secret } = await createEndpoint(ctx, callerOf(request), request.body);
         return reply.status(201).send({ ...endpoint, secret });
@@ -40,13 +40,16 @@ export function webhookEndpointRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
 
     app.get(
       '/webhooks/:id',
-      { config: { auth: 'user' }, schema: { params: IdParams, response: { 200: WebhookEndpoint } } },
+      { config: { auth: 'user' }, schema: { params: IdParams, response: { 200: WebhookEndpointSchema } } },
       async (request) => endpointView(await endpointOf(ctx, callerOf(request), request.params.id)),
     );
 
     app.patch(
       '/webhooks/:id',
-      { config: { auth: 'user' }, schema: { params: IdParams, body: UpdateWebhookBody, response: { 200: WebhookEndpoint } } },
+      {
+        config: { auth: 'user' },
+        schema: { params: IdParams, body: UpdateWebhookBody, response: { 200: WebhookEndpointSchema } },
+      },
       async (request) => changeEndpoint(ctx, callerOf(request), request.params.id, request.body),
     );
 
@@ -67,7 +70,7 @@ export function webhookEndpointRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
 
     app.post(
       '/webhooks/:id/test',
-      { config: { auth: 'user' }, schema: { params: IdParams, response: { 202: WebhookDelivery } } },
+      { config: { auth: 'user' }, schema: { params: IdParams, response: { 202: WebhookDeliverySchema } } },
       async (request, reply) => reply.status(202).send(await sendTestEvent(ctx, callerOf(request), request.params.id)),
     );
 
@@ -89,13 +92,13 @@ export function webhookEndpointRoutes(ctx: AppContext): FastifyPluginAsyncTypebo
 
     app.get(
       '/webhooks/:id/deliveries/:deliveryId',
-      { config: { auth: 'user' }, schema: { params: DeliveryParams, response: { 200: WebhookDeliveryDetail } } },
+      { config: { auth: 'user' }, schema: { params: DeliveryParams, response: { 200: WebhookDeliveryDetailSchema } } },
       async (request) => deliveryWithLog(ctx, callerOf(request), request.params.id, request.params.deliveryId),
     );
 
     app.post(
       '/webhooks/:id/deliveries/:deliveryId/redeliver',
-      { config: { auth: 'user' }, schema: { params: DeliveryParams, response: { 202: WebhookDelivery } } },
+      { config: { auth: 'user' }, schema: { params: DeliveryParams, response: { 202: WebhookDeliverySchema } } },
       async (request, reply) =>
         reply.status(202).send(await redeliver(ctx, callerOf(request), request.params.id, request.params.deliveryId)),
     );
