@@ -13,7 +13,6 @@ import { listenForRunStops } from './runs/remote-stop.js';
 import { failAbandonedRuns } from './runs/run-ending.js';
 import { sweepCheckpointStores } from './runs/run-journal.js';
 import { settlesWithin } from './sandbox/settles-within.js';
-import { stopThreadTurns } from './threads/thread-turns.js';
 import { pruneWebhookLog } from './webhooks/retention.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -119,7 +118,7 @@ export function background({ ctx, redisPrefix, closeLast }: BackgroundParts): Ba
       clearInterval(sweeper);
       stopListening?.();
       // Turns first: a turn's agent may start runs, and each turn ends with its turn_end stored.
-      await stopThreadTurns(ctx);
+      await ctx.threadTurns.stop();
       // The worker stops taking jobs first; its close then waits for the runs stopped here.
       const closing = closeWorker();
       await ctx.runs.stopAll();

@@ -41,6 +41,7 @@ import { loadSkillRegistry, SkillRegistry } from './skills/registry.js';
 import { runThreadTurn } from './threads/thread-agent.js';
 import { notifyThreadsOfRunEnds } from './threads/thread-notifications.js';
 import { THREAD_HEARTBEAT_MS } from './threads/thread-stream.js';
+import { NodeThreadTurns } from './threads/thread-turns.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { queueWebhooksOfRunEnds } from './webhooks/producers.js';
 
@@ -73,7 +74,7 @@ export function createAppContext(parts: ContextParts): AppContext {
   const runLife = new RunLifeBus(log);
   const ctx: Omit<AppContext, 'webhooks'> = {
     runLife,
-    threadTurns: { drives: new Map(), controllers: new Set(), closed: false, runTurn: runThreadTurn },
+    threadTurns: new NodeThreadTurns(runThreadTurn),
     threadHeartbeats: new Heartbeats(parts.clock, THREAD_HEARTBEAT_MS),
     db: database.db,
     dialect: database.dialect,

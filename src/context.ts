@@ -15,7 +15,7 @@ import type { ClearingQueue, RunQueue, RunRegistry } from './ports/runs.js';
 import type { SkillSandbox, WarmSupply } from './ports/sandbox.js';
 import type { SkillCatalog } from './ports/skills.js';
 import type { HeartbeatRegistry, StreamRegistry } from './ports/streams.js';
-import type { StoredThreadRecord, ThreadRef, ThreadSink } from './ports/thread-records.js';
+import type { ThreadRef } from './ports/thread-records.js';
 
 /**
  * The ports every domain function is handed, and nothing that builds them: each part is
@@ -62,36 +62,24 @@ export interface AppContext {
   webhooks: Webhooks;
   /** A run's life as events (started, executing, completed, failed, stopped, handed over), which the parts above runs subscribe to in compose.ts. */
   runLife: RunLife;
-  /** This node's agent-thread turns (threads/thread-turns.ts). */
-  threadTurns: NodeThreadTurns;
+  /** This node's agent-thread turns; a test swaps the agent by giving a context turns of its own. */
+  threadTurns: ThreadTurns;
   /** The 25 s heartbeat comments of this node's open thread streams. */
   threadHeartbeats: HeartbeatRegistry;
 }
 
-/** Runs one turn of a thread's agent (threads/thread-agent.ts), or a test's stand-in. */
-export type TurnRunner = (
-  ctx: AppContext,
-  thread: ThreadRef,
-  history: StoredThreadRecord[],
-  sink: ThreadSink,
-  signal: AbortSignal,
-) => Promise<void>;
-
-/** One thread's drive of turns on this node. */
-export interface TurnDrive {
-  /** Whose message asked last: the payer of the next turn. */
-  userId: string;
-  /** Set by a wake that came while this drive ran: read the thread again before stopping. */
-  again: boolean;
-  done: Promise<void>;
-}
-
-/** This node's turns: one drive per thread at most, and what shutdown must stop. */
-export interface NodeThreadTurns {
-  readonly drives: Map<string, TurnDrive>;
-  readonly controllers: Set<AbortController>;
-  closed: boolean;
-  runTurn: TurnRunner;
+/** This node's agent-thread turns (threads/thread-turns.ts): one drive of turns per thread at most. */
+export interface ThreadTurns {
+  /**
+   * Asks for a turn of the thread's agent, paid by `thread.userId` (whose message it
+   * answers): now, or once the turn running ends. Returns at once; the turn runs in the
+   * background, not tied to a request.
+   */
+  wake(ctx: AppContext, thread: ThreadRef): void;
+  /** At shutdown: no new turns; the running ones are stopped and end (with their turn_end). */
+  stop(): Promise<void>;
+  /** Resolves once no turn runs on this node. */
+  settled(): Promise<void>;
 }
 
 /** How an attempt left its delivery: sent, waiting for a retry, or out of retries. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AppContext, NodeThreadTurns, TurnDrive, TurnRunner } from '../context.js';
+import type { AppContext, ThreadTurns } from '../context.js';
 import { acquireLease } from '../distributed/cluster.store.js';
 import type { StoredThreadRecord, ThreadRecord, ThreadRef, ThreadSink } from '../ports/thread-records.js';
 import { requestThreadApproval } from './thread-approvals.js';
@@ -13,9 +13,69 @@ import { TURN_LEASE_PREFIX } from './turn-claims.store.js';
 const LEASE_MS = 60_000;
 const RENEW_MS = 20_000;
 
-/** Swaps the agent for a stand-in on this context (domain tests of the plumbing alone). */
+/** Runs one turn of a thread's agent (threads/thread-agent.ts), or a test's stand-in. */
+export type TurnRunner = (
+  ctx: AppContext,
+  thread: ThreadRef,
+  history: StoredThreadRecord[],
+  sink: ThreadSink,
+  signal: AbortSignal,
+) => Promise<void>;
+
+/** One thread's drive of turns on this node. */
+interface TurnDrive {
+  /** Whose message asked last: the payer of the next turn. */
+  userId: string;
+  /** Set by a wake that came while this drive ran: read the thread again before stopping. */
+  again: boolean;
+  done: Promise<void>;
+}
+
+/** This node's turns: one drive per thread at most, and what shutdown must stop. */
+export class NodeThreadTurns implements ThreadTurns {
+  readonly drives = new Map<string, TurnDrive>();
+  readonly controllers = new Set<AbortController>();
+  closed = false;
+
+  constructor(readonly runTurn: TurnRunner) {}
+
+  /**
+   * One turn at a time per thread, across the cluster: a node runs turns only while it holds
+   * the thread's lease (a cluster_leases row). A node that cannot take it leaves the input
+   * stored: the holder looks for unanswered input after each turn and again after letting
+   * the lease go, so input stored at any moment is answered by exactly one later turn.
+   */
+  wake(ctx: AppContext, thread: ThreadRef): void {
+    if (this.closed) return;
+    const running = this.drives.get(thread.id);
+    if (running) {
+      // Its loop reads the thread again before it stops: the new input is seen.
+      running.userId = thread.userId;
+      running.again = true;
+      return;
+    }
+    const drive: TurnDrive = { userId: thread.userId, again: false, done: Promise.resolve() };
+    this.drives.set(thread.id, drive);
+    drive.done = driveThread(ctx, this, thread, drive).catch((error: unknown) =>
+      ctx.log.error({ err: error, thread: thread.id }, 'thread turn failed'),
+    );
+  }
+
+  /** Stops the running turns, which end (with their turn_end) before the database goes. */
+  async stop(): Promise<void> {
+    this.closed = true;
+    for (const controller of this.controllers) controller.abort(new Error('The server is shutting down'));
+    await Promise.all([...this.drives.values()].map((drive) => drive.done));
+  }
+
+  async settled(): Promise<void> {
+    while (this.drives.size > 0) await Promise.all([...this.drives.values()].map((drive) => drive.done));
+  }
+}
+
+/** Gives this context turns of its own whose agent is a stand-in (domain tests of the plumbing alone). */
 export function useTurnRunner(ctx: AppContext, runTurn: TurnRunner): void {
-  ctx.threadTurns.runTurn = runTurn;
+  ctx.threadTurns = new NodeThreadTurns(runTurn);
 }
 
 const leaseName = (threadRowId: string) => `${TURN_LEASE_PREFIX}${threadRowId}`;
@@ -36,29 +96,11 @@ function unanswered(history: (StoredThreadRecord & { through?: number })[]): boo
 }
 
 /**
- * Asks for a turn of the thread's agent: now, or once the turn running ends. Returns at
- * once; the turn runs in the background, not tied to any request.
- *
- * One turn at a time per thread, across the cluster: a node runs turns only while it holds
- * the thread's lease (a cluster_leases row). A node that cannot take it leaves the input
- * stored: the holder looks for unanswered input after each turn and again after letting
- * the lease go, so input stored at any moment is answered by exactly one later turn.
+ * Asks for a turn of the thread's agent for `userId`'s message: now, or once the turn
+ * running ends (ThreadTurns.wake). Returns at once.
  */
 export function wakeThread(ctx: AppContext, thread: ThreadRow, userId: string): void {
-  const turns = ctx.threadTurns;
-  if (turns.closed) return;
-  const running = turns.drives.get(thread.id);
-  if (running) {
-    // Its loop reads the thread again before it stops: the new input is seen.
-    running.userId = userId;
-    running.again = true;
-    return;
-  }
-  const drive: TurnDrive = { userId, again: false, done: Promise.resolve() };
-  turns.drives.set(thread.id, drive);
-  drive.done = driveThread(ctx, turns, thread, drive).catch((error: unknown) =>
-    ctx.log.error({ err: error, thread: thread.id }, 'thread turn failed'),
-  );
+  ctx.threadTurns.wake(ctx, threadRefOf(thread, userId));
 }
 
 /** A lease of the thread's turns for one drive: take (or renew) it, and let it go. */
@@ -78,7 +120,7 @@ function threadLease(ctx: AppContext, threadRowId: string) {
   };
 }
 
-async function driveThread(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRow, drive: TurnDrive): Promise<void> {
+async function driveThread(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRef, drive: TurnDrive): Promise<void> {
   const lease = threadLease(ctx, thread.id);
   try {
     for (;;) {
@@ -110,11 +152,11 @@ async function driveThread(ctx: AppContext, turns: NodeThreadTurns, thread: Thre
 }
 
 /** Runs turns until no input is left that a turn has not seen. */
-async function turnsWhileHeld(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRow, drive: TurnDrive): Promise<void> {
+async function turnsWhileHeld(ctx: AppContext, turns: NodeThreadTurns, thread: ThreadRef, drive: TurnDrive): Promise<void> {
   let readAt = ctx.clock.now();
   let history = await historyOf(ctx, thread.id);
   while (!turns.closed && unanswered(history)) {
-    await runOneTurn(ctx, turns, threadRefOf(thread, drive.userId), { history, readAt });
+    await runOneTurn(ctx, turns, { ...thread, userId: drive.userId }, { history, readAt });
     readAt = ctx.clock.now();
     history = await historyOf(ctx, thread.id);
   }
@@ -169,16 +211,7 @@ async function runOneTurn(
   }
 }
 
-/** At shutdown: no new turns; the running ones are stopped and end (with their turn_end) before the database goes. */
-export async function stopThreadTurns(ctx: AppContext): Promise<void> {
-  const turns = ctx.threadTurns;
-  turns.closed = true;
-  for (const controller of turns.controllers) controller.abort(new Error('The server is shutting down'));
-  await Promise.all([...turns.drives.values()].map((drive) => drive.done));
-}
-
-/** Resolves once no turn runs on this node (tests wait on it rather than sleeping). */
-export async function threadTurnsSettled(ctx: AppContext): Promise<void> {
-  const turns = ctx.threadTurns;
-  while (turns.drives.size > 0) await Promise.all([...turns.drives.values()].map((drive) => drive.done));
+/** Resolves once no turn runs on this context's node (tests wait on it rather than sleeping). */
+export function threadTurnsSettled(ctx: AppContext): Promise<void> {
+  return ctx.threadTurns.settled();
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import type { AppContext, TurnRunner } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
 import type { StoredThreadRecord } from '../../src/ports/thread-records.js';
 import { recordEvents } from '../../src/runs/events.js';
 import { decideApproval } from '../../src/threads/thread-approvals.js';
@@ -8,7 +8,7 @@ import { decodeThreadFrame } from '../../src/threads/thread-frames.js';
 import { sendThreadMessage } from '../../src/threads/thread-messages.js';
 import { notifyThreadOfRunEnd } from '../../src/threads/thread-notifications.js';
 import { recordThreadRun } from '../../src/threads/thread-runs.store.js';
-import { threadTurnsSettled, useTurnRunner } from '../../src/threads/thread-turns.js';
+import { type TurnRunner, threadTurnsSettled, useTurnRunner } from '../../src/threads/thread-turns.js';
 import { threadFrames } from '../../src/threads/threads.store.js';
 import { withDomain } from '../helpers/domain.js';
 import { anExecution, aUser, callerFor, type UserWithWorkspace } from '../helpers/rows.js';
